@@ -1,8 +1,9 @@
 /**
- * `npm run bench`: the gateway benchmark (issue 2, item 5; targets in DESIGN.md §7). In one run on this
- * machine it puts the same load on (a) the fake OpenAI-compatible upstream directly, (b) a bare pass-through
- * proxy and (c) the gateway, each in its own child process, and reports added latency at fixed rates,
- * throughput at saturation, streaming time to first token and the gateway's RSS. Prints the tables and
+ * `npm run bench`: the gateway benchmark (targets in DESIGN.md §7). In one run on this machine it puts the same
+ * load on (a) the fake OpenAI-compatible upstream directly, (b) a bare pass-through proxy, (c) the gateway with
+ * the master key only and (d) the gateway with its full pipeline (virtual key, Postgres, Redis), each in its
+ * own child process, and reports added latency at fixed rates, throughput at saturation with the CPU each
+ * process spent per request, streaming time to first token and the gateways' RSS. Prints the tables and
  * writes bench/RESULTS.md. `npm run bench -- --help` for the flags.
  */
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
@@ -20,6 +21,7 @@ import {
   spawnService,
   waitForHttp,
 } from "./lib/children.js";
+import { type CpuMeter, postgresMeter, processMeter, redisMeter, startCpu } from "./lib/cpu.js";
 import { type BenchDatabase, createBenchDatabase, generateVirtualKey } from "./lib/full-pipeline.js";
 import {
   answeredCounts,
@@ -52,11 +54,12 @@ const usage = `Usage: npm run bench -- [flags]
   --soak <s>              after the rest, load the gateway for <s> seconds at --soak-rate, sampling RSS
                           every 30 s (DESIGN.md's soak is 600; default 0)
   --soak-rate <n>         req/s during the soak (default 1000)
-  --full                  full pipeline: a fresh Postgres database (DATABASE_URL) and Redis (REDIS_URL) for the
-                          gateway, requests with a virtual key from POST /key/generate
-  --postgres <url>        admin URL for --full (default postgres://postgres@127.0.0.1:5432/postgres)
-  --redis <url>           REDIS_URL for --full (default redis://127.0.0.1:6379)
-  --profile               run the gateway and the pass-through proxy under node --cpu-prof (profiles in
+  --no-full               leave out (d), the gateway's full pipeline (then the targets are judged on (c));
+                          (d) gets a fresh Postgres database (DATABASE_URL, dropped at the end), Redis
+                          (REDIS_URL) and requests with a virtual key from POST /key/generate
+  --postgres <url>        admin URL for (d) (default postgres://postgres@127.0.0.1:5432/postgres)
+  --redis <url>           REDIS_URL for (d) (default redis://127.0.0.1:6379)
+  --profile               run the gateways and the pass-through proxy under node --cpu-prof (profiles in
                           $TMPDIR/gateway-bench-profiles) and summarise where their time goes
   --output <file>         results file (default bench/RESULTS.md)
   --help
@@ -76,7 +79,7 @@ const { values: flags } = parseArgs({
     "no-autocannon-rate": { type: "boolean", default: false },
     soak: { type: "string", default: "0" },
     "soak-rate": { type: "string", default: "1000" },
-    full: { type: "boolean", default: false },
+    "no-full": { type: "boolean", default: false },
     postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     redis: { type: "string", default: "redis://127.0.0.1:6379" },
     profile: { type: "boolean", default: false },
@@ -140,7 +143,10 @@ async function main(): Promise<void> {
   const profilesBefore = new Set(existsSync(profileDir) ? readdirSync(profileDir) : []);
   const profileFlags = flags.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
 
-  say("starting the fake upstream, the pass-through proxy and the gateway (each in its own process)");
+  const full = !flags["no-full"];
+  say(
+    `starting the fake upstream, the pass-through proxy and the gateway${full ? "s (master key; full pipeline)" : ""}, each in its own process`,
+  );
   const upstream = spawnService("upstream", {
     entry: "bench/upstream.ts",
     env: {
@@ -161,38 +167,56 @@ async function main(): Promise<void> {
   services.push(proxy);
   const px = await readyLine<{ ready: true; url: string; port: number }>(proxy);
 
-  if (flags.full) {
+  if (full) {
     database = await createBenchDatabase(String(flags.postgres));
     say(`full pipeline: database ${new URL(database.url).pathname.slice(1)}, Redis ${String(flags.redis)}`);
   }
-  const gatewayPort = await freePort();
-  const gatewayOrigin = `http://127.0.0.1:${gatewayPort}`;
-  const gateway = spawnService("gateway", {
-    entry: "services/gateway/src/server.ts",
-    nodeFlags: profileFlags,
-    env: {
-      ...process.env,
-      PORT: String(gatewayPort),
-      HOST: "127.0.0.1",
-      GATEWAY_CONFIG: join(repoRoot, "bench", "gateway.yaml"),
-      GATEWAY_MASTER_KEY: masterKey,
-      BENCH_UPSTREAM_API_BASE: up.url,
-      BENCH_UPSTREAM_API_KEY: upstreamKey,
-      LOG_LEVEL: "warn",
-      // Set (possibly empty) so that a developer's .env cannot switch the mode behind the benchmark's back.
-      DATABASE_URL: database?.url ?? "",
-      REDIS_URL: flags.full ? String(flags.redis) : "",
-    },
-  });
-  services.push(gateway);
-  await waitForHttp(gateway, `${gatewayOrigin}/health/liveliness`);
-  const gatewayMemory = () => {
-    for (const service of services) assertAlive(service);
-    return memoryKiB(gateway.pid);
+  /** A gateway from source on a free port; `databaseUrl`/`redisUrl` empty means without them. */
+  const startGateway = async (name: string, databaseUrl: string, redisUrl: string) => {
+    const port = await freePort();
+    const service = spawnService(name, {
+      entry: "services/gateway/src/server.ts",
+      nodeFlags: profileFlags,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        GATEWAY_CONFIG: join(repoRoot, "bench", "gateway.yaml"),
+        GATEWAY_MASTER_KEY: masterKey,
+        BENCH_UPSTREAM_API_BASE: up.url,
+        BENCH_UPSTREAM_API_KEY: upstreamKey,
+        LOG_LEVEL: "warn",
+        // Set (possibly empty) so that a developer's .env cannot switch the mode behind the benchmark's back.
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: redisUrl,
+      },
+    });
+    services.push(service);
+    const origin = `http://127.0.0.1:${port}`;
+    await waitForHttp(service, `${origin}/health/liveliness`);
+    return { service, origin };
   };
-  const rss: BenchResults["rss"] = [{ label: "started", ...gatewayMemory() }];
+  const gateways = [
+    {
+      ...(await startGateway("gateway", "", "")),
+      mode: "master key (GATEWAY_MASTER_KEY), no DATABASE_URL or REDIS_URL: limits kept in process, no spend writes",
+    },
+  ];
+  if (database !== undefined) {
+    gateways.push({
+      ...(await startGateway("gateway-full", database.url, String(flags.redis))),
+      mode: "full pipeline: virtual key (cached lookup in Postgres), rpm/tpm and budget in Redis (REDIS_URL), batched spend rows in Postgres (DATABASE_URL), metrics",
+    });
+  }
+  const judged = gateways[gateways.length - 1]!;
+  const gatewayMemory = (): BenchResults["rss"] => {
+    for (const service of services) assertAlive(service);
+    return gateways.map((g) => ({ process: g.service.name, label: "", ...memoryKiB(g.service.pid) }));
+  };
+  const rss: BenchResults["rss"] = [];
+  const sampleRss = (label: string) => rss.push(...gatewayMemory().map((s) => ({ ...s, label })));
+  sampleRss("started");
 
-  const gatewayKey = flags.full ? await generateVirtualKey(gatewayOrigin, masterKey) : masterKey;
   const json = (token: string) => ({ "content-type": "application/json", authorization: `Bearer ${token}` });
   const targets: Target[] = [
     {
@@ -209,14 +233,26 @@ async function main(): Promise<void> {
       headers: json(upstreamKey),
       model: "fake-model",
     },
-    {
-      name: "gateway",
-      origin: gatewayOrigin,
-      path: "/v1/chat/completions",
-      headers: json(gatewayKey),
-      model: "bench",
-    },
   ];
+  for (const g of gateways) {
+    const token = g === gateways[0] ? masterKey : await generateVirtualKey(g.origin, masterKey);
+    targets.push({
+      name: g.service.name,
+      origin: g.origin,
+      path: "/v1/chat/completions",
+      headers: json(token),
+      model: "bench",
+    });
+  }
+  const meters: CpuMeter[] = [
+    processMeter("load generator", process.pid),
+    processMeter("upstream", upstream.pid),
+    processMeter("passthrough", proxy.pid),
+    ...gateways.map((g) => processMeter(g.service.name, g.service.pid)),
+  ];
+  if (database !== undefined) {
+    meters.push(await redisMeter(String(flags.redis)), await postgresMeter(database.url));
+  }
   for (const target of targets) {
     await checkTarget(target, false);
     await checkTarget(target, true);
@@ -226,7 +262,7 @@ async function main(): Promise<void> {
   for (const target of targets) {
     if (settings.warmup > 0) await cannon(target, { seconds: settings.warmup, connections: 16 });
   }
-  rss.push({ label: "after warm-up", ...gatewayMemory() });
+  sampleRss("after warm-up");
 
   /** The targets in a different order each round, so that no target always runs right after another. */
   const rotated = (round: number) => targets.map((_, i) => targets[(i + round) % targets.length]!);
@@ -266,18 +302,26 @@ async function main(): Promise<void> {
   }
 
   const rounds = new Map<string, LoadResult[]>();
+  const cpuUsed = new Map<string, { requests: number; ms: Record<string, number> }>();
   for (let round = 0; round < settings.rounds; round++) {
     for (const target of rotated(round)) {
       say(
         `${target.name}: saturation, ${settings.connections} connections, ${settings.saturation} s (round ${round + 1}/${settings.rounds})`,
       );
+      const stopCpu = await startCpu(meters);
       const result = await cannon(target, {
         seconds: settings.saturation,
         connections: settings.connections,
       });
+      const used = await stopCpu();
       rounds.set(target.name, [...(rounds.get(target.name) ?? []), result]);
+      const sum = cpuUsed.get(target.name) ?? { requests: 0, ms: {} };
+      sum.requests += result.ok + result.non2xx;
+      for (const [name, ms] of Object.entries(used)) sum.ms[name] = (sum.ms[name] ?? 0) + ms;
+      cpuUsed.set(target.name, sum);
     }
   }
+  const cpu = targets.map((t) => ({ target: t.name, ...(cpuUsed.get(t.name) ?? { requests: 0, ms: {} }) }));
   const saturation = targets.map((t) => {
     const runs = rounds.get(t.name) ?? [];
     const rps = median(runs.map((r) => r.rps));
@@ -293,7 +337,7 @@ async function main(): Promise<void> {
       latency: middle.latency,
     };
   });
-  rss.push({ label: "after saturation", ...gatewayMemory() });
+  sampleRss("after saturation");
 
   const streams: BenchResults["streams"] = [];
   if (settings.streamRequests > 0) {
@@ -313,22 +357,27 @@ async function main(): Promise<void> {
 
   const soak: BenchResults["soak"] = [];
   if (settings.soak > 0) {
-    const gatewayTarget = targets[2]!;
-    say(`soak: gateway at ${settings.soakRate} req/s for ${settings.soak} s`);
+    const soakTarget = targets.find((t) => t.name === judged.service.name)!;
+    const soakRss = () => {
+      for (const service of services) assertAlive(service);
+      return memoryKiB(judged.service.pid).rss;
+    };
+    say(`soak: ${soakTarget.name} at ${settings.soakRate} req/s for ${settings.soak} s`);
     const soakStart = performance.now();
-    soak.push([0, gatewayMemory().rss]);
+    soak.push([0, soakRss()]);
     for (let left = settings.soak; left > 0; left -= 30) {
-      await pacedLoad(gatewayTarget, { rate: settings.soakRate, seconds: Math.min(30, left) });
-      soak.push([Math.round((performance.now() - soakStart) / 1000), gatewayMemory().rss]);
+      await pacedLoad(soakTarget, { rate: settings.soakRate, seconds: Math.min(30, left) });
+      soak.push([Math.round((performance.now() - soakStart) / 1000), soakRss()]);
     }
   }
-  rss.push({ label: "end", ...gatewayMemory() });
+  sampleRss("end");
 
-  await gateway.stop();
+  for (const g of gateways) await g.service.stop();
   await proxy.stop();
+  await Promise.all(meters.map((m) => m.close?.()));
   const profiles: NonNullable<BenchResults["profiles"]> = [];
   if (flags.profile) {
-    for (const service of [gateway, proxy]) {
+    for (const service of [...gateways.map((g) => g.service), proxy]) {
       // One profile per thread (Node runs module-loader hooks in a worker): the main thread's is the largest.
       const written = readdirSync(profileDir)
         .filter((f) => f.endsWith(".cpuprofile") && f.includes(`.${service.pid}.`) && !profilesBefore.has(f))
@@ -344,21 +393,21 @@ async function main(): Promise<void> {
   }
   await cleanup();
 
-  const cpu = cpus();
+  const cores = cpus();
   const results: BenchResults = {
     date: new Date().toISOString(),
     machine: {
-      nproc: cpu.length,
-      cpu: cpu[0]?.model.trim() ?? "unknown",
+      nproc: cores.length,
+      cpu: cores[0]?.model.trim() ?? "unknown",
       memGiB: totalmem() / 2 ** 30,
       node: process.version,
       os: `${type()} ${release()}`,
     },
     loadAverage: [loadAtStart, loadavg()[0] ?? 0],
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`,
-    mode: flags.full
-      ? "full pipeline: virtual key, Postgres (DATABASE_URL), Redis (REDIS_URL)"
-      : "master key (GATEWAY_MASTER_KEY), no DATABASE_URL or REDIS_URL: limits kept in process, no spend writes",
+    gateways: gateways.map((g) => ({ name: g.service.name, mode: g.mode })),
+    judged: judged.service.name,
+    cpu,
     settings: { ...settings, rates: settings.rates.join("/") },
     paced,
     autocannonRate,

@@ -11,8 +11,10 @@ import type { Summary } from "./stats.js";
 export const ANALYSIS_START = "<!-- analysis:start (kept when the benchmark rewrites this file) -->";
 export const ANALYSIS_END = "<!-- analysis:end -->";
 
-/** Memory of the gateway process, KiB. */
+/** Memory of a gateway process, KiB. */
 export interface RssSample {
+  /** The gateway target it was read from (`gateway`, `gateway-full`). */
+  process: string;
   label: string;
   rss: number;
   peak: number;
@@ -24,8 +26,10 @@ export interface BenchResults {
   /** 1-minute load average when the run started and when it ended (other work on a shared machine). */
   loadAverage: [number, number];
   command: string;
-  /** `master key` (auth only) or `full pipeline` (virtual key, Postgres, Redis). */
-  mode: string;
+  /** The gateway targets of this run, in order, each with what it runs (master key only, or the full pipeline). */
+  gateways: Array<{ name: string; mode: string }>;
+  /** The gateway target DESIGN.md §7's targets are judged on (the full pipeline when it ran). */
+  judged: string;
   settings: Record<string, string | number | boolean>;
   /** Open-loop fixed-rate runs, merged over rounds. */
   paced: PacedRow[];
@@ -33,9 +37,11 @@ export interface BenchResults {
   saturation: Array<{ target: string; rounds: number[]; rps: number; errors: number; latency: Summary }>;
   streams: StreamResult[];
   rss: RssSample[];
-  /** Gateway RSS during the soak, `[seconds since start, KiB]`. */
+  /** CPU ms each process used during each target's saturation rounds, and the requests answered in them. */
+  cpu: Array<{ target: string; requests: number; ms: Record<string, number> }>;
+  /** RSS of the judged gateway during the soak, `[seconds since start, KiB]`. */
   soak: Array<[number, number]>;
-  /** CPU profiles (`--profile`) of the gateway and of the pass-through proxy, for comparison. */
+  /** CPU profiles (`--profile`) of the gateways and of the pass-through proxy, for comparison. */
   profiles?: Array<{ process: string; file: string; summary: ProfileSummary; requests: number }>;
   seconds: number;
 }
@@ -66,8 +72,8 @@ function added(rows: Array<PacedResult | (LoadResult & { rate: number })>, targe
   return { p50: row.latency.p50 - base.latency.p50, p99: row.latency.p99 - base.latency.p99 };
 }
 
-function throughputRatio(r: BenchResults, over: string): number {
-  const gateway = find(r.saturation, "gateway")?.rps ?? Number.NaN;
+function throughputRatio(r: BenchResults, target: string, over: string): number {
+  const gateway = find(r.saturation, target)?.rps ?? Number.NaN;
   const base = find(r.saturation, over)?.rps ?? Number.NaN;
   return gateway / base;
 }
@@ -81,12 +87,12 @@ function soakGrowth(r: BenchResults): { from: number; to: number; seconds: numbe
   return { from: first[1], to: last[1], seconds: last[0] };
 }
 
-/** DESIGN.md §7, row by row. */
-export function verdicts(r: BenchResults): Verdict[] {
-  const at1000 = added(r.paced, "gateway", 1000);
-  const has1000 = find(r.paced, "gateway", 1000) !== undefined;
-  const ratio = throughputRatio(r, "passthrough");
-  const growth = soakGrowth(r);
+/** DESIGN.md §7, row by row, for one gateway target (the soak row only for the judged one). */
+export function verdicts(r: BenchResults, gateway: string): Verdict[] {
+  const at1000 = added(r.paced, gateway, 1000);
+  const has1000 = find(r.paced, gateway, 1000) !== undefined;
+  const ratio = throughputRatio(r, gateway, "passthrough");
+  const growth = gateway === r.judged ? soakGrowth(r) : undefined;
   const flat = growth !== undefined && growth.to - growth.from <= Math.max(0.05 * growth.from, 10 * 1024);
   const judge = (ok: boolean, measurable: boolean) => (measurable ? (ok ? "pass" : "miss") : "not measured");
   return [
@@ -109,7 +115,9 @@ export function verdicts(r: BenchResults): Verdict[] {
       target: "RSS flat over a 10-minute soak",
       measured:
         growth === undefined
-          ? "no soak in this run (--soak 600)"
+          ? gateway === r.judged
+            ? "no soak in this run (--soak 600)"
+            : "soak runs on the judged gateway only"
           : `${mib(growth.from)} → ${mib(growth.to)} over ${Math.round(growth.seconds)} s`,
       result:
         growth === undefined
@@ -185,20 +193,30 @@ export function figures(r: BenchResults): string {
     `\n### Throughput at saturation (autocannon, ${r.settings.connections} connections, closed loop)\n`,
   );
   const sat = (name: string) => find(r.saturation, name)?.rps ?? Number.NaN;
+  const gatewayNames = r.gateways.map((g) => g.name);
   parts.push(
     table(
-      ["target", "req/s (median of rounds)", "rounds", "p50", "p99", "gateway ÷ this", "failed"],
+      [
+        "target",
+        "req/s (median of rounds)",
+        "rounds",
+        "p50",
+        "p99",
+        ...gatewayNames.map((g) => `${g} ÷ this`),
+        "failed",
+      ],
       r.saturation.map((s) => [
         s.target,
         s.rps.toFixed(0),
         s.rounds.map((v) => v.toFixed(0)).join(", "),
         ms(s.latency.p50),
         ms(s.latency.p99),
-        s.target === "gateway" ? "" : pct(sat("gateway") / s.rps),
+        ...gatewayNames.map((g) => (s.target === g ? "" : pct(sat(g) / s.rps))),
         String(s.errors),
       ]),
     ),
   );
+  if (r.cpu.length > 0) parts.push(`\n${cpuSection(r)}`);
   if (r.streams.length > 0) {
     const base = find(r.streams, "upstream");
     parts.push(`\n### Streaming: time to first SSE byte at the client\n`);
@@ -237,23 +255,56 @@ export function figures(r: BenchResults): string {
   parts.push(`\n### Gateway memory (/proc/<pid>/status)\n`);
   parts.push(
     table(
-      ["when", "VmRSS", "VmHWM (peak)"],
-      r.rss.map((s) => [s.label, mib(s.rss), mib(s.peak)]),
+      ["gateway", "when", "VmRSS", "VmHWM (peak)"],
+      r.rss.map((s) => [s.process, s.label, mib(s.rss), mib(s.peak)]),
     ),
   );
   if (r.soak.length > 0) {
     parts.push(
-      `\nSoak (gateway at ${r.settings.soakRate} req/s): ${r.soak.map(([t, kib]) => `${t}s ${mib(kib)}`).join(", ")}`,
+      `\nSoak (${r.judged} at ${r.settings.soakRate} req/s): ${r.soak.map(([t, kib]) => `${t}s ${mib(kib)}`).join(", ")}`,
     );
   }
   return parts.join("\n");
 }
 
+/** DESIGN.md §7's targets: measured on every gateway target, judged on {@link BenchResults.judged}. */
 export function targetsTable(r: BenchResults): string {
+  const others = r.gateways.map((g) => g.name).filter((name) => name !== r.judged);
+  const judged = verdicts(r, r.judged);
+  const rest = others.map((name) => verdicts(r, name));
   return table(
-    ["DESIGN.md §7 target", "measured", "result"],
-    verdicts(r).map((v) => [v.target, v.measured, v.result]),
+    ["DESIGN.md §7 target", `${r.judged} (judged)`, "result", ...others],
+    judged.map((v, i) => [v.target, v.measured, v.result, ...rest.map((row) => row[i]?.measured ?? "")]),
   );
+}
+
+/**
+ * CPU per answered request during the saturation rounds, by process: where a request's cost lands. Columns
+ * are the meters that ran (load generator, upstream, proxy or gateways, Redis, Postgres).
+ */
+function cpuSection(r: BenchResults): string {
+  const columns = [...new Set(r.cpu.flatMap((c) => Object.keys(c.ms)))];
+  const perRequest = (msUsed: number | undefined, requests: number) =>
+    msUsed === undefined || !Number.isFinite(msUsed) || requests === 0
+      ? "n/a"
+      : `${((msUsed * 1000) / requests).toFixed(0)} µs`;
+  const rows = r.cpu.map((c) => {
+    const total = Object.values(c.ms)
+      .filter(Number.isFinite)
+      .reduce((a, b) => a + b, 0);
+    return [
+      c.target,
+      String(c.requests),
+      ...columns.map((col) => perRequest(c.ms[col], c.requests)),
+      perRequest(total, c.requests),
+    ];
+  });
+  return [
+    "### CPU per request at saturation, by process (/proc/<pid>/stat, Redis `INFO cpu`)\n",
+    "Every process's CPU time over the saturation rounds of one target, divided by the requests answered in them.",
+    "A process idle in that target's rounds shows its background cost (timers, the key cache's refresh, flushes).\n",
+    table(["target", "requests", ...columns, "total"], rows),
+  ].join("\n");
 }
 
 function profileSection(r: BenchResults): string {
@@ -273,7 +324,7 @@ function profileSection(r: BenchResults): string {
       `### ${process}: ${summary.busyMs.toFixed(0)} ms busy for ${requests} requests, ${perRequest({ ms: summary.busyMs })} per request (\`${file}\`)\n`,
     );
     parts.push(table(["area", "self time", "share", "per request"], rows(summary.areas)), "");
-    if (process === "gateway") {
+    if (process.startsWith("gateway")) {
       parts.push(table(["function", "self time", "share", "per request"], rows(summary.functions)), "");
     }
   }
@@ -284,8 +335,12 @@ const notes = `## How to read this
 
 - (a) **upstream**: the contract fake of an OpenAI-compatible server (test/fixtures/openai-upstream.ts) called
   directly; (b) **passthrough**: bench/passthrough.ts, node:http + an undici Pool forwarding bytes, no parsing;
-  (c) **gateway**: services/gateway from source. Each runs in its own process; the load generators run in the
-  benchmark's process; all share this machine's cores, so a proxied request costs CPU in three processes.
+  (c) **gateway**: services/gateway from source with the master key only (no database, limits in process);
+  (d) **gateway-full**: the same code with the full pipeline of DESIGN.md §7, a virtual key from
+  \`POST /key/generate\` (cached key lookup), rpm/tpm and budget admission and settlement in Redis, batched spend
+  rows in Postgres, metrics. The §7 targets are judged on (d). Each runs in its own process; the load generators
+  run in the benchmark's process; all share this machine's two cores with Redis and Postgres, so a request
+  through (d) costs CPU in five processes (see the CPU table).
 - **Added latency** is the gateway's (or proxy's) percentile minus the upstream's at the same rate: a
   difference of percentiles, not a percentile of differences.
 - **Fixed rates, open loop** (judged): request *i* is issued at t0 + i/rate by a timer whether or not earlier
@@ -327,7 +382,7 @@ export function resultsMarkdown(r: BenchResults, previousFile: string): string {
     `- Date: ${r.date}`,
     `- Machine: ${r.machine.nproc} CPUs (${r.machine.cpu}), ${r.machine.memGiB.toFixed(1)} GiB RAM, ${r.machine.os}; Node ${r.machine.node}`,
     `- Load average (1 min) at start and end: ${r.loadAverage[0].toFixed(2)}, ${r.loadAverage[1].toFixed(2)} (a shared machine: other work competes for the cores)`,
-    `- Mode: ${r.mode}`,
+    ...r.gateways.map((g) => `- ${g.name}: ${g.mode}`),
     `- Settings: ${settings}`,
     `- Run time: ${r.seconds.toFixed(0)} s`,
     "",

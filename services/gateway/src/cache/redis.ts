@@ -5,7 +5,10 @@
  * `enableOfflineQueue: false` (a command issued while disconnected is rejected at once instead of queued),
  * `maxRetriesPerRequest: 0` and `autoResendUnfulfilledCommands: false` (commands in flight when the link drops
  * are rejected, not replayed), `commandTimeout` (a command without a reply is rejected after that many ms) and
- * a bounded exponential reconnect backoff that never gives up.
+ * a bounded exponential reconnect backoff that never gives up. `enableAutoPipelining: true` sends the commands
+ * issued in one event-loop tick (the admits and settles of concurrent requests) in one write; at saturation in
+ * `npm run bench` that halved Redis's own CPU per request (89–118 µs → 46–52 µs, same machine, A/B runs) and left
+ * the gateway's unchanged.
  *
  * Health: `connected` after ioredis' `ready` event, `degraded` after `close`/`error` or when a caller reports a
  * failed command ({@link RedisConnection.reportFailure}, e.g. a timeout on a link that still looks open). While
@@ -187,6 +190,7 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     connectTimeout: options.connectTimeoutMs ?? 1000,
     retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
     connectionName: "gateway",
+    enableAutoPipelining: true,
   };
   const client = new Redis(options.url, redisOptions);
   const duplicates: Redis[] = [];
