@@ -59,6 +59,8 @@ const usage = `Usage: npm run bench -- [flags]
                           (REDIS_URL) and requests with a virtual key from POST /key/generate
   --postgres <url>        admin URL for (d) (default postgres://postgres@127.0.0.1:5432/postgres)
   --redis <url>           REDIS_URL for (d) (default redis://127.0.0.1:6379)
+  --gateway-node-flags=<flags>
+                          extra node flags for the two gateways only, e.g. --gateway-node-flags=--max-semi-space-size=32
   --profile               run the gateways and the pass-through proxy under node --cpu-prof (profiles in
                           $TMPDIR/gateway-bench-profiles) and summarise where their time goes
   --output <file>         results file (default bench/RESULTS.md)
@@ -82,6 +84,7 @@ const { values: flags } = parseArgs({
     "no-full": { type: "boolean", default: false },
     postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     redis: { type: "string", default: "redis://127.0.0.1:6379" },
+    "gateway-node-flags": { type: "string", default: "" },
     profile: { type: "boolean", default: false },
     output: { type: "string", default: "bench/RESULTS.md" },
     help: { type: "boolean", default: false },
@@ -176,7 +179,7 @@ async function main(): Promise<void> {
     const port = await freePort();
     const service = spawnService(name, {
       entry: "services/gateway/src/server.ts",
-      nodeFlags: profileFlags,
+      nodeFlags: [...profileFlags, ...String(flags["gateway-node-flags"]).split(" ").filter(Boolean)],
       env: {
         ...process.env,
         PORT: String(port),

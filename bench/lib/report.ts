@@ -78,13 +78,36 @@ function throughputRatio(r: BenchResults, target: string, over: string): number 
   return gateway / base;
 }
 
-/** Growth of RSS over the soak, from the first sample after one minute (or the first) to the last. */
-function soakGrowth(r: BenchResults): { from: number; to: number; seconds: number } | undefined {
-  if (r.soak.length < 2) return undefined;
-  const first = r.soak.find(([t]) => t >= 60) ?? r.soak[0];
-  const last = r.soak[r.soak.length - 1];
-  if (first === undefined || last === undefined || first === last) return undefined;
-  return { from: first[1], to: last[1], seconds: last[0] };
+/**
+ * RSS trend over the soak, from the samples taken after the first minute (warm-up: JIT, pools, caches): the
+ * least-squares line through them, so one noisy sample at either end cannot decide the verdict. `growth` is the
+ * line's rise over the soak, KiB; `mean`, `min`, `max` are KiB; `seconds` is the soak's length.
+ */
+function soakTrend(
+  r: BenchResults,
+): { growth: number; mean: number; min: number; max: number; seconds: number } | undefined {
+  const samples = r.soak.filter(([t]) => t >= 60);
+  if (samples.length < 3) return undefined;
+  const n = samples.length;
+  const meanT = samples.reduce((a, [t]) => a + t, 0) / n;
+  const mean = samples.reduce((a, [, kib]) => a + kib, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const [t, kib] of samples) {
+    num += (t - meanT) * (kib - mean);
+    den += (t - meanT) ** 2;
+  }
+  const slope = den === 0 ? 0 : num / den;
+  const first = samples[0]![0];
+  const last = samples[n - 1]![0];
+  const values = samples.map(([, kib]) => kib);
+  return {
+    growth: slope * (last - first),
+    mean,
+    min: Math.min(...values),
+    max: Math.max(...values),
+    seconds: r.soak[r.soak.length - 1]![0],
+  };
 }
 
 /** DESIGN.md §7, row by row, for one gateway target (the soak row only for the judged one). */
@@ -92,8 +115,8 @@ export function verdicts(r: BenchResults, gateway: string): Verdict[] {
   const at1000 = added(r.paced, gateway, 1000);
   const has1000 = find(r.paced, gateway, 1000) !== undefined;
   const ratio = throughputRatio(r, gateway, "passthrough");
-  const growth = gateway === r.judged ? soakGrowth(r) : undefined;
-  const flat = growth !== undefined && growth.to - growth.from <= Math.max(0.05 * growth.from, 10 * 1024);
+  const growth = gateway === r.judged ? soakTrend(r) : undefined;
+  const flat = growth !== undefined && growth.growth <= Math.max(0.05 * growth.mean, 10 * 1024);
   const judge = (ok: boolean, measurable: boolean) => (measurable ? (ok ? "pass" : "miss") : "not measured");
   return [
     {
@@ -118,7 +141,7 @@ export function verdicts(r: BenchResults, gateway: string): Verdict[] {
           ? gateway === r.judged
             ? "no soak in this run (--soak 600)"
             : "soak runs on the judged gateway only"
-          : `${mib(growth.from)} → ${mib(growth.to)} over ${Math.round(growth.seconds)} s`,
+          : `fitted trend ${growth.growth >= 0 ? "+" : ""}${mib(growth.growth)} over ${Math.round(growth.seconds)} s (samples ${mib(growth.min)}–${mib(growth.max)}, mean ${mib(growth.mean)})`,
       result:
         growth === undefined
           ? "not measured"
@@ -356,8 +379,10 @@ const notes = `## How to read this
 - **Streaming**: \`stream: true\` requests; time from issuing to the first SSE byte at the client, one at a time
   on a kept-alive connection, then in concurrent waves. The upstream waits between chunks
   (--chunk-delay), so a proxy that buffered a stream would show a TTFT close to the stream's total.
-- **RSS flat** (soak, \`--soak 600\`): the gateway under the soak rate for the whole time, VmRSS sampled every
-  30 s; flat means it grew by at most 5 % (or 10 MiB) from the first sample after one minute to the last.
+- **RSS flat** (soak, \`--soak 600\`): the judged gateway under the soak rate for the whole time, VmRSS sampled
+  every 30 s; flat means the least-squares line through the samples after the first minute rises by at most
+  5 % of their mean (or 10 MiB) over the soak. (A garbage-collected heap swings by tens of MiB between two
+  samples; comparing the first and last sample alone lets one swing decide.)
 - **RSS**: VmRSS/VmHWM of the gateway's own process (started as \`node --import tsx\`, not through the
   \`tsx\` wrapper, so the pid is the gateway's).
 `;
