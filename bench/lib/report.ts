@@ -81,11 +81,14 @@ function throughputRatio(r: BenchResults, target: string, over: string): number 
 /**
  * RSS trend over the soak, from the samples taken after the first minute (warm-up: JIT, pools, caches): the
  * least-squares line through them, so one noisy sample at either end cannot decide the verdict. `growth` is the
- * line's rise over the soak, KiB; `mean`, `min`, `max` are KiB; `seconds` is the soak's length.
+ * line's rise from the first to the last of those samples, KiB; `mean`, `min`, `max` are KiB; `from`/`to` are
+ * the seconds they span and `seconds` the soak's whole length.
  */
 function soakTrend(
   r: BenchResults,
-): { growth: number; mean: number; min: number; max: number; seconds: number } | undefined {
+):
+  | { growth: number; mean: number; min: number; max: number; from: number; to: number; seconds: number }
+  | undefined {
   const samples = r.soak.filter(([t]) => t >= 60);
   if (samples.length < 3) return undefined;
   const n = samples.length;
@@ -106,6 +109,8 @@ function soakTrend(
     mean,
     min: Math.min(...values),
     max: Math.max(...values),
+    from: first,
+    to: last,
     seconds: r.soak[r.soak.length - 1]![0],
   };
 }
@@ -141,7 +146,7 @@ export function verdicts(r: BenchResults, gateway: string): Verdict[] {
           ? gateway === r.judged
             ? "no soak in this run (--soak 600)"
             : "soak runs on the judged gateway only"
-          : `fitted trend ${growth.growth >= 0 ? "+" : ""}${mib(growth.growth)} over ${Math.round(growth.seconds)} s (samples ${mib(growth.min)}–${mib(growth.max)}, mean ${mib(growth.mean)})`,
+          : `fitted trend ${growth.growth >= 0 ? "+" : ""}${mib(growth.growth)} from ${growth.from} s to ${growth.to} s of ${Math.round(growth.seconds)} s (samples ${mib(growth.min)}–${mib(growth.max)}, mean ${mib(growth.mean)})`,
       result:
         growth === undefined
           ? "not measured"
