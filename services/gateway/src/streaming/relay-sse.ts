@@ -3,7 +3,9 @@
  * `data: [DONE]`; OpenAI API reference, "Streaming") to the client event by event, as each arrives: no
  * buffering beyond one partial event. Along the way it picks up the usage chunk (sent when
  * `stream_options.include_usage` is true) and, when the gateway asked for usage on the client's behalf,
- * keeps it from the client.
+ * keeps it from the client: the usage-only chunk is dropped and the `"usage": null` that the upstream adds
+ * to every other chunk is removed, so the client sees what a stream without `include_usage` looks like
+ * (OpenAI API reference, chat completion chunk object: `usage` is "only present if" it was asked for).
  */
 
 import { once } from "node:events";
@@ -37,6 +39,11 @@ export interface RelayOutcome {
 }
 
 const usagePattern = /"usage"\s*:\s*\{/;
+/**
+ * A top-level-looking `"usage": null` member with its comma. Inside a JSON string a quote is escaped (`\"`),
+ * so a `"usage"` preceded by a comma, a brace or whitespace is a key, never text a model wrote.
+ */
+const nullUsagePattern = /,\s*"usage"\s*:\s*null(?=\s*[,}])|(?<=[{\s])"usage"\s*:\s*null\s*,/;
 const emptyChoicesPattern = /"choices"\s*:\s*\[\s*\]/;
 
 /**
@@ -66,7 +73,7 @@ export async function relaySse(
     }
     if (!emptyChoicesPattern.test(data)) outcome.choiceChunks++;
     if (!usagePattern.test(data)) {
-      write(data);
+      write(options.stripUsage ? data.replace(nullUsagePattern, "") : data);
       return;
     }
     let chunk: { usage?: Usage | null; choices?: unknown[] };
@@ -78,7 +85,10 @@ export async function relaySse(
     }
     if (chunk.usage) outcome.usage = chunk.usage;
     if (!options.stripUsage) write(data);
-    else if ((chunk.choices?.length ?? 0) > 0) write(JSON.stringify({ ...chunk, usage: null }));
+    else if ((chunk.choices?.length ?? 0) > 0) {
+      const { usage: _asked, ...withoutUsage } = chunk;
+      write(JSON.stringify(withoutUsage));
+    }
   };
   const parser = createParser({ onEvent });
   const decoder = new TextDecoder();

@@ -1,0 +1,102 @@
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type RelayOptions,
+  type RelayOutcome,
+  relaySse,
+} from "../../../../services/gateway/src/streaming/relay-sse.js";
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.close();
+  server = undefined;
+});
+
+/**
+ * Relays `events` (each one SSE `data:` payload, sent as its own upstream piece) through a real
+ * http.ServerResponse and returns the payloads the client received and the relay's outcome.
+ */
+async function relay(
+  events: string[],
+  options: RelayOptions,
+): Promise<{ received: string[]; outcome: RelayOutcome }> {
+  let outcome: RelayOutcome | undefined;
+  server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    async function* upstream() {
+      for (const data of events) yield Buffer.from(`data: ${data}\n\n`);
+    }
+    void relaySse(upstream(), res, options).then((o) => {
+      outcome = o;
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+  const received = body
+    .split("\n\n")
+    .filter((block) => block.startsWith("data: "))
+    .map((block) => block.slice("data: ".length));
+  return { received, outcome: outcome! };
+}
+
+const chunk = (content: string, usage: string) =>
+  `{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}}}],${usage}}`;
+
+describe("relaySse when the gateway asked for usage on the client's behalf", () => {
+  it("removes the upstream's usage: null (compact or spaced, any position) and drops the usage chunk", async () => {
+    const usageChunk = `{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`;
+    const { received, outcome } = await relay(
+      [
+        chunk("Hel", `"usage":null`),
+        chunk("lo", `"usage": null`),
+        `{"usage":null,"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{}}]}`,
+        usageChunk,
+        "[DONE]",
+      ],
+      { stripUsage: true },
+    );
+    expect(received).toHaveLength(4);
+    for (const data of received.slice(0, 3)) expect(Object.keys(JSON.parse(data))).not.toContain("usage");
+    expect(received.map((d) => (d === "[DONE]" ? d : JSON.parse(d).choices[0].delta.content))).toEqual([
+      "Hel",
+      "lo",
+      undefined,
+      "[DONE]",
+    ]);
+    expect(outcome.usage).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+  });
+
+  it("leaves a model's text that spells a usage member untouched", async () => {
+    const text = `config: {"a":1,"usage":null,"b":2}`;
+    const { received } = await relay([chunk(text, `"usage":null`), "[DONE]"], { stripUsage: true });
+    const first = JSON.parse(received[0]!);
+    expect(first.choices[0].delta.content).toBe(text);
+    expect(Object.keys(first)).not.toContain("usage");
+  });
+
+  it("keeps usage on a chunk that also carries choices, without the usage member", async () => {
+    const { received, outcome } = await relay(
+      [chunk("end", `"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}`), "[DONE]"],
+      { stripUsage: true },
+    );
+    expect(JSON.parse(received[0]!)).not.toHaveProperty("usage");
+    expect(JSON.parse(received[0]!).choices[0].delta.content).toBe("end");
+    expect(outcome.usage?.total_tokens).toBe(2);
+  });
+});
+
+describe("relaySse when the client asked for usage", () => {
+  it("passes every event through unchanged", async () => {
+    const events = [
+      chunk("Hi", `"usage":null`),
+      `{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`,
+      "[DONE]",
+    ];
+    const { received } = await relay(events, { stripUsage: false });
+    expect(received).toEqual(events);
+  });
+});
