@@ -130,6 +130,17 @@ const say = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const services: Service[] = [];
 let database: BenchDatabase | undefined;
 
+/** A connection URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(an unparsable URL)";
+  }
+}
+
 async function cleanup(): Promise<void> {
   await Promise.all(services.map((s) => s.stop().catch(() => {})));
   await database?.drop().catch((error: unknown) => say(`could not drop ${database?.url}: ${String(error)}`));
@@ -170,8 +181,17 @@ async function main(): Promise<void> {
   services.push(proxy);
   const px = await readyLine<{ ready: true; url: string; port: number }>(proxy);
 
+  let redis: CpuMeter | undefined;
   if (full) {
-    database = await createBenchDatabase(String(flags.postgres));
+    const needs = (what: string, url: string) => (error: unknown) => {
+      throw new Error(
+        `the full-pipeline gateway needs ${what} at ${redactUrl(url)} (${error instanceof Error ? error.message : String(error)}); start it, point --${what.toLowerCase()} at it, or pass --no-full`,
+      );
+    };
+    redis = await redisMeter(String(flags.redis)).catch(needs("Redis", String(flags.redis)));
+    database = await createBenchDatabase(String(flags.postgres)).catch(
+      needs("Postgres", String(flags.postgres)),
+    );
     say(`full pipeline: database ${new URL(database.url).pathname.slice(1)}, Redis ${String(flags.redis)}`);
   }
   /** A gateway from source on a free port; `databaseUrl`/`redisUrl` empty means without them. */
@@ -254,7 +274,7 @@ async function main(): Promise<void> {
     ...gateways.map((g) => processMeter(g.service.name, g.service.pid)),
   ];
   if (database !== undefined) {
-    meters.push(await redisMeter(String(flags.redis)), await postgresMeter(database.url));
+    meters.push(redis!, await postgresMeter(database.url));
   }
   for (const target of targets) {
     await checkTarget(target, false);

@@ -65,8 +65,17 @@ export function processMeter(name: string, pid: number): CpuMeter {
  * @throws when Redis cannot be reached at `url`.
  */
 export async function redisMeter(url: string): Promise<CpuMeter> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await client.connect();
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
+  let lastError: Error | undefined;
+  client.on("error", (error: Error) => {
+    lastError = error;
+  });
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    throw lastError ?? error;
+  }
   return {
     name: "Redis",
     async read() {
