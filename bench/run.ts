@@ -6,6 +6,7 @@
  * process spent per request, streaming time to first token and the gateways' RSS. Prints the tables and
  * writes bench/RESULTS.md. `npm run bench -- --help` for the flags.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { cpus, freemem, loadavg, release, tmpdir, totalmem, type } from "node:os";
 import { join, relative, resolve } from "node:path";
@@ -23,6 +24,7 @@ import {
 } from "./lib/children.js";
 import { type CpuMeter, postgresMeter, processMeter, redisMeter, startCpu } from "./lib/cpu.js";
 import { type BenchDatabase, createBenchDatabase, generateVirtualKey } from "./lib/full-pipeline.js";
+import { gcBetween, readGcTotals } from "./lib/gc.js";
 import {
   answeredCounts,
   cannon,
@@ -59,6 +61,8 @@ const usage = `Usage: npm run bench -- [flags]
                           (REDIS_URL) and requests with a virtual key from POST /key/generate
   --postgres <url>        admin URL for (d) (default postgres://postgres@127.0.0.1:5432/postgres)
   --redis <url>           REDIS_URL for (d) (default redis://127.0.0.1:6379)
+  --from-source           run the gateways from TypeScript through tsx (npm run dev) instead of building
+                          services/gateway first and running dist/server.js (npm start, the image's CMD)
   --gateway-node-flags=<flags>
                           extra node flags for the two gateways only, e.g. --gateway-node-flags=--max-semi-space-size=32
   --profile               run the gateways and the pass-through proxy under node --cpu-prof (profiles in
@@ -85,6 +89,7 @@ const { values: flags } = parseArgs({
     postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     redis: { type: "string", default: "redis://127.0.0.1:6379" },
     "gateway-node-flags": { type: "string", default: "" },
+    "from-source": { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
     output: { type: "string", default: "bench/RESULTS.md" },
     help: { type: "boolean", default: false },
@@ -194,11 +199,18 @@ async function main(): Promise<void> {
     );
     say(`full pipeline: database ${new URL(database.url).pathname.slice(1)}, Redis ${String(flags.redis)}`);
   }
-  /** A gateway from source on a free port; `databaseUrl`/`redisUrl` empty means without them. */
+  const gatewayEntry = flags["from-source"]
+    ? "services/gateway/src/server.ts"
+    : "services/gateway/dist/server.js";
+  if (!flags["from-source"]) {
+    say("building services/gateway (npm run build -w services/gateway), as npm start and the image run it");
+    execFileSync("npm", ["run", "build", "-w", "services/gateway"], { cwd: repoRoot, stdio: "ignore" });
+  }
+  /** A gateway on a free port; `databaseUrl`/`redisUrl` empty means without them. */
   const startGateway = async (name: string, databaseUrl: string, redisUrl: string) => {
     const port = await freePort();
     const service = spawnService(name, {
-      entry: "services/gateway/src/server.ts",
+      entry: gatewayEntry,
       nodeFlags: [...profileFlags, ...String(flags["gateway-node-flags"]).split(" ").filter(Boolean)],
       env: {
         ...process.env,
@@ -291,6 +303,7 @@ async function main(): Promise<void> {
   const rotated = (round: number) => targets.map((_, i) => targets[(i + round) % targets.length]!);
 
   const pacedRounds = new Map<string, PacedResult[]>();
+  const gcPaced = new Map<string, BenchResults["gc"][number]>();
   for (let round = 0; round < settings.rounds; round++) {
     for (const rate of settings.rates) {
       for (const target of rotated(round)) {
@@ -298,10 +311,21 @@ async function main(): Promise<void> {
           `${target.name}: ${rate} req/s open loop, ${settings.duration} s (round ${round + 1}/${settings.rounds})`,
         );
         const key = `${rate} ${target.name}`;
-        pacedRounds.set(key, [
-          ...(pacedRounds.get(key) ?? []),
-          await pacedLoad(target, { rate, seconds: settings.duration }),
-        ]);
+        const gateway = gateways.find((g) => g.service.name === target.name);
+        const gcBefore = gateway === undefined ? undefined : await readGcTotals(gateway.origin);
+        const result = await pacedLoad(target, { rate, seconds: settings.duration });
+        pacedRounds.set(key, [...(pacedRounds.get(key) ?? []), result]);
+        if (gateway !== undefined && gcBefore !== undefined) {
+          const pauses = gcBetween(gcBefore, await readGcTotals(gateway.origin));
+          const sum = gcPaced.get(key) ?? { target: target.name, rate, seconds: 0, kinds: {} };
+          sum.seconds += result.seconds;
+          for (const [kind, v] of Object.entries(pauses)) {
+            const k = (sum.kinds[kind] ??= { count: 0, ms: 0 });
+            k.count += v.count;
+            k.ms += v.ms;
+          }
+          gcPaced.set(key, sum);
+        }
       }
     }
   }
@@ -431,6 +455,7 @@ async function main(): Promise<void> {
     gateways: gateways.map((g) => ({ name: g.service.name, mode: g.mode })),
     judged: judged.service.name,
     cpu,
+    gc: [...gcPaced.values()],
     settings: { ...settings, rates: settings.rates.join("/") },
     paced,
     autocannonRate,

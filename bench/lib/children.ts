@@ -32,9 +32,10 @@ export interface SpawnOptions {
   nodeFlags?: string[];
 }
 
-/** Starts `node --import tsx <entry>` from the repository root. */
+/** Starts `node <entry>` from the repository root, with `--import tsx` for a TypeScript entry. */
 export function spawnService(name: string, { entry, env, nodeFlags = [] }: SpawnOptions): Service {
-  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", entry], {
+  const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
+  const child = spawn(process.execPath, [...nodeFlags, ...loader, entry], {
     cwd: repoRoot,
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -4,6 +4,7 @@
  * {@link ANALYSIS_END} in an existing RESULTS.md is kept across runs.
  */
 import { existsSync, readFileSync } from "node:fs";
+import type { GcTotals } from "./gc.js";
 import type { LoadResult, PacedResult, PacedRow, StreamResult } from "./load.js";
 import type { ProfileSummary } from "./profile.js";
 import type { Summary } from "./stats.js";
@@ -37,6 +38,8 @@ export interface BenchResults {
   saturation: Array<{ target: string; rounds: number[]; rps: number; errors: number; latency: Summary }>;
   streams: StreamResult[];
   rss: RssSample[];
+  /** GC pauses of each gateway during its fixed-rate rounds (all rounds of one rate summed), from its /metrics. */
+  gc: Array<{ target: string; rate: number; seconds: number; kinds: GcTotals }>;
   /** CPU ms each process used during each target's saturation rounds, and the requests answered in them. */
   cpu: Array<{ target: string; requests: number; ms: Record<string, number> }>;
   /** RSS of the judged gateway during the soak, `[seconds since start, KiB]`. */
@@ -213,6 +216,7 @@ export function figures(r: BenchResults): string {
   const parts: string[] = [];
   parts.push(`### Added latency at fixed rates (open loop, undici; the targets are judged on this)\n`);
   parts.push(table(latencyHead(true), latencyRows(r.paced)));
+  if (r.gc.length > 0) parts.push(`\n${gcSection(r)}`);
   if (r.autocannonRate.length > 0) {
     parts.push(`\n### The same rates with autocannon \`overallRate\` (bursty pacing, see notes)\n`);
     parts.push(table(latencyHead(false), latencyRows(r.autocannonRate)));
@@ -306,6 +310,31 @@ export function targetsTable(r: BenchResults): string {
   );
 }
 
+/** GC pauses inside the judged fixed-rate runs: how often the gateway stopped, and for how long. */
+function gcSection(r: BenchResults): string {
+  const kinds = ["minor", "major", "incremental"];
+  const cell = (t: { count: number; ms: number } | undefined) =>
+    t === undefined || t.count === 0 ? "0" : `${t.count} × ${(t.ms / t.count).toFixed(2)} ms`;
+  return [
+    "### GC pauses during those runs (the gateway's own `nodejs_gc_duration_seconds`)\n",
+    "Pauses per kind as count × mean length, over every round of a rate, and the share of wall time spent paused.",
+    "A request that arrives during a pause waits for it, so pauses longer than the p99 budget show in the p99.\n",
+    table(
+      ["rate (req/s)", "gateway", "seconds", ...kinds.map((k) => `${k} GC`), "paused"],
+      r.gc.map((g) => {
+        const paused = Object.values(g.kinds).reduce((a, k) => a + k.ms, 0);
+        return [
+          String(g.rate),
+          g.target,
+          g.seconds.toFixed(0),
+          ...kinds.map((k) => cell(g.kinds[k])),
+          pct(paused / 1000 / g.seconds),
+        ];
+      }),
+    ),
+  ].join("\n");
+}
+
 /**
  * CPU per answered request during the saturation rounds, by process: where a request's cost lands. Columns
  * are the meters that ran (load generator, upstream, proxy or gateways, Redis, Postgres).
@@ -363,7 +392,7 @@ const notes = `## How to read this
 
 - (a) **upstream**: the contract fake of an OpenAI-compatible server (test/fixtures/openai-upstream.ts) called
   directly; (b) **passthrough**: bench/passthrough.ts, node:http + an undici Pool forwarding bytes, no parsing;
-  (c) **gateway**: services/gateway from source with the master key only (no database, limits in process);
+  (c) **gateway**: services/gateway, built, with the master key only (no database, limits in process);
   (d) **gateway-full**: the same code with the full pipeline of DESIGN.md §7, a virtual key from
   \`POST /key/generate\` (cached key lookup), rpm/tpm and budget admission and settlement in Redis, batched spend
   rows in Postgres, metrics. The §7 targets are judged on (d). Each runs in its own process; the load generators
@@ -388,8 +417,9 @@ const notes = `## How to read this
   every 30 s; flat means the least-squares line through the samples after the first minute rises by at most
   5 % of their mean (or 10 MiB) over the soak. (A garbage-collected heap swings by tens of MiB between two
   samples; comparing the first and last sample alone lets one swing decide.)
-- **RSS**: VmRSS/VmHWM of the gateway's own process (started as \`node --import tsx\`, not through the
-  \`tsx\` wrapper, so the pid is the gateway's).
+- **RSS**: VmRSS/VmHWM of the gateway's own process. The gateways run as \`npm start\` and the image do
+  (\`node services/gateway/dist/server.js\`, built first), or from TypeScript with \`--from-source\`
+  (\`node --import tsx\`, not through the \`tsx\` wrapper), so the pid is the gateway's.
 `;
 
 /** The whole RESULTS.md, keeping a hand-written analysis block from `previousFile` if there is one. */
