@@ -320,9 +320,8 @@ async function main(): Promise<void> {
           const sum = gcPaced.get(key) ?? { target: target.name, rate, seconds: 0, kinds: {} };
           sum.seconds += result.seconds;
           for (const [kind, v] of Object.entries(pauses)) {
-            const k = (sum.kinds[kind] ??= { count: 0, ms: 0 });
-            k.count += v.count;
-            k.ms += v.ms;
+            const k = sum.kinds[kind] ?? { count: 0, ms: 0 };
+            sum.kinds[kind] = { count: k.count + v.count, ms: k.ms + v.ms };
           }
           gcPaced.set(key, sum);
         }

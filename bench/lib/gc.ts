@@ -20,7 +20,8 @@ export async function readGcTotals(origin: string): Promise<GcTotals> {
   const text = await res.text();
   const totals: GcTotals = {};
   for (const [, field, kind, value] of text.matchAll(line)) {
-    const entry = (totals[kind!] ??= { count: 0, ms: 0 });
+    const entry = totals[kind!] ?? { count: 0, ms: 0 };
+    totals[kind!] = entry;
     if (field === "sum") entry.ms = Number(value) * 1000;
     else entry.count = Number(value);
   }
