@@ -12,6 +12,8 @@ import { cpus, freemem, loadavg, release, tmpdir, totalmem, type } from "node:os
 import { join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
+import { redactRedisUrl } from "../services/gateway/src/cache/redis.js";
+import { describeDatabase } from "../services/gateway/src/db/pool.js";
 import {
   assertAlive,
   freePort,
@@ -135,17 +137,6 @@ const say = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const services: Service[] = [];
 let database: BenchDatabase | undefined;
 
-/** A connection URL without its password, for messages. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(an unparsable URL)";
-  }
-}
-
 async function cleanup(): Promise<void> {
   await Promise.all(services.map((s) => s.stop().catch(() => {})));
   await database?.drop().catch((error: unknown) => say(`could not drop ${database?.url}: ${String(error)}`));
@@ -188,14 +179,14 @@ async function main(): Promise<void> {
 
   let redis: CpuMeter | undefined;
   if (full) {
-    const needs = (what: string, url: string) => (error: unknown) => {
+    const needs = (what: string, where: string) => (error: unknown) => {
       throw new Error(
-        `the full-pipeline gateway needs ${what} at ${redactUrl(url)} (${error instanceof Error ? error.message : String(error)}); start it, point --${what.toLowerCase()} at it, or pass --no-full`,
+        `the full-pipeline gateway needs ${what} at ${where} (${error instanceof Error ? error.message : String(error)}); start it, point --${what.toLowerCase()} at it, or pass --no-full`,
       );
     };
-    redis = await redisMeter(String(flags.redis)).catch(needs("Redis", String(flags.redis)));
+    redis = await redisMeter(String(flags.redis)).catch(needs("Redis", redactRedisUrl(String(flags.redis))));
     database = await createBenchDatabase(String(flags.postgres)).catch(
-      needs("Postgres", String(flags.postgres)),
+      needs("Postgres", describeDatabase(String(flags.postgres))),
     );
     say(`full pipeline: database ${new URL(database.url).pathname.slice(1)}, Redis ${String(flags.redis)}`);
   }
