@@ -5,10 +5,14 @@
  * `enableOfflineQueue: false` (a command issued while disconnected is rejected at once instead of queued),
  * `maxRetriesPerRequest: 0` and `autoResendUnfulfilledCommands: false` (commands in flight when the link drops
  * are rejected, not replayed), `commandTimeout` (a command without a reply is rejected after that many ms) and
- * a bounded exponential reconnect backoff that never gives up. `enableAutoPipelining: true` sends the commands
- * issued in one event-loop tick (the admits and settles of concurrent requests) in one write; at saturation in
- * `npm run bench` that halved Redis's own CPU per request (89–118 µs → 46–52 µs, same machine, A/B runs) and left
- * the gateway's unchanged.
+ * a bounded exponential reconnect backoff that never gives up.
+ *
+ * Auto-pipelining stays off on purpose. With it, at saturation in `npm run bench`, Redis's own CPU per request
+ * halved (89–118 µs → 46–52 µs, A/B runs on one machine) and the gateway's was unchanged. But ioredis sends an
+ * auto-pipeline only after the previous one has all its replies, and starts a command's `commandTimeout` only
+ * when it is sent. So while Redis stalls, an admit queued behind a stalled pipeline waits two timeouts before
+ * the fallback admits it: measured 202 ms against 101 ms with a 100 ms timeout, through the stalling proxy of
+ * test/services/gateway/limits/outage.test.ts.
  *
  * Health: `connected` after ioredis' `ready` event, `degraded` after `close`/`error` or when a caller reports a
  * failed command ({@link RedisConnection.reportFailure}, e.g. a timeout on a link that still looks open). While
@@ -190,7 +194,6 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     connectTimeout: options.connectTimeoutMs ?? 1000,
     retryStrategy: (attempt: number) => Math.min(50 * 2 ** Math.min(attempt, 10), maxDelay),
     connectionName: "gateway",
-    enableAutoPipelining: true,
   };
   const client = new Redis(options.url, redisOptions);
   const duplicates: Redis[] = [];
