@@ -188,14 +188,23 @@ async function main(): Promise<void> {
     database = await createBenchDatabase(String(flags.postgres)).catch(
       needs("Postgres", describeDatabase(String(flags.postgres))),
     );
-    say(`full pipeline: database ${new URL(database.url).pathname.slice(1)}, Redis ${String(flags.redis)}`);
+    say(
+      `full pipeline: database ${new URL(database.url).pathname.slice(1)}, Redis ${redactRedisUrl(String(flags.redis))}`,
+    );
   }
   const gatewayEntry = flags["from-source"]
     ? "services/gateway/src/server.ts"
     : "services/gateway/dist/server.js";
   if (!flags["from-source"]) {
     say("building services/gateway (npm run build -w services/gateway), as npm start and the image run it");
-    execFileSync("npm", ["run", "build", "-w", "services/gateway"], { cwd: repoRoot, stdio: "ignore" });
+    try {
+      execFileSync("npm", ["run", "build", "-w", "services/gateway"], { cwd: repoRoot, encoding: "utf8" });
+    } catch (error) {
+      const out = error as { stdout?: string; stderr?: string };
+      throw new Error(
+        `npm run build -w services/gateway failed (or pass --from-source):\n${`${out.stdout ?? ""}${out.stderr ?? ""}`.trim().slice(-2000)}`,
+      );
+    }
   }
   /** A gateway on a free port; `databaseUrl`/`redisUrl` empty means without them. */
   const startGateway = async (name: string, databaseUrl: string, redisUrl: string) => {
@@ -235,12 +244,13 @@ async function main(): Promise<void> {
     });
   }
   const judged = gateways[gateways.length - 1]!;
-  const gatewayMemory = (): BenchResults["rss"] => {
+  /** Memory of every gateway, after checking that no child has died. */
+  const gatewayMemory = (label: string): BenchResults["rss"] => {
     for (const service of services) assertAlive(service);
-    return gateways.map((g) => ({ process: g.service.name, label: "", ...memoryKiB(g.service.pid) }));
+    return gateways.map((g) => ({ process: g.service.name, label, ...memoryKiB(g.service.pid) }));
   };
   const rss: BenchResults["rss"] = [];
-  const sampleRss = (label: string) => rss.push(...gatewayMemory().map((s) => ({ ...s, label })));
+  const sampleRss = (label: string) => rss.push(...gatewayMemory(label));
   sampleRss("started");
 
   const json = (token: string) => ({ "content-type": "application/json", authorization: `Bearer ${token}` });
@@ -395,10 +405,7 @@ async function main(): Promise<void> {
   const soak: BenchResults["soak"] = [];
   if (settings.soak > 0) {
     const soakTarget = targets.find((t) => t.name === judged.service.name)!;
-    const soakRss = () => {
-      for (const service of services) assertAlive(service);
-      return memoryKiB(judged.service.pid).rss;
-    };
+    const soakRss = () => gatewayMemory("soak").find((s) => s.process === judged.service.name)!.rss;
     say(`soak: ${soakTarget.name} at ${settings.soakRate} req/s for ${settings.soak} s`);
     const soakStart = performance.now();
     soak.push([0, soakRss()]);

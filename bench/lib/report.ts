@@ -147,7 +147,9 @@ export function verdicts(r: BenchResults, gateway: string): Verdict[] {
       measured:
         growth === undefined
           ? gateway === r.judged
-            ? "no soak in this run (--soak 600)"
+            ? r.soak.length > 0
+              ? "soak too short for a trend: fewer than 3 samples after the first minute (--soak 600)"
+              : "no soak in this run (--soak 600)"
             : "soak runs on the judged gateway only"
           : `fitted trend ${growth.growth >= 0 ? "+" : ""}${mib(growth.growth)} from ${growth.from} s to ${growth.to} s of ${Math.round(growth.seconds)} s (samples ${mib(growth.min)}–${mib(growth.max)}, mean ${mib(growth.mean)})`,
       result:
