@@ -10,6 +10,7 @@ import {
 
 let server: Server | undefined;
 afterEach(async () => {
+  server?.closeAllConnections();
   server?.close();
   server = undefined;
 });
@@ -22,15 +23,17 @@ async function relay(
   events: string[],
   options: RelayOptions,
 ): Promise<{ received: string[]; outcome: RelayOutcome }> {
-  let outcome: RelayOutcome | undefined;
+  // Settles with relaySse's own promise, so the outcome is awaited, not read before the relay has returned it.
+  let relayed: ((outcome: Promise<RelayOutcome>) => void) | undefined;
+  const outcome = new Promise<RelayOutcome>((resolve) => {
+    relayed = resolve;
+  });
   server = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream" });
     async function* upstream() {
       for (const data of events) yield Buffer.from(`data: ${data}\n\n`);
     }
-    void relaySse(upstream(), res, options).then((o) => {
-      outcome = o;
-    });
+    relayed?.(relaySse(upstream(), res, options));
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
@@ -40,7 +43,7 @@ async function relay(
     .split("\n\n")
     .filter((block) => block.startsWith("data: "))
     .map((block) => block.slice("data: ".length));
-  return { received, outcome: outcome! };
+  return { received, outcome: await outcome };
 }
 
 const chunk = (content: string, usage: string) =>
