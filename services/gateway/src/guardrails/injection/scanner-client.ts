@@ -1,0 +1,77 @@
+/**
+ * Client of the prompt-injection scanner service (scanner/ in this repository):
+ * `POST {base}/v1/scan {"text": string}` → `{"label": "INJECTION" | "SAFE", "score": P(INJECTION) 0..1,
+ * "chunks": number of 512-token windows scanned, "latency_ms": number}`.
+ */
+import { request } from "undici";
+
+/** The scanner's verdict on one text. */
+export interface ScanResult {
+  label: "INJECTION" | "SAFE";
+  /** P(INJECTION), 0..1. */
+  score: number;
+  chunks: number;
+  /** The scanner's own inference time, ms. */
+  latencyMs: number;
+}
+
+/** Scans texts for prompt injection. */
+export interface InjectionScanner {
+  /**
+   * @param timeoutMs the whole call's deadline, ms (the policy's `timeout_ms`).
+   * @throws ScannerUnavailable on network errors, timeout, a non-200 answer or a malformed body.
+   */
+  scan(text: string, timeoutMs: number): Promise<ScanResult>;
+}
+
+/** The scanner could not answer; `message` is safe to show (no text from the call). */
+export class ScannerUnavailable extends Error {
+  override name = "ScannerUnavailable";
+}
+
+/** A scanner client for the service at `apiBase` (e.g. http://scanner:8000, no trailing slash). */
+export function scannerClient(apiBase: string): InjectionScanner {
+  const url = `${apiBase}/v1/scan`;
+  return {
+    async scan(text, timeoutMs) {
+      let body: Record<string, unknown>;
+      try {
+        const res = await request(url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ text }),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        if (res.statusCode !== 200) {
+          await res.body.dump();
+          throw new ScannerUnavailable(`scanner answered HTTP ${res.statusCode}`);
+        }
+        body = (await res.body.json()) as Record<string, unknown>;
+      } catch (error) {
+        if (error instanceof ScannerUnavailable) throw error;
+        const timedOut = (error as Error).name === "TimeoutError";
+        throw new ScannerUnavailable(
+          timedOut ? `scanner timed out after ${timeoutMs} ms` : "scanner unreachable",
+          {
+            cause: error,
+          },
+        );
+      }
+      const { label, score, chunks, latency_ms } = body ?? {};
+      if (
+        (label !== "INJECTION" && label !== "SAFE") ||
+        typeof score !== "number" ||
+        score < 0 ||
+        score > 1
+      ) {
+        throw new ScannerUnavailable("scanner answered an unexpected body (expected label and score 0..1)");
+      }
+      return {
+        label,
+        score,
+        chunks: typeof chunks === "number" ? chunks : 1,
+        latencyMs: typeof latency_ms === "number" ? latency_ms : 0,
+      };
+    },
+  };
+}

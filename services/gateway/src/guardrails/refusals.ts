@@ -1,0 +1,80 @@
+/**
+ * The errors a guardrail answers with (OpenAI-shaped, GatewayError). A refusal carries the call's decisions
+ * so far, and their headers, so a refused call shows why in `x-guardrail-decisions` and its trace.
+ */
+import { GatewayError } from "../errors/gateway-error.js";
+import { guardrailHeaders } from "./headers.js";
+import type { GuardDecision } from "./types.js";
+
+/** A call refused by a guardrail (400 block, or 503 when a fail_closed guardrail's service failed). */
+export class GuardrailRefusal extends GatewayError {
+  /** Every decision of the call's hook, the refusing one included. */
+  readonly decisions: readonly GuardDecision[];
+
+  constructor(
+    status: number,
+    message: string,
+    options: { type: string; code: string; param?: string | null },
+    decisions: readonly GuardDecision[],
+  ) {
+    super(status, message, { ...options, headers: guardrailHeaders(decisions) });
+    this.name = "GuardrailRefusal";
+    this.decisions = decisions;
+  }
+}
+
+/** What a refusing guardrail says; turned into a GuardrailRefusal once all decisions of the hook are known. */
+export interface Refusal {
+  status: number;
+  message: string;
+  type: string;
+  code: string;
+  param: string | null;
+}
+
+/** 400, LiteLLM's wording: "Blocked PII entity detected: CREDIT_CARD by Guardrail: pii" (names no value). */
+export function piiBlocked(
+  entities: readonly string[],
+  guardrail: string,
+  hook: GuardDecision["hook"],
+): Refusal {
+  return {
+    status: 400,
+    message: `Blocked PII entity detected: ${entities.join(", ")} by Guardrail: ${guardrail}`,
+    type: "invalid_request_error",
+    code: "pii_detected",
+    param: hook === "pre_call" ? "messages" : null,
+  };
+}
+
+/** 400 for a prompt injection at or above the threshold. */
+export function injectionBlocked(score: number, threshold: number, guardrail: string): Refusal {
+  return {
+    status: 400,
+    message: `Prompt injection detected by Guardrail: ${guardrail} (score ${Math.round(score * 1000) / 1000} ≥ threshold ${threshold})`,
+    type: "invalid_request_error",
+    code: "prompt_injection_detected",
+    param: "messages",
+  };
+}
+
+/** 503 when a fail_closed guardrail's service cannot answer. */
+export function guardrailUnavailable(guardrail: string, reason: string): Refusal {
+  return {
+    status: 503,
+    message: `Guardrail ${guardrail} is unavailable (${reason}); the call was refused (on_error: fail_closed).`,
+    type: "service_unavailable",
+    code: "guardrail_unavailable",
+    param: null,
+  };
+}
+
+/** Throws the first refusal as a GuardrailRefusal carrying `decisions`; returns when there is none. */
+export function throwRefusal(
+  refusals: ReadonlyArray<Refusal | undefined>,
+  decisions: readonly GuardDecision[],
+): void {
+  const first = refusals.find((r) => r !== undefined);
+  if (first === undefined) return;
+  throw new GuardrailRefusal(first.status, first.message, first, decisions);
+}
