@@ -107,8 +107,9 @@ const recognizers: readonly Recognizer[] = [
   {
     entity: "IP_ADDRESS",
     precheck: (t) => t.includes(".") || t.includes(":"),
+    // IPv4 (a port may follow) or IPv6 (groups of hex digits with colons, "::" shortening).
     pattern:
-      /(?<![\w.:])(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7})(?![\w:]|\.\d)/g,
+      /(?<![\w.:])(?:\d{1,3}(?:\.\d{1,3}){3}(?!\.?\d|\w)|[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:]))/g,
     score: (m) => (isIPv4(m) || (m.length > 2 && /[0-9A-Fa-f]/.test(m) && isIPv6(m)) ? 0.95 : 0),
   },
   {

@@ -111,7 +111,12 @@ export const injectionSectionSchema = strict({
     .min(1, "must name at least one role")
     .optional(),
   on_error: onErrorSchema.optional(),
-  timeout_ms: z.number({ error: "must be a whole number of ms" }).int().positive().max(60_000).optional(),
+  timeout_ms: z
+    .number({ error: "must be a whole number of ms from 1 to 60000" })
+    .int()
+    .positive()
+    .max(60_000)
+    .optional(),
 });
 
 export const policyFileSchema = strict({
