@@ -4,6 +4,7 @@
  */
 import { GatewayError } from "../errors/gateway-error.js";
 import { guardrailHeaders } from "./headers.js";
+import type { OnError } from "./policy/schema.js";
 import type { GuardDecision } from "./types.js";
 
 /** A call refused by a guardrail (400 block, or 503 when a fail_closed guardrail's service failed). */
@@ -67,6 +68,28 @@ export function guardrailUnavailable(guardrail: string, reason: string): Refusal
     code: "guardrail_unavailable",
     param: null,
   };
+}
+
+/**
+ * The verdict when a guardrail's service failed: an `error` decision, plus a 503 refusal when the guardrail
+ * enforces and its `on_error` is fail_closed.
+ * @param startedAt performance.now() when the guardrail started.
+ */
+export function failedVerdict(
+  base: Pick<GuardDecision, "guardrail" | "hook" | "mode">,
+  reason: string,
+  startedAt: number,
+  onError: OnError,
+): { decision: GuardDecision; refusal?: Refusal } {
+  const decision: GuardDecision = {
+    ...base,
+    action: "error",
+    detail: reason,
+    latencyMs: performance.now() - startedAt,
+  };
+  return base.mode === "enforce" && onError === "fail_closed"
+    ? { decision, refusal: guardrailUnavailable(base.guardrail, reason) }
+    : { decision };
 }
 
 /** Throws the first refusal as a GuardrailRefusal carrying `decisions`; returns when there is none. */

@@ -13,6 +13,7 @@ import {
   parsePolicy,
 } from "../../../../services/gateway/src/guardrails/policy/load-policy.js";
 import { PolicyError } from "../../../../services/gateway/src/guardrails/policy/problems.js";
+import { injectionPolicy } from "./helpers.js";
 
 const FILE = "litellm/guardrails/policy.yaml";
 
@@ -49,14 +50,7 @@ describe("policy.yaml", () => {
       CREDIT_CARD: "BLOCK",
       US_SSN: "BLOCK",
     });
-    expect(policy.promptInjection).toEqual({
-      name: "prompt_injection",
-      mode: "enforce",
-      threshold: 0.92,
-      roles: ["user", "tool"],
-      onError: "fail_open",
-      timeoutMs: 500,
-    });
+    expect(policy.promptInjection).toEqual(injectionPolicy()); // name, enforce, 0.92, [user, tool], fail_open, 500 ms
   });
 
   it("an unknown threshold key names file, path and the key", () => {

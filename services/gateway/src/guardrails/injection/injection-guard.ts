@@ -7,7 +7,7 @@
 
 import { messageText } from "../pii/texts.js";
 import type { GuardMode, InjectionPolicy } from "../policy/schema.js";
-import { guardrailUnavailable, injectionBlocked, type Refusal } from "../refusals.js";
+import { failedVerdict, injectionBlocked, type Refusal } from "../refusals.js";
 import type { GuardDecision, GuardMessage } from "../types.js";
 import { type InjectionScanner, ScannerUnavailable } from "./scanner-client.js";
 
@@ -49,14 +49,7 @@ export async function inspectInjection(
     for (const r of results) score = Math.max(score, r.score);
   } catch (error) {
     const reason = error instanceof ScannerUnavailable ? error.message : "scanner failed";
-    const decision: GuardDecision = {
-      ...base,
-      action: "error",
-      detail: reason,
-      latencyMs: performance.now() - started,
-    };
-    const refuse = mode === "enforce" && policy.onError === "fail_closed";
-    return refuse ? { decision, refusal: guardrailUnavailable(policy.name, reason) } : { decision };
+    return failedVerdict(base, reason, started, policy.onError);
   }
   const latencyMs = performance.now() - started;
   if (score >= policy.threshold) {

@@ -4,7 +4,7 @@
  * becomes a refusal and a mask rewrites the texts; in monitor mode the verdict is only recorded.
  */
 import type { GuardMode, PiiPolicy } from "../policy/schema.js";
-import { guardrailUnavailable, piiBlocked, type Refusal } from "../refusals.js";
+import { failedVerdict, piiBlocked, type Refusal } from "../refusals.js";
 import type { GuardDecision } from "../types.js";
 import { AnalyzerUnavailable, type PiiAnalyzer } from "./analyzer.js";
 import { findings, maskText, type PiiFindings } from "./mask.js";
@@ -39,14 +39,7 @@ export async function inspectPii(
     spans = await analyzer.analyze(texts, Object.keys(policy.entities));
   } catch (error) {
     const reason = error instanceof AnalyzerUnavailable ? error.message : "analyzer failed";
-    const decision: GuardDecision = {
-      ...base,
-      action: "error",
-      detail: reason,
-      latencyMs: performance.now() - started,
-    };
-    const refuse = mode === "enforce" && policy.onError === "fail_closed";
-    return refuse ? { decision, refusal: guardrailUnavailable(policy.name, reason) } : { decision };
+    return failedVerdict(base, reason, started, policy.onError);
   }
   const found = findings(policy, texts, spans);
   const latencyMs = performance.now() - started;
