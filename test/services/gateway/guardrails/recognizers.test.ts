@@ -18,6 +18,8 @@ function found(text: string, entities: ReadonlySet<string> = all): Array<[string
 describe("built-in recognizers: true positives", () => {
   it.each([
     ["mail me at jane.doe+tag@mail.example.org today", "EMAIL_ADDRESS", "jane.doe+tag@mail.example.org"],
+    ["<jane@example.com>, then a period.", "EMAIL_ADDRESS", "jane@example.com"],
+    ["write to ..bob_smith@sub.example.co.uk.", "EMAIL_ADDRESS", "bob_smith@sub.example.co.uk"],
     ["card 4111 1111 1111 1111 exp 12/29", "CREDIT_CARD", "4111 1111 1111 1111"],
     ["card 4111-1111-1111-1111.", "CREDIT_CARD", "4111-1111-1111-1111"],
     ["amex 378282246310005", "CREDIT_CARD", "378282246310005"],
@@ -75,6 +77,7 @@ describe("built-in recognizers: near-misses", () => {
     ["an SSN with mixed separators", "536-22 1234"],
     ["an ISO date", "due 2024-01-15"],
     ["an email without a domain suffix", "user@localhost"],
+    ["a handle and a double @", "@channel ping @@ a@ @b.io"],
     ["a short sk- word", "task sk-short"],
     ["AKIA with lowercase", "AKIAiosfodnn7example"],
   ])("%s: %s", (_name, text) => {
