@@ -1,12 +1,9 @@
 /**
  * The chat path's seams (chat/hooks.ts): an input guard that masks or blocks, output guards on JSON and streamed
  * answers, the guardrail headers, reservation release on a block, and observers told about finished calls. The
- * app is built with buildApp(deps) around a real router, a real in-process admitter and the fake upstream.
+ * app is built with buildApp(deps) (see harness.ts) around a real router, in-process admitter and the fake upstream.
  */
-import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../../../../services/gateway/src/app.js";
-import type { KeyAuthenticator, VirtualKeyAuth } from "../../../../services/gateway/src/auth/types.js";
 import type { CallContext } from "../../../../services/gateway/src/chat/context.js";
 import type {
   CallObserver,
@@ -15,34 +12,17 @@ import type {
   GuardDecision,
   StreamOutputGuard,
 } from "../../../../services/gateway/src/chat/hooks.js";
-import { loadModelConfig } from "../../../../services/gateway/src/config/load-model-config.js";
 import { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
-import { InProcessAdmitter } from "../../../../services/gateway/src/limits/memory-admitter.js";
-import { createMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
-import { Router } from "../../../../services/gateway/src/router/router.js";
-import { systemClock } from "../../../../services/gateway/src/time/clock.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { deployment, writeConfig } from "../../../helpers/gateway.js";
 import { waitFor } from "../../../helpers/redis.js";
 import { keySubject } from "../limits/subjects.js";
+import { type ChatHarness, startChatHarness } from "./harness.js";
 
-const KEY = "sk-virtual-hooks-test";
 let upstream: FakeUpstream;
-let app: FastifyInstance;
-let url: string;
+let gw: ChatHarness;
 const finished: Array<{ call: CallContext; result: CallResult }> = [];
 /** $0.009 budget: a call (max_tokens 500 at $0.00001/token, ~$0.0053) fits once, never twice at once. */
 const subject = keySubject({ maxBudget: 0.009 });
-const auth: VirtualKeyAuth = {
-  kind: "virtual",
-  keyHash: subject.id,
-  keyAlias: "hooks",
-  userId: null,
-  models: [],
-  expiresAt: null,
-  subjects: [subject],
-};
-const keys: KeyAuthenticator = { authenticate: async (key) => (key === KEY ? auth : null) };
 
 const decision = (guardrail: string, extra: Partial<GuardDecision>): GuardDecision => ({
   guardrail,
@@ -93,51 +73,20 @@ const observer: CallObserver = { onCallFinished: (call, result) => finished.push
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  const config = loadModelConfig(
-    writeConfig(
-      [
-        "model_list:",
-        deployment(
-          "general",
-          upstream.url,
-          "      input_cost_per_token: 0.00001\n      output_cost_per_token: 0.00001\n",
-        ),
-      ].join("\n"),
-    ),
-  );
-  const metrics = createMetrics();
-  app = buildApp({
-    router: new Router(config, metrics, systemClock),
-    metrics,
-    clock: systemClock,
-    masterKey: undefined,
-    maxBodyBytes: 1_000_000,
-    keys,
-    admitter: new InProcessAdmitter({ clock: systemClock }),
-    readiness: [],
-    version: "test",
+  gw = await startChatHarness({
+    upstreamUrl: upstream.url,
+    subjects: [subject],
     guard,
     observers: [observer],
   });
-  url = await app.listen({ port: 0, host: "127.0.0.1" });
 });
 afterAll(async () => {
-  await app.close();
+  await gw.close();
   await upstream.close();
 });
 
-function chat(content: string, extra: Record<string, unknown> = {}) {
-  return fetch(`${url}/v1/chat/completions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "general",
-      messages: [{ role: "user", content }],
-      max_tokens: 500,
-      ...extra,
-    }),
-  });
-}
+const chat = (content: string, extra: Record<string, unknown> = {}) =>
+  gw.chat({ model: "general", messages: [{ role: "user", content }], max_tokens: 500, ...extra });
 
 describe("chat hooks", () => {
   it("masks the input before it goes upstream, rewrites the JSON answer, and names the decisions in headers", async () => {

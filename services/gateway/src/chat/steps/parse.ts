@@ -35,7 +35,7 @@ export function parse(request: FastifyRequest, reply: FastifyReply, clock: Clock
     startedAtEpoch,
     body,
     stream: body.stream === true,
-    promptEstimate: estimatePromptTokens(Number(request.headers["content-length"] ?? 0)),
+    promptEstimate: estimatePromptTokens(body),
     completionEstimate: estimateCompletionTokens(body.max_completion_tokens ?? body.max_tokens),
     model: undefined,
     deployments: [],
