@@ -21,13 +21,6 @@ import type { Router } from "../router/router.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 
-declare module "fastify" {
-  interface FastifyRequest {
-    /** The `model` of a chat completion request, once parsed (metric label). */
-    requestedModel: string | undefined;
-  }
-}
-
 export interface ChatCompletionsOptions {
   router: Router;
   metrics: GatewayMetrics;
@@ -54,14 +47,12 @@ export async function chatCompletionsRoutes(
     observers: options.observers ?? [],
     log: app.log,
   };
-  app.decorateRequest("requestedModel", undefined);
   app.decorateRequest("streamed", false);
   app.decorateRequest("chatCall", undefined);
 
   async function handler(request: FastifyRequest, reply: FastifyReply) {
     const call = parse(request, reply, deps.clock);
     request.chatCall = call;
-    request.requestedModel = call.body.model;
     resolve(call, deps.router);
     authorize(call);
     await admit(call, deps.admitter);

@@ -33,7 +33,7 @@ export function settle(
       requestId: call.requestId,
       auth: call.auth,
       labels: call.labels,
-      requestedModel: call.body.model,
+      requestedModel: requestedModelLabel(call),
       deployment: upstream.deployment,
       admission: call.admission,
       stream: call.stream,
@@ -87,12 +87,24 @@ export function finish(deps: ChatDeps, request: FastifyRequest, status: number, 
   });
 }
 
+/**
+ * The `requested_model` label: the alias once resolved, `unknown` for a name that is not registered, empty
+ * before the body was parsed. Never the client's string as such (each made-up name would be a new series).
+ */
+export function requestedModelLabel(call: CallContext | undefined): string {
+  if (call === undefined) return "";
+  return call.model ?? UNKNOWN_MODEL_LABEL;
+}
+
+/** Label value for a model name that is not registered. */
+export const UNKNOWN_MODEL_LABEL = "unknown";
+
 /** Counts a finished chat request in the request and failure counters. */
 function countRequest(deps: ChatDeps, request: FastifyRequest, status: number, errorType?: string): void {
   const labels = request.auth
     ? callerLabels(request.auth)
     : { hashed_api_key: "", api_key_alias: "", user: "" };
-  const requested_model = request.requestedModel ?? "";
+  const requested_model = requestedModelLabel(request.chatCall);
   deps.metrics.requests.inc({ ...labels, requested_model, status_code: String(status) });
   if (status >= 400) {
     deps.metrics.failures.inc({

@@ -14,7 +14,7 @@ import type { UpstreamResponse } from "../../router/router.js";
 import { relaySse, type Usage } from "../../streaming/relay-sse.js";
 import type { CallContext, ChatDeps } from "../context.js";
 import type { GuardDecision } from "../hooks.js";
-import { finish, settle } from "./account.js";
+import { finish, requestedModelLabel, settle } from "./account.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -118,7 +118,7 @@ export async function answerStream(
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),
     onFirstChunk: () =>
       deps.metrics.timeToFirstToken.observe(
-        { requested_model: call.body.model, model: modelLabel },
+        { requested_model: requestedModelLabel(call), model: modelLabel },
         (performance.now() - call.startedAt) / 1000,
       ),
   });
