@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { CallContext, ChatDeps } from "../chat/context.js";
 import type { CallObserver, ChatGuard } from "../chat/hooks.js";
-import { finish } from "../chat/steps/account.js";
+import { clientLeft, finish } from "../chat/steps/account.js";
 import { admit } from "../chat/steps/admit.js";
 import { answerJson, answerStream, decisionHeaders } from "../chat/steps/answer.js";
 import { authorize } from "../chat/steps/authorize.js";
@@ -47,7 +47,7 @@ export async function chatCompletionsRoutes(
     observers: options.observers ?? [],
     log: app.log,
   };
-  app.decorateRequest("streamed", false);
+  app.decorateRequest("countedByHandler", false);
   app.decorateRequest("chatCall", undefined);
 
   async function handler(request: FastifyRequest, reply: FastifyReply) {
@@ -60,6 +60,7 @@ export async function chatCompletionsRoutes(
       return await afterAdmission(call, request, reply);
     } catch (error) {
       call.admission?.release();
+      if (call.abort.signal.aborted) return clientLeft(deps, request, reply);
       if (!reply.sent) reply.headers(decisionHeaders(call.decisions));
       throw error;
     }
@@ -72,9 +73,9 @@ export async function chatCompletionsRoutes(
     await answerStream(call, upstream, deps, request, reply);
   }
 
-  // Streamed replies are counted by the answer step once the stream ends; everything else here.
+  // Streams and abandoned calls are counted by the handler; everything else here.
   app.addHook("onResponse", async (request, reply) => {
-    if (!request.streamed) finish(deps, request, reply.statusCode, request.errorType);
+    if (!request.countedByHandler) finish(deps, request, reply.statusCode, request.errorType);
   });
 
   for (const url of ["/v1/chat/completions", "/chat/completions"]) {

@@ -38,7 +38,7 @@ export interface RelayOutcome {
   choiceChunks: number;
   /** The upstream finished with `[DONE]` or a clean end. */
   completed: boolean;
-  /** The upstream failed mid-stream (the client got an error event). */
+  /** The upstream failed mid-stream while the client was still there (the client got an error event). */
   upstreamError?: Error;
   /** The output guard's decisions (empty without a guard, or when the stream did not finish). */
   guardDecisions: GuardDecision[];
@@ -143,8 +143,10 @@ export async function relaySse(
     if (!res.destroyed && !outcome.completed) outcome.completed = true;
     if (guard !== undefined && !res.destroyed) await end(guard, false);
   } catch (error) {
+    // Reading fails when the client left too (the upstream request is aborted with it): that is no upstream error.
+    if (res.destroyed) return outcome;
     outcome.upstreamError = error as Error;
-    if (!res.destroyed) {
+    {
       const body = {
         error: {
           message: "The upstream stream failed before it finished.",

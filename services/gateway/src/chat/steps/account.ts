@@ -2,7 +2,7 @@
  * Account step: after the answer, settle the reservation with the real usage, record the spend row and the
  * token/latency metrics ({@link accountCall}), count the request, and hand the finished call to the observers.
  */
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { accountCall, callerLabels } from "../../accounting/call-accounting.js";
 import type { Usage } from "../../streaming/relay-sse.js";
 import type { CallContext, ChatDeps } from "../context.js";
@@ -12,7 +12,25 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The chat call being answered, once parsed. */
     chatCall: CallContext | undefined;
+    /** The handler counted the request itself (a stream, or a client that left): the onResponse hook skips it. */
+    countedByHandler: boolean;
   }
+}
+
+/** Status recorded for a client that left before its answer was complete (nginx's "client closed request"). */
+export const CLIENT_CLOSED_REQUEST = 499;
+/** The `exception_class` recorded with {@link CLIENT_CLOSED_REQUEST}. */
+export const CLIENT_CLOSED_TYPE = "client_closed_request";
+
+/**
+ * The client went away before its answer was complete (a non-streamed call, or before the stream started):
+ * records 499 and gives up the reply (there is nobody to send an error to).
+ */
+export function clientLeft(deps: ChatDeps, request: FastifyRequest, reply: FastifyReply): void {
+  request.countedByHandler = true;
+  finish(deps, request, CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE);
+  reply.hijack();
+  if (!reply.raw.destroyed) reply.raw.destroy();
 }
 
 /**

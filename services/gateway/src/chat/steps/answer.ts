@@ -14,14 +14,7 @@ import type { UpstreamResponse } from "../../router/router.js";
 import { relaySse, type Usage } from "../../streaming/relay-sse.js";
 import type { CallContext, ChatDeps } from "../context.js";
 import type { GuardDecision } from "../hooks.js";
-import { finish, requestedModelLabel, settle } from "./account.js";
-
-declare module "fastify" {
-  interface FastifyRequest {
-    /** The reply is a stream the handler counts itself. */
-    streamed: boolean;
-  }
-}
+import { CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE, finish, requestedModelLabel, settle } from "./account.js";
 
 /** Keeps a name or entity header-safe (they come from configuration, never from the client). */
 const token = (value: string) => value.replace(/[^\w.-]/g, "_");
@@ -100,7 +93,7 @@ export async function answerStream(
   reply: FastifyReply,
 ): Promise<void> {
   reply.hijack();
-  request.streamed = true;
+  request.countedByHandler = true;
   const res = reply.raw;
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
@@ -129,9 +122,13 @@ export async function answerStream(
     : outcome.blocked !== undefined
       ? outcome.blocked.status
       : res.destroyed && !outcome.completed
-        ? 499
+        ? CLIENT_CLOSED_REQUEST
         : 200;
   settle(call, deps, outcome.usage, outcome.choiceChunks, status);
-  const errorType = outcome.upstreamError ? "upstream_error" : outcome.blocked?.type;
+  const errorType = outcome.upstreamError
+    ? "upstream_error"
+    : status === CLIENT_CLOSED_REQUEST
+      ? CLIENT_CLOSED_TYPE
+      : outcome.blocked?.type;
   finish(deps, request, status, errorType);
 }
