@@ -7,7 +7,7 @@ import type { CallResult } from "../../../../services/gateway/src/chat/hooks.js"
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { waitFor } from "../../../helpers/redis.js";
 import { keySubject } from "../limits/subjects.js";
-import { type ChatHarness, startChatHarness } from "./harness.js";
+import { type ChatHarness, rowsRecorder, startChatHarness } from "./harness.js";
 
 let upstream: FakeUpstream;
 const open: ChatHarness[] = [];
@@ -23,10 +23,15 @@ afterAll(async () => {
   await upstream.close();
 });
 
-async function harness(maxBudget: number, pricePerToken?: number): Promise<ChatHarness> {
+async function harness(
+  maxBudget: number,
+  pricePerToken?: number,
+  spend = rowsRecorder(),
+): Promise<ChatHarness> {
   const h = await startChatHarness({
     upstreamUrl: upstream.url,
-    subjects: [keySubject({ maxBudget })],
+    subjects: [keySubject({ maxBudget, alias: "small" })],
+    spend,
     observers: [{ onCallFinished: (_call, result) => results.push(result) }],
     ...(pricePerToken === undefined ? {} : { pricePerToken }),
   });
@@ -74,5 +79,39 @@ describe("budget reservation", () => {
     expect(admitted).toBeGreaterThan(10);
     const spent = results.reduce((sum, r) => sum + r.cost, 0);
     expect(spent).toBeLessThanOrEqual(0.5);
+  });
+});
+
+interface ErrorBody {
+  error: { message: string; type: string; code: string };
+}
+
+describe("budget refusal", () => {
+  it("tells SDKs not to retry and says what the call would reserve and that max_tokens lowers it", async () => {
+    const h = await harness(0.001);
+    const ask = (max_tokens: number) =>
+      h.chat({ model: "general", messages: [{ role: "user", content: "hi" }], max_tokens });
+    const refused = await ask(1000);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("x-should-retry")).toBe("false");
+    expect(refused.headers.get("retry-after")).toBeNull();
+    const { error } = (await refused.json()) as ErrorBody;
+    expect(error.type).toBe("budget_exceeded");
+    // (prompt estimate + 1,000 max_tokens) × $0.00001: a bit over $0.01.
+    expect(error.message).toMatch(/would reserve \$0\.010\d+/);
+    expect(error.message).toContain("lower max_tokens");
+    expect((await ask(10)).status).toBe(200);
+  });
+});
+
+describe("cost rounding", () => {
+  it("rounds the cost to 1e-10 USD in x-litellm-response-cost and the spend row", async () => {
+    const spend = rowsRecorder();
+    // "hello": 2 prompt + 4 completion tokens at $0.00005 = 0.00030000000000000003 in floating point.
+    const h = await harness(10, 0.00005, spend);
+    const res = await h.chat({ model: "general", messages: [{ role: "user", content: "hello" }] });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-litellm-response-cost")).toBe("0.0003");
+    expect(spend.rows.map((r) => r.spend)).toEqual([0.0003]);
   });
 });

@@ -12,6 +12,7 @@ import { InProcessAdmitter } from "../../../../services/gateway/src/limits/memor
 import type { Admitter, LimitSubject } from "../../../../services/gateway/src/limits/types.js";
 import { createMetrics, type GatewayMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
 import { Router } from "../../../../services/gateway/src/router/router.js";
+import type { SpendLogRow, SpendRecorder } from "../../../../services/gateway/src/spend/types.js";
 import { systemClock } from "../../../../services/gateway/src/time/clock.js";
 import { deployment, writeConfig } from "../../../helpers/gateway.js";
 
@@ -28,6 +29,8 @@ export interface ChatHarnessOptions {
   guard?: ChatGuard;
   observers?: CallObserver[];
   admitter?: Admitter;
+  /** Receives the spend rows (default: none kept). */
+  spend?: SpendRecorder;
 }
 
 export interface ChatHarness {
@@ -77,6 +80,7 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
     admitter: options.admitter ?? new InProcessAdmitter({ clock: systemClock }),
     readiness: [],
     version: "test",
+    ...(options.spend === undefined ? {} : { spend: options.spend }),
     ...(options.guard === undefined ? {} : { guard: options.guard }),
     ...(options.observers === undefined ? {} : { observers: options.observers }),
   });
@@ -94,4 +98,10 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
       }),
     close: () => app.close(),
   };
+}
+
+/** A {@link SpendRecorder} that keeps the rows in memory (what the Postgres recorder would write). */
+export function rowsRecorder(): SpendRecorder & { rows: SpendLogRow[] } {
+  const rows: SpendLogRow[] = [];
+  return { rows, record: (row) => rows.push(row), flush: async () => {} };
 }

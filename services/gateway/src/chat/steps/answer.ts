@@ -9,6 +9,7 @@
  * output is checked, so they carry the input decisions only; the observers get all of them.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { UpstreamResponse } from "../../router/router.js";
 import { relaySse, type Usage } from "../../streaming/relay-sse.js";
@@ -78,7 +79,7 @@ export async function answerJson(
   const cost = settle(call, deps, completion.usage, 0, 200);
   return reply
     .header("content-type", "application/json")
-    .header("x-litellm-response-cost", String(cost))
+    .header("x-litellm-response-cost", formatCost(cost))
     .header("x-litellm-model-id", upstream.deployment.id)
     .headers(decisionHeaders(call.decisions))
     .send(text);
