@@ -201,6 +201,7 @@ async function engineAlone(body: string, calls: number) {
     await engine.checkInput({
       body: { messages: parsed.messages.map((m) => ({ ...m })) },
       auth: { kind: "master" },
+      decisions: [],
     });
   }
   const samples = new Float64Array(calls);
@@ -208,7 +209,7 @@ async function engineAlone(body: string, calls: number) {
   for (let i = 0; i < calls; i++) {
     const messages = parsed.messages.map((m) => ({ ...m }));
     const t0 = performance.now();
-    await engine.checkInput({ body: { messages }, auth: { kind: "master" } });
+    await engine.checkInput({ body: { messages }, auth: { kind: "master" }, decisions: [] });
     samples[i] = (performance.now() - t0) * 1000;
   }
   const used = process.cpuUsage(cpu0);

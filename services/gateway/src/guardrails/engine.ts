@@ -13,7 +13,7 @@ import { applyMask, inspectPii } from "./pii/pii-guard.js";
 import { completionTexts, requestTexts } from "./pii/texts.js";
 import { effectiveMode } from "./policy/key-overrides.js";
 import type { GuardMode, GuardrailPolicy, PiiPolicy } from "./policy/schema.js";
-import { throwRefusal } from "./refusals.js";
+import { firstRefusal, type Refusal } from "./refusals.js";
 import { createStreamOutputGuard } from "./stream-output.js";
 import type { ChatGuard, GuardCall, GuardDecision, GuardOutcome, StreamOutputGuard } from "./types.js";
 
@@ -28,6 +28,21 @@ export interface GuardrailEngineDeps {
 }
 
 const defined = <T>(v: T | undefined): v is T => v !== undefined;
+
+/**
+ * Throws the first refusal; its decisions are added to the call's first (the chat route adds a hook's decisions
+ * only when the hook returns), so the refused response's headers and the observers see them.
+ */
+function refuseIfAny(
+  call: GuardCall,
+  refusals: ReadonlyArray<Refusal | undefined>,
+  decisions: GuardDecision[],
+): void {
+  const refusal = firstRefusal(refusals, decisions);
+  if (refusal === undefined) return;
+  call.decisions.push(...decisions);
+  throw refusal;
+}
 
 /** Implements {@link ChatGuard} for a policy. */
 export class GuardrailEngine implements ChatGuard {
@@ -71,7 +86,7 @@ export class GuardrailEngine implements ChatGuard {
         : undefined,
     ]);
     const decisions = this.record([piiVerdict?.decision, injectionVerdict?.decision]);
-    throwRefusal([piiVerdict?.refusal, injectionVerdict?.refusal], decisions);
+    refuseIfAny(call, [piiVerdict?.refusal, injectionVerdict?.refusal], decisions);
     if (piiMode === "enforce" && piiVerdict?.decision.action === "mask" && piiVerdict.findings) {
       applyMask(slots, piiVerdict.findings);
     }
@@ -91,7 +106,7 @@ export class GuardrailEngine implements ChatGuard {
       mode,
     );
     const decisions = this.record([verdict.decision]);
-    throwRefusal([verdict.refusal], decisions);
+    refuseIfAny(call, [verdict.refusal], decisions);
     if (mode === "enforce" && verdict.decision.action === "mask" && verdict.findings)
       applyMask(slots, verdict.findings);
     return { decisions };

@@ -12,11 +12,10 @@ import { loadGuardrailPolicy } from "./policy/load-policy.js";
 import { readGuardrailSettings } from "./settings.js";
 
 export { GuardrailEngine } from "./engine.js";
-export { guardrailHeaders } from "./headers.js";
 export { validateKeyGuardrails } from "./policy/key-overrides.js";
 export { PolicyError } from "./policy/problems.js";
 export { GuardrailRefusal } from "./refusals.js";
-export type { ChatGuard, GuardCall, GuardDecision, GuardOutcome, StreamOutputGuard } from "./types.js";
+export type { GuardCall } from "./types.js";
 
 /** Inputs of {@link createGuardrails}. */
 export interface CreateGuardrailsOptions {

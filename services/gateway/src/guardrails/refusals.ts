@@ -1,9 +1,9 @@
 /**
- * The errors a guardrail answers with (OpenAI-shaped, GatewayError). A refusal carries the call's decisions
- * so far, and their headers, so a refused call shows why in `x-guardrail-decisions` and its trace.
+ * The errors a guardrail answers with (OpenAI-shaped, GatewayError). A refusal carries the decisions of its
+ * hook; the engine also adds them to the call's decisions, from which the chat route writes
+ * `x-guardrail-decisions` on the refused response and the observers (traces) read them.
  */
 import { GatewayError } from "../errors/gateway-error.js";
-import { guardrailHeaders } from "./headers.js";
 import type { OnError } from "./policy/schema.js";
 import type { GuardDecision } from "./types.js";
 
@@ -18,7 +18,7 @@ export class GuardrailRefusal extends GatewayError {
     options: { type: string; code: string; param?: string | null },
     decisions: readonly GuardDecision[],
   ) {
-    super(status, message, { ...options, headers: guardrailHeaders(decisions) });
+    super(status, message, options);
     this.name = "GuardrailRefusal";
     this.decisions = decisions;
   }
@@ -92,12 +92,13 @@ export function failedVerdict(
     : { decision };
 }
 
-/** Throws the first refusal as a GuardrailRefusal carrying `decisions`; returns when there is none. */
-export function throwRefusal(
+/** The first refusal as a GuardrailRefusal carrying `decisions`, or undefined when there is none. */
+export function firstRefusal(
   refusals: ReadonlyArray<Refusal | undefined>,
   decisions: readonly GuardDecision[],
-): void {
+): GuardrailRefusal | undefined {
   const first = refusals.find((r) => r !== undefined);
-  if (first === undefined) return;
-  throw new GuardrailRefusal(first.status, first.message, first, decisions);
+  return first === undefined
+    ? undefined
+    : new GuardrailRefusal(first.status, first.message, first, decisions);
 }

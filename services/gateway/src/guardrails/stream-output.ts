@@ -3,9 +3,9 @@
  * concatenation of its `delta.content` pieces; the analyzer runs once, on the whole text, when the upstream ends
  * (a PII value split across chunks is still found).
  *
- * - `stream_output: buffer`: every payload is held; at the end a block refuses the call (nothing was sent),
- *   a mask puts each choice's masked text in its first content chunk and empties its later ones, and allow
- *   releases the payloads unchanged.
+ * - `stream_output: buffer`: every payload is held; at the end a block replaces the answer by an error event
+ *   (none of the answer was sent), a mask puts each choice's masked text in its first content chunk and empties
+ *   its later ones, and allow releases the payloads unchanged.
  * - `stream_output: report`: payloads pass at once; at the end the verdict is recorded as a monitor decision
  *   (the text already left), as it is in monitor mode whatever `stream_output` says. Tool-call argument deltas are not inspected on streams.
  */
@@ -14,7 +14,7 @@ import type { PiiAnalyzer } from "./pii/analyzer.js";
 import { maskText } from "./pii/mask.js";
 import { inspectPii } from "./pii/pii-guard.js";
 import type { GuardMode, PiiPolicy } from "./policy/schema.js";
-import { throwRefusal } from "./refusals.js";
+import { firstRefusal } from "./refusals.js";
 import type { GuardDecision, StreamOutputGuard } from "./types.js";
 
 interface Chunk {
@@ -48,7 +48,7 @@ export function createStreamOutputGuard(options: StreamOutputOptions): StreamOut
   const pieces = new Map<number, string[]>();
 
   function collect(raw: string): Held {
-    if (raw === "[DONE]" || !raw.includes('"content"')) return { raw };
+    if (!raw.includes('"content"')) return { raw };
     let chunk: Chunk;
     try {
       chunk = JSON.parse(raw) as Chunk;
@@ -69,27 +69,29 @@ export function createStreamOutputGuard(options: StreamOutputOptions): StreamOut
   }
 
   return {
-    push(data) {
-      const item = collect(data);
-      if (!buffer) return [data];
+    onData(payload) {
+      const item = collect(payload);
+      if (!buffer) return [payload];
       held.push(item);
-      return [];
+      return "hold";
     },
-    async finish() {
+    async onEnd() {
       const indexes = [...pieces.keys()];
       const texts = indexes.map((i) => (pieces.get(i) ?? []).join(""));
       const verdict = await inspectPii(policy, analyzer, texts, "post_call", mode);
       record(verdict.decision);
       const decisions = [verdict.decision];
-      if (!buffer) return { forward: [], decisions };
-      throwRefusal([verdict.refusal], decisions);
-      if (mode === "enforce" && verdict.decision.action === "mask" && verdict.findings !== undefined) {
+      if (!buffer) return { decisions, release: [] };
+      const block = firstRefusal([verdict.refusal], decisions);
+      if (block !== undefined) return { decisions, block };
+      const found = verdict.findings;
+      if (verdict.decision.action === "mask" && found !== undefined) {
         const masked = new Map(
-          indexes.map((index, k) => [index, maskText(texts[k] ?? "", verdict.findings?.spans[k] ?? [])]),
+          indexes.map((index, k) => [index, maskText(texts[k] ?? "", found.spans[k] ?? [])]),
         );
-        return { forward: rewrite(held, masked), decisions };
+        return { decisions, release: rewrite(held, masked) };
       }
-      return { forward: held.map((h) => h.raw), decisions };
+      return { decisions, release: held.map((h) => h.raw) };
     },
   };
 }

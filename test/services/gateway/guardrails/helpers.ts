@@ -54,6 +54,7 @@ export function call(messages: Array<GuardMessage | string>, metadata?: Record<s
       messages: messages.map((m) => (typeof m === "string" ? { role: "user", content: m } : m)),
     },
     auth: metadata === undefined ? { kind: "master" } : { kind: "virtual", metadata },
+    decisions: [],
   };
 }
 
@@ -97,7 +98,6 @@ export async function refusal(fn: () => Promise<unknown>): Promise<{
   message: string;
   code: string;
   type: string;
-  headers: Record<string, string>;
 }> {
   try {
     await fn();

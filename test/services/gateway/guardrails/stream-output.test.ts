@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { presidioAnalyzer } from "../../../../services/gateway/src/guardrails/pii/presidio-client.js";
-import type { StreamOutputGuard } from "../../../../services/gateway/src/guardrails/types.js";
-import { CARD, call, EMAIL, piiPolicy, refusal, testEngine } from "./helpers.js";
+import type {
+  StreamOutputEnd,
+  StreamOutputGuard,
+} from "../../../../services/gateway/src/guardrails/types.js";
+import { CARD, call, EMAIL, piiPolicy, testEngine } from "./helpers.js";
 
-/** The SSE data payloads of a streamed answer whose content arrives in `pieces`, then usage and [DONE]. */
+/** The SSE data payloads of a streamed answer whose content arrives in `pieces`, then usage ([DONE] is the relay's). */
 function payloads(pieces: string[]): string[] {
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     JSON.stringify({
@@ -16,21 +19,28 @@ function payloads(pieces: string[]): string[] {
     ...pieces.map((p) => chunk({ content: p })),
     chunk({}, "stop"),
     JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices: [], usage: { total_tokens: 9 } }),
-    "[DONE]",
   ];
 }
 
-/** Feeds the payloads; returns what was forwarded during the stream and at its end. */
+/** Feeds the payloads as the relay does; returns what was forwarded during the stream, and the end. */
 async function relay(guard: StreamOutputGuard, data: string[]) {
-  const during = data.flatMap((d) => guard.push(d));
-  const end = await guard.finish();
-  return { during, end };
+  const during: string[] = [];
+  for (const d of data) {
+    const out = await guard.onData(d);
+    if (out !== "hold") during.push(...out);
+  }
+  return { during, end: await guard.onEnd() };
+}
+
+/** The payloads released at the end (fails on a block). */
+function released(end: StreamOutputEnd): string[] {
+  if ("block" in end) throw new Error(`unexpected block: ${end.block.message}`);
+  return end.release;
 }
 
 /** The client-visible text of forwarded payloads. */
 function text(forwarded: string[]): string {
   return forwarded
-    .filter((p) => p !== "[DONE]")
     .flatMap((p) => (JSON.parse(p) as { choices: Array<{ delta?: { content?: string } }> }).choices)
     .map((c) => c.delta?.content ?? "")
     .join("");
@@ -52,27 +62,28 @@ describe("stream output guard", () => {
       const data = payloads(split);
       const { during, end } = await relay(t.engine.streamOutput(call(["hi"]))!, data);
       expect(during).toEqual([]);
-      expect(end.forward).toHaveLength(data.length);
-      expect(text(end.forward)).toBe("Contact <EMAIL_ADDRESS> today.");
-      expect(end.forward.at(-1)).toBe("[DONE]");
-      expect(end.forward.at(-2)).toBe(data.at(-2)); // usage chunk untouched
+      const out = released(end);
+      expect(out).toHaveLength(data.length);
+      expect(text(out)).toBe("Contact <EMAIL_ADDRESS> today.");
+      expect(out.at(-1)).toBe(data.at(-1)); // usage chunk untouched
       expect(end.decisions).toEqual([
         expect.objectContaining({ hook: "post_call", action: "mask", mode: "enforce" }),
       ]);
       expect(await t.count("pii", "mask", "post_call")).toBe(1);
     });
 
-    it("blocks before anything was sent", async () => {
+    it("blocks before any of the answer was sent", async () => {
       const t = testEngine({ pii: piiPolicy({ scope: "output", streamOutput: "buffer" }) });
-      const guard = t.engine.streamOutput(call(["hi"]))!;
-      const during = payloads([`Your card: ${CARD}`]).flatMap((d) => guard.push(d));
+      const { during, end } = await relay(
+        t.engine.streamOutput(call(["hi"]))!,
+        payloads([`Your card: ${CARD}`]),
+      );
       expect(during).toEqual([]);
-      const error = await refusal(() => guard.finish());
-      expect(error).toMatchObject({
+      expect("block" in end && end.block).toMatchObject({
         status: 400,
         message: "Blocked PII entity detected: CREDIT_CARD by Guardrail: pii",
       });
-      expect(error.headers["x-guardrail-decisions"]).toBe("pii@post_call=block:CREDIT_CARD");
+      expect(end.decisions).toEqual([expect.objectContaining({ hook: "post_call", action: "block" })]);
       expect(await t.count("pii", "block", "post_call")).toBe(1);
     });
 
@@ -80,7 +91,7 @@ describe("stream output guard", () => {
       const t = testEngine({ pii: piiPolicy({ scope: "output" }) });
       const data = payloads(["Nothing ", "personal."]);
       const { end } = await relay(t.engine.streamOutput(call(["hi"]))!, data);
-      expect(end.forward).toEqual(data);
+      expect(released(end)).toEqual(data);
       expect(end.decisions[0]?.action).toBe("allow");
     });
 
@@ -90,16 +101,15 @@ describe("stream output guard", () => {
         { pii: piiPolicy({ scope: "output", onError: "fail_closed" }) },
         { analyzer: down },
       );
-      const guard = closed.engine.streamOutput(call(["hi"]))!;
-      for (const d of payloads(split)) guard.push(d);
-      expect((await refusal(() => guard.finish())).status).toBe(503);
+      const closedEnd = (await relay(closed.engine.streamOutput(call(["hi"]))!, payloads(split))).end;
+      expect("block" in closedEnd && closedEnd.block.status).toBe(503);
       const open = testEngine(
         { pii: piiPolicy({ scope: "output", onError: "fail_open" }) },
         { analyzer: down },
       );
       const data = payloads(split);
       const { end } = await relay(open.engine.streamOutput(call(["hi"]))!, data);
-      expect(end.forward).toEqual(data);
+      expect(released(end)).toEqual(data);
       expect(end.decisions[0]?.action).toBe("error");
     });
 
@@ -109,7 +119,7 @@ describe("stream output guard", () => {
       const { during, end } = await relay(t.engine.streamOutput(call(["hi"]))!, data);
       expect(during).toEqual(data);
       expect(end).toEqual({
-        forward: [],
+        release: [],
         decisions: [expect.objectContaining({ action: "mask", mode: "monitor" })],
       });
     });
@@ -122,7 +132,7 @@ describe("stream output guard", () => {
       const { during, end } = await relay(t.engine.streamOutput(call(["hi"]))!, data);
       expect(during).toEqual(data);
       expect(text(during)).toContain(EMAIL);
-      expect(end.forward).toEqual([]);
+      expect(released(end)).toEqual([]);
       expect(end.decisions).toEqual([
         expect.objectContaining({
           hook: "post_call",
