@@ -9,6 +9,7 @@ import { pino } from "pino";
 import { buildApp } from "./app.js";
 import type { GatewayEnv } from "./config/env.js";
 import { loadModelConfig } from "./config/load-model-config.js";
+import { createGuardrails } from "./guardrails/index.js";
 import { createLimits, type LimitsOptions } from "./limits/index.js";
 import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import { Router } from "./router/router.js";
@@ -48,7 +49,7 @@ export interface Gateway {
 
 /**
  * Creates a gateway.
- * @throws ConfigError (config file), or the store's start-up error when the database stays unreachable.
+ * @throws ConfigError (config file), PolicyError (guardrail policy), or the store's start-up error when the database stays unreachable.
  */
 export async function createGateway(env: GatewayEnv, options: GatewayOptions = {}): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
@@ -56,6 +57,17 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
   const config = loadModelConfig(env.configPath);
   for (const warning of config.warnings) log.warn(warning);
   const metrics = createMetrics();
+  // The guardrail policy (GUARDRAIL_POLICY) and LiteLLM's `guardrails:` list, when the config keeps one.
+  const litellmGuardrails = (config as { guardrails?: unknown[] }).guardrails;
+  const guardrails = createGuardrails({
+    policyPath: env.policyPath,
+    litellm: litellmGuardrails?.length
+      ? { guardrails: litellmGuardrails, file: config.sourcePath }
+      : undefined,
+    registry: metrics.registry,
+  });
+  for (const warning of guardrails.warnings) log.warn(warning);
+  log.info(guardrails.summary);
   const router = new Router(config, metrics, clock);
   const readiness: ReadinessCheck[] = [];
   const closers: Array<() => Promise<void>> = [];
@@ -98,6 +110,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
   }
 
   const app = buildApp({
+    guard: guardrails.guard,
     router,
     metrics,
     clock,
