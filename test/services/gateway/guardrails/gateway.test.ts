@@ -173,3 +173,51 @@ describe("guardrails through the gateway", () => {
     expect(ok.choices[0]?.message.content).toBe("You said: hello");
   });
 });
+
+describe("PII in a streamed answer, through the relay", () => {
+  const outputPolicy = (streamOutput: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), "gw-guardrails-")), "policy.yaml");
+    writeFileSync(
+      path,
+      `guardrails:\n  pii:\n    scope: output\n    stream_output: ${streamOutput}\n    entities: {EMAIL_ADDRESS: MASK, CREDIT_CARD: BLOCK}\n`,
+    );
+    return path;
+  };
+  const streamed = async (g: TestGateway, content: string) => {
+    let text = "";
+    const stream = await g.client.chat.completions.create({
+      model: "general",
+      messages: ask(content),
+      stream: true,
+    });
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+    return text;
+  };
+  let buffer: TestGateway;
+  let report: TestGateway;
+  beforeAll(async () => {
+    const config = `model_list:\n${deployment("general", upstream.url)}`;
+    [buffer, report] = await Promise.all([
+      startTestGateway(config, { GUARDRAIL_POLICY: outputPolicy("buffer") }),
+      startTestGateway(config, { GUARDRAIL_POLICY: outputPolicy("report") }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([buffer?.close(), report?.close()]);
+  });
+
+  it("buffer: the client gets the answer masked; a card in it ends the stream with the block error", async () => {
+    // The fake upstream echoes the prompt, so the prompt's PII comes back in the answer.
+    expect(await streamed(buffer, `Mail ${EMAIL}`)).toBe("You said: Mail <EMAIL_ADDRESS>");
+    const error = await apiError(streamed(buffer, `Card ${CARD}`));
+    expect(error.message).toContain("Blocked PII entity detected: CREDIT_CARD by Guardrail: pii");
+  });
+
+  it("report: the client gets the answer as it streams; the verdict is recorded", async () => {
+    expect(await streamed(report, `Mail ${EMAIL}`)).toBe(`You said: Mail ${EMAIL}`);
+    const metrics = await (await fetch(`${report.url}/metrics`)).text();
+    expect(metrics).toContain(
+      'litellm_guardrail_requests_total{guardrail_name="pii",status="monitor_mask",hook_type="post_call"} 1',
+    );
+  });
+});
