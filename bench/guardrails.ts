@@ -3,14 +3,16 @@
  * guardrail) and one with the shipped policy (built-in PII recognizers, prompt injection through a scanner fake
  * answering in a fixed time), each gateway, the upstream fake and the scanner fake in their own process.
  *
- *   npx tsx bench/guardrails.ts [--requests 2000] [--rounds 3] [--scanner-ms 2] [--rate 200] [--seconds 5]
+ *   npx tsx bench/guardrails.ts [--requests 2000] [--rounds 3] [--scanner-ms 2] [--rate 200] [--seconds 5] [--profile]
+ *
+ * `--profile` runs both gateways under `node --cpu-prof` and prints where each spent its time.
  *
  * Reports, per gateway: sequential latency p50/p99 (one request at a time, so nothing queues), latency at a
  * fixed rate, and the gateway's CPU per request (/proc/<pid>/stat). "Added" is on minus off; "excluding
  * inference" also subtracts the scanner's fixed answer time. The request is a short chat turn with an email
  * address (masked by the guardrail) and about 1 KB of text.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -24,6 +26,7 @@ import { loadGuardrailPolicy } from "../services/gateway/src/guardrails/policy/l
 import { startFakeScanner } from "../test/fixtures/scanner-service.js";
 import { freePort, readyLine, repoRoot, type Service, spawnService, waitForHttp } from "./lib/children.js";
 import { processCpuMs } from "./lib/cpu.js";
+import { summarizeProfile } from "./lib/profile.js";
 import { median, summarize } from "./lib/stats.js";
 
 const { values: flags } = parseArgs({
@@ -33,6 +36,7 @@ const { values: flags } = parseArgs({
     "scanner-ms": { type: "string", default: "2" },
     rate: { type: "string", default: "200" },
     seconds: { type: "string", default: "5" },
+    profile: { type: "boolean", default: false },
   },
 });
 
@@ -68,12 +72,16 @@ async function main(): Promise<void> {
     services.push(scanner);
     const sc = await readyLine<{ ready: true; url: string }>(scanner);
 
+    const profileDir = mkdtempSync(join(tmpdir(), "bench-guardrails-profiles-"));
     const offPolicy = join(mkdtempSync(join(tmpdir(), "bench-guardrails-")), "policy.yaml");
     writeFileSync(offPolicy, "guardrails: {}\n");
     const startGateway = async (name: string, env: Record<string, string>) => {
       const port = await freePort();
       const service = spawnService(name, {
         entry: "services/gateway/src/server.ts",
+        nodeFlags: flags.profile
+          ? ["--cpu-prof", "--cpu-prof-dir", join(profileDir, name.replace(/ /g, "-"))]
+          : [],
         env: {
           ...process.env,
           PORT: String(port),
@@ -180,6 +188,17 @@ async function main(): Promise<void> {
       `The PII check alone (built-in recognizers, in process, ${requests * 5} calls on this body): p50 ${engineFigures.p50.toFixed(1)} µs, p99 ${engineFigures.p99.toFixed(1)} µs, CPU ${engineFigures.cpu.toFixed(1)} µs per call.`,
     ];
     process.stdout.write(`${lines.join("\n")}\n`);
+    if (flags.profile) {
+      for (const s of [...services].reverse()) await s.stop(10_000);
+      for (const g of gateways) {
+        const dir = join(profileDir, g.name.replace(/ /g, "-"));
+        const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+        if (file === undefined) continue;
+        const summary = summarizeProfile(join(dir, file), 12);
+        process.stdout.write(`\n${g.name}: busy ${summary.busyMs.toFixed(0)} ms\n`);
+        for (const a of summary.areas) process.stdout.write(`  ${(a.share * 100).toFixed(1)}% ${a.name}\n`);
+      }
+    }
   } finally {
     for (const s of services.reverse()) await s.stop(2000);
   }

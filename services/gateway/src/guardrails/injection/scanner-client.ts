@@ -3,7 +3,7 @@
  * `POST {base}/v1/scan {"text": string}` → `{"label": "INJECTION" | "SAFE", "score": P(INJECTION) 0..1,
  * "chunks": number of 512-token windows scanned, "latency_ms": number}`.
  */
-import { request } from "undici";
+import { jsonService, ServiceCallError } from "../http-json.js";
 
 /** The scanner's verdict on one text. */
 export interface ScanResult {
@@ -31,31 +31,16 @@ export class ScannerUnavailable extends Error {
 
 /** A scanner client for the service at `apiBase` (e.g. http://scanner:8000, no trailing slash). */
 export function scannerClient(apiBase: string): InjectionScanner {
-  const url = `${apiBase}/v1/scan`;
+  const service = jsonService(apiBase, "scanner");
   return {
     async scan(text, timeoutMs) {
-      let body: Record<string, unknown>;
+      let body: Record<string, unknown> | undefined;
       try {
-        const res = await request(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ text }),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        if (res.statusCode !== 200) {
-          await res.body.dump();
-          throw new ScannerUnavailable(`scanner answered HTTP ${res.statusCode}`);
-        }
-        body = (await res.body.json()) as Record<string, unknown>;
+        body = (await service.post("/v1/scan", { text }, timeoutMs)) as Record<string, unknown> | undefined;
       } catch (error) {
-        if (error instanceof ScannerUnavailable) throw error;
-        const timedOut = (error as Error).name === "TimeoutError";
-        throw new ScannerUnavailable(
-          timedOut ? `scanner timed out after ${timeoutMs} ms` : "scanner unreachable",
-          {
-            cause: error,
-          },
-        );
+        throw new ScannerUnavailable(error instanceof ServiceCallError ? error.message : "scanner failed", {
+          cause: error,
+        });
       }
       const { label, score, chunks, latency_ms } = body ?? {};
       if (

@@ -4,7 +4,7 @@
  * `{entity_type, start, end, score, analysis_explanation}` per text (`text` as an array since 2.2.361). Presidio
  * counts offsets in Unicode code points (Python strings); they are converted to the UTF-16 offsets of JS strings.
  */
-import { request } from "undici";
+import { jsonService, ServiceCallError } from "../http-json.js";
 import { AnalyzerUnavailable, type PiiAnalyzer, type PiiSpan } from "./analyzer.js";
 
 /** Options of {@link presidioAnalyzer}. */
@@ -51,7 +51,7 @@ function utf16Offsets(text: string): (codePoint: number) => number {
 
 /** An analyzer backed by Presidio's REST API. */
 export function presidioAnalyzer(options: PresidioOptions): PiiAnalyzer {
-  const url = `${options.apiBase}/analyze`;
+  const service = jsonService(options.apiBase, "analyzer");
   const language = options.language ?? "en";
   return {
     kind: "presidio",
@@ -59,26 +59,11 @@ export function presidioAnalyzer(options: PresidioOptions): PiiAnalyzer {
       if (texts.length === 0) return [];
       let body: unknown;
       try {
-        const res = await request(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ text: texts, language, entities }),
-          signal: AbortSignal.timeout(options.timeoutMs),
-        });
-        if (res.statusCode !== 200) {
-          await res.body.dump();
-          throw new AnalyzerUnavailable(`analyzer answered HTTP ${res.statusCode}`);
-        }
-        body = await res.body.json();
+        body = await service.post("/analyze", { text: texts, language, entities }, options.timeoutMs);
       } catch (error) {
-        if (error instanceof AnalyzerUnavailable) throw error;
-        const name = (error as Error).name;
-        throw new AnalyzerUnavailable(
-          name === "TimeoutError"
-            ? `analyzer timed out after ${options.timeoutMs} ms`
-            : "analyzer unreachable",
-          { cause: error },
-        );
+        throw new AnalyzerUnavailable(error instanceof ServiceCallError ? error.message : "analyzer failed", {
+          cause: error,
+        });
       }
       if (!Array.isArray(body) || body.length !== texts.length) {
         throw new AnalyzerUnavailable(
