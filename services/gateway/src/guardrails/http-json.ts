@@ -8,6 +8,13 @@ import { Pool } from "undici";
 /** Why a service call failed, in words safe to show (no request content). */
 export class ServiceCallError extends Error {
   override name = "ServiceCallError";
+  /** The service's HTTP status when it answered with one (e.g. 413: the text is longer than it accepts). */
+  readonly status: number | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; status?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.status = options?.status;
+  }
 }
 
 /** POSTs JSON to one service and returns the parsed JSON answer. */
@@ -42,7 +49,7 @@ export function jsonService(apiBase: string, what: string): JsonService {
         });
         if (res.statusCode !== 200) {
           await res.body.dump();
-          throw new ServiceCallError(`${what} answered HTTP ${res.statusCode}`);
+          throw new ServiceCallError(`${what} answered HTTP ${res.statusCode}`, { status: res.statusCode });
         }
         return await res.body.json();
       } catch (error) {

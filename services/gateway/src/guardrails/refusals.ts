@@ -59,6 +59,17 @@ export function injectionBlocked(score: number, threshold: number, guardrail: st
   };
 }
 
+/** 413 when a message is longer than the prompt-injection scanner scans. */
+export function textTooLong(guardrail: string): Refusal {
+  return {
+    status: 413,
+    message: `A message is longer than Guardrail: ${guardrail} can scan; shorten it or split it across calls.`,
+    type: "invalid_request_error",
+    code: "message_too_long_for_guardrail",
+    param: "messages",
+  };
+}
+
 /** 503 when a fail_closed guardrail's service cannot answer. */
 export function guardrailUnavailable(guardrail: string, reason: string): Refusal {
   return {

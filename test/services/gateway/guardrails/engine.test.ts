@@ -303,6 +303,24 @@ describe("prompt injection: scanner down", () => {
     expect(error.message).toContain("scanner timed out after 50 ms");
   });
 
+  it("a message the scanner refuses as too long (413) is refused 413 even with fail_open", async () => {
+    const scanner413 = await startFakeScanner();
+    scanner413.failNext(2, 413);
+    const t = testEngine(
+      { promptInjection: injectionPolicy({ onError: "fail_open" }) },
+      { scanner: scannerClient(scanner413.url) },
+    );
+    const error = await refusal(() => t.engine.checkInput(call(["a very long text"])));
+    expect(error).toMatchObject({ status: 413, code: "message_too_long_for_guardrail" });
+    const monitored = testEngine(
+      { promptInjection: injectionPolicy({ mode: "monitor" }) },
+      { scanner: scannerClient(scanner413.url) },
+    );
+    const out = await monitored.engine.checkInput(call(["a very long text"]));
+    await scanner413.close();
+    expect(out.decisions[0]).toMatchObject({ action: "block", mode: "monitor" });
+  });
+
   it("no scanner configured follows on_error too", async () => {
     const open = testEngine({ promptInjection: injectionPolicy({ onError: "fail_open" }) });
     expect((await open.engine.checkInput(call(["hello"]))).decisions[0]).toMatchObject({

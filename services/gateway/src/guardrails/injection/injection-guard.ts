@@ -2,14 +2,15 @@
  * The prompt-injection guardrail: each message of the policy's roles is scanned (in parallel, each within the
  * policy's `timeout_ms`); the call's score is the highest P(INJECTION). At or above the threshold: block
  * (enforce) or flag (monitor). A scanner failure follows `on_error`: fail_open passes and records an error
- * decision, fail_closed refuses with 503 naming the guardrail.
+ * decision, fail_closed refuses with 503 naming the guardrail. A message longer than the scanner accepts (413)
+ * is refused 413 whatever `on_error` says: passing it unscanned would let padding defeat the guardrail.
  */
 
 import { messageText } from "../pii/texts.js";
 import type { GuardMode, InjectionPolicy } from "../policy/schema.js";
-import { failedVerdict, injectionBlocked, type Refusal } from "../refusals.js";
+import { failedVerdict, injectionBlocked, type Refusal, textTooLong } from "../refusals.js";
 import type { GuardDecision, GuardMessage } from "../types.js";
-import { type InjectionScanner, ScannerUnavailable } from "./scanner-client.js";
+import { type InjectionScanner, ScannerUnavailable, TextTooLong } from "./scanner-client.js";
 
 /** The verdict of one prompt-injection check. */
 export interface InjectionVerdict {
@@ -48,6 +49,16 @@ export async function inspectInjection(
     const results = await Promise.all(texts.map((t) => scanner.scan(t, policy.timeoutMs)));
     for (const r of results) score = Math.max(score, r.score);
   } catch (error) {
+    if (error instanceof TextTooLong) {
+      // Not an outage: on_error does not apply (fail_open would let any injection through by padding it).
+      const decision: GuardDecision = {
+        ...base,
+        action: "block",
+        detail: error.message,
+        latencyMs: performance.now() - started,
+      };
+      return mode === "enforce" ? { decision, refusal: textTooLong(policy.name) } : { decision };
+    }
     const reason = error instanceof ScannerUnavailable ? error.message : "scanner failed";
     return failedVerdict(base, reason, started, policy.onError);
   }

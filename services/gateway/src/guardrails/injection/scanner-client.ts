@@ -19,7 +19,8 @@ export interface ScanResult {
 export interface InjectionScanner {
   /**
    * @param timeoutMs the whole call's deadline, ms (the policy's `timeout_ms`).
-   * @throws ScannerUnavailable on network errors, timeout, a non-200 answer or a malformed body.
+   * @throws TextTooLong when the scanner answers 413; ScannerUnavailable on network errors, timeout, another
+   *   non-200 answer or a malformed body.
    */
   scan(text: string, timeoutMs: number): Promise<ScanResult>;
 }
@@ -27,6 +28,11 @@ export interface InjectionScanner {
 /** The scanner could not answer; `message` is safe to show (no text from the call). */
 export class ScannerUnavailable extends Error {
   override name = "ScannerUnavailable";
+}
+
+/** The scanner refused the text as longer than it scans (HTTP 413): a property of the request, not an outage. */
+export class TextTooLong extends Error {
+  override name = "TextTooLong";
 }
 
 /** A scanner client for the service at `apiBase` (e.g. http://scanner:8000, no trailing slash). */
@@ -38,6 +44,9 @@ export function scannerClient(apiBase: string): InjectionScanner {
       try {
         body = (await service.post("/v1/scan", { text }, timeoutMs)) as Record<string, unknown> | undefined;
       } catch (error) {
+        if (error instanceof ServiceCallError && error.status === 413) {
+          throw new TextTooLong("a message is longer than the scanner accepts (HTTP 413)");
+        }
         throw new ScannerUnavailable(error instanceof ServiceCallError ? error.message : "scanner failed", {
           cause: error,
         });
