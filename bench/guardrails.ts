@@ -26,6 +26,7 @@ import { loadGuardrailPolicy } from "../services/gateway/src/guardrails/policy/l
 import { startFakeScanner } from "../test/fixtures/scanner-service.js";
 import { freePort, readyLine, repoRoot, type Service, spawnService, waitForHttp } from "./lib/children.js";
 import { processCpuMs } from "./lib/cpu.js";
+import { benchGatewayEnv } from "./lib/gateway-env.js";
 import { summarizeProfile } from "./lib/profile.js";
 import { median, summarize } from "./lib/stats.js";
 
@@ -83,16 +84,7 @@ async function main(): Promise<void> {
           ? ["--cpu-prof", "--cpu-prof-dir", join(profileDir, name.replace(/ /g, "-"))]
           : [],
         env: {
-          ...process.env,
-          PORT: String(port),
-          HOST: "127.0.0.1",
-          GATEWAY_CONFIG: join(repoRoot, "bench", "gateway.yaml"),
-          GATEWAY_MASTER_KEY: masterKey,
-          BENCH_UPSTREAM_API_BASE: up.url,
-          BENCH_UPSTREAM_API_KEY: upstreamKey,
-          LOG_LEVEL: "warn",
-          DATABASE_URL: "",
-          REDIS_URL: "",
+          ...benchGatewayEnv({ port, masterKey, upstreamUrl: up.url, upstreamKey }),
           PII_ANALYZER_API_BASE: "",
           ...env,
         },
