@@ -117,6 +117,12 @@ function allAtLimit(modelName: string, retryAfterMs: number): GatewayError {
   );
 }
 
+/** The body without LiteLLM's `tags` routing field. */
+function withoutTags(body: Record<string, unknown>): Record<string, unknown> {
+  const { tags: _routing, ...rest } = body;
+  return rest;
+}
+
 /** The 400 when tag filtering leaves no deployment for the request's tags. */
 function noTaggedDeployment(modelName: string, tags: readonly string[]): GatewayError {
   const wanted = tags.length === 0 ? "no tags" : `tags=${tags.join(",")}`;
@@ -205,7 +211,7 @@ export class Router {
     options: SendOptions = {},
   ): Promise<UpstreamResponse> {
     const started = performance.now();
-    const { tags: _routing, ...upstreamBody } = body;
+    const upstreamBody = "tags" in body ? withoutTags(body) : body;
     const tags = this.config.router.tagFiltering ? (options.tags ?? requestTags(body)) : [];
     const stream = body.stream === true;
     let attempts = 0;
@@ -251,7 +257,14 @@ export class Router {
         );
         if ("statusCode" in outcome) {
           this.recordSuccess(deployment);
-          outcome.body.once("close", () => this.states.finish(deployment));
+          // In flight until the body has been read to its end (or closed early); whichever comes first.
+          let done = false;
+          const finish = () => {
+            if (done) return;
+            done = true;
+            this.states.finish(deployment);
+          };
+          outcome.body.once("end", finish).once("close", finish);
           const response = { ...outcome, deployment, attempts, sentAt, retryMs: sentAt - started };
           this.counted.set(response, { deployment, minute, tokens });
           return response;
