@@ -115,8 +115,16 @@ function readEntry(
     ...optional("timeoutMs", toMs(params.timeout)),
     ...optional("streamTimeoutMs", toMs(params.stream_timeout)),
     ...optional("weight", params.weight),
+    ...optional("baseModel", baseModelName(info?.base_model)),
     tags: [...new Set([...(params.tags ?? []), ...(info?.tags ?? [])])],
   };
+}
+
+/** `model_info.base_model` without a supported provider's prefix (`openai/gpt-4o` → `gpt-4o`). */
+function baseModelName(baseModel: string | undefined): string | undefined {
+  if (baseModel === undefined || baseModel === "") return undefined;
+  const slash = baseModel.indexOf("/");
+  return slash > 0 && isProviderName(baseModel.slice(0, slash)) ? baseModel.slice(slash + 1) : baseModel;
 }
 
 function readModelName(report: Report, modelName: unknown, at: Path): string | undefined {

@@ -36,9 +36,6 @@ export const modelInfoSchema = z.object({
   tags: tags.optional(),
   mode: z.string().optional(),
   base_model: z.string().optional(),
-  max_tokens: count.optional(),
-  max_input_tokens: count.optional(),
-  max_output_tokens: count.optional(),
   input_cost_per_token: z.number().nonnegative().optional(),
   output_cost_per_token: z.number().nonnegative().optional(),
 });

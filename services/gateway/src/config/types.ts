@@ -29,6 +29,11 @@ export interface Deployment {
    */
   rpm?: number;
   tpm?: number;
+  /**
+   * `model_info.base_model` without a provider prefix: the model whose list price applies when the upstream
+   * name is not a public model name (LiteLLM's use of it for cost tracking, docs proxy/cost_tracking.md).
+   */
+  baseModel?: string;
   /** USD per token (`litellm_params.input_cost_per_token`/`output_cost_per_token`). */
   inputCostPerToken?: number;
   outputCostPerToken?: number;

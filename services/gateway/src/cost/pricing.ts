@@ -1,7 +1,8 @@
 /**
  * What a deployment costs, in USD per token. A deployment's own `input_cost_per_token` /
  * `output_cost_per_token` (litellm_params or model_info, LiteLLM's custom pricing keys) win; otherwise the
- * list price from the provider's table (providers/<provider>/index.ts), by the longest model-name prefix;
+ * list price of its `model_info.base_model` (else its upstream model) from the provider's table
+ * (providers/<provider>/index.ts), by the longest model-name prefix;
  * then the other providers' tables (a Claude model served through an OpenAI-compatible proxy keeps its
  * list price). Unknown models cost 0 and are counted in tokens only; the config loader warns about them once
  * at start-up ({@link isPriced}).
@@ -37,17 +38,22 @@ export function listPrice(provider: ProviderName, upstreamModel: string): Price 
   return undefined;
 }
 
+/** The list price of a deployment's model: its `model_info.base_model` when set, else its upstream model. */
+function listPriceOf(deployment: Deployment): Price | undefined {
+  return listPrice(deployment.provider, deployment.baseModel ?? deployment.upstreamModel);
+}
+
 /** Whether a deployment has a price: both costs set in the config, or a list price for its model. */
 export function isPriced(deployment: Deployment): boolean {
   if (deployment.inputCostPerToken !== undefined && deployment.outputCostPerToken !== undefined) return true;
-  return listPrice(deployment.provider, deployment.upstreamModel) !== undefined;
+  return listPriceOf(deployment) !== undefined;
 }
 
 /** The price of one deployment, USD per token (memoized; deployments are immutable after load). */
 export function priceOf(deployment: Deployment): Price {
   let price = cache.get(deployment);
   if (price === undefined) {
-    const listed = listPrice(deployment.provider, deployment.upstreamModel) ?? ZERO;
+    const listed = listPriceOf(deployment) ?? ZERO;
     price = {
       input: deployment.inputCostPerToken ?? listed.input,
       output: deployment.outputCostPerToken ?? listed.output,

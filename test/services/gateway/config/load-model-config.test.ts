@@ -187,8 +187,12 @@ model_list:
       streamTimeoutMs: 2_500,
       weight: 3,
       tags: ["fast", "npu", "local"],
+      baseModel: "llama-3.1-8b",
     });
-    expect(config.warnings).toEqual([]);
+    // max_tokens is model_info metadata LiteLLM shows in /model/info; this gateway says it does not use it
+    expect(config.warnings).toEqual([
+      expect.stringMatching(/^model_list\[0\]\.model_info in .*: max_tokens is ignored by this gateway/),
+    ]);
   });
 
   it("takes costs from model_info when litellm_params has none (LiteLLM accepts both places)", () => {
@@ -896,6 +900,16 @@ describe("loadModelConfig: guardrails and prices", () => {
     expect(error.message).toBe(
       `expected a list of guardrails (each with guardrail_name and litellm_params), got a mapping at guardrails in ${path} (line 1, column 1)`,
     );
+  });
+
+  it("prices a deployment by model_info.base_model when its own name is not a public model", () => {
+    const config = load(`model_list:
+  - model_name: a
+    litellm_params: { model: openai/my-gpt4o-deployment, api_base: 'http://h/v1' }
+    model_info: { base_model: openai/gpt-4o }
+`);
+    expect(config.deployments[0]?.baseModel).toBe("gpt-4o");
+    expect(config.warnings).toEqual([]);
   });
 
   it("does not warn about models with a list price or with prices set (0 for a free model)", () => {

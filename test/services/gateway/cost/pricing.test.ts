@@ -46,6 +46,12 @@ describe("prices from the provider tables (providers/<provider>/index.ts)", () =
     expect(isPriced(deployment(model))).toBe(true);
   });
 
+  it("model_info.base_model names the list price of a deployment with a private name", () => {
+    const price = priceOf(deployment("openai/my-deployment", { baseModel: "gpt-4o-mini" }));
+    expect(price.input * 1e6).toBeCloseTo(0.15, 10);
+    expect(isPriced(deployment("openai/my-deployment", { baseModel: "gpt-4o-mini" }))).toBe(true);
+  });
+
   it("an unknown model has no list price and costs 0", () => {
     expect(listPrice("openai", "llama3")).toBeUndefined();
     expect(priceOf(deployment("openai/llama3"))).toEqual({ input: 0, output: 0 });
