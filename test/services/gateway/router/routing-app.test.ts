@@ -50,16 +50,21 @@ describe("routing settings through the gateway", () => {
   });
 
   it("streams to the tagged deployment too", async () => {
-    // OpenAI's `metadata` is a map of strings, so LiteLLM's metadata.tags can be one tag as a string
-    const stream = await gw.client.chat.completions.create({
-      model: "general",
-      messages: [{ role: "user", content: "stream" }],
-      stream: true,
-      metadata: { tags: "npu" },
-    });
-    let text = "";
-    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
-    expect(text).toBe("You said: stream");
+    const before = { cpu: cpu.requests.length, npu: npu.requests.length };
+    for (let i = 0; i < 4; i++) {
+      // OpenAI's `metadata` is a map of strings, so LiteLLM's metadata.tags can be one tag as a string
+      const stream = await gw.client.chat.completions.create({
+        model: "general",
+        messages: [{ role: "user", content: "stream" }],
+        stream: true,
+        metadata: { tags: "npu" },
+      });
+      let text = "";
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+      expect(text).toBe("You said: stream");
+    }
+    expect(npu.requests.length - before.npu).toBe(4);
+    expect(cpu.requests.length - before.cpu).toBe(0);
     expect(npu.requests.at(-1)?.body).toMatchObject({ stream: true });
   });
 
