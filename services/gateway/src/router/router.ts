@@ -70,7 +70,8 @@ export interface SendOptions {
   tags?: string[];
   /**
    * Tokens this call is expected to use, counted against deployments' `tpm` when it is sent (default: the
-   * prompt estimated from the body, one token per four bytes, computed only for groups with a `tpm`).
+   * prompt estimated from the body, one token per four bytes, computed only for groups with a `tpm` and for
+   * usage-based routing).
    */
   estimatedTokens?: number;
 }
@@ -138,7 +139,7 @@ export class Router {
   private readonly groups = new Map<string, Deployment[]>();
   private readonly states: DeploymentStates;
   private readonly weights = new Map<Deployment, number>();
-  /** Groups where some deployment has a `tpm` (only they need a token estimate). */
+  /** Groups where some deployment has a `tpm` (they, and usage-based routing, need a token estimate). */
   private readonly tokenLimited = new Set<string>();
   private readonly counted = new WeakMap<UpstreamResponse, Counted>();
   private readonly agent: Agent;
@@ -226,9 +227,10 @@ export class Router {
         : all;
       if (group.length === 0) continue;
       tagMatched = true;
-      const tokens = this.tokenLimited.has(alias)
-        ? (options.estimatedTokens ?? Math.ceil(JSON.stringify(upstreamBody).length / 4))
-        : (options.estimatedTokens ?? 0);
+      const countsTokens =
+        this.tokenLimited.has(alias) || this.config.router.routingStrategy === "usage-based-routing";
+      const tokens =
+        options.estimatedTokens ?? (countsTokens ? Math.ceil(JSON.stringify(upstreamBody).length / 4) : 0);
       const tried = new Set<Deployment>();
       for (let i = 0; i <= this.config.router.numRetries && attempts < MAX_ATTEMPTS; i++) {
         if (i > 0) {

@@ -196,6 +196,22 @@ describe("routing_strategy", () => {
   });
 });
 
+describe("usage-based-routing without an estimate from the caller", () => {
+  it("counts each call's prompt, estimated from its body, against its deployment", async () => {
+    const { router } = routerFor(
+      entry("m", a, "a") + entry("m", b, "b"),
+      "  routing_strategy: usage-based-routing\n",
+    );
+    const signal = new AbortController().signal;
+    const big = await router.send("m", body("x".repeat(4000)), signal);
+    await big.body.text();
+    expect(router.load(big.deployment).tokens).toBeGreaterThan(1000);
+    const other = await call(router);
+    expect(other).not.toBe(big.deployment.id);
+    expect(await call(router)).toBe(other);
+  });
+});
+
 describe("tag-based routing (router_settings.enable_tag_filtering)", () => {
   const tagged = () =>
     routerFor(
