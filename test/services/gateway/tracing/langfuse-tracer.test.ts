@@ -12,7 +12,7 @@ import {
   createLangfuseTracer,
 } from "../../../../services/gateway/src/tracing/langfuse-tracer.js";
 import { readTraceSettings, type TraceSettings } from "../../../../services/gateway/src/tracing/settings.js";
-import { type FakeLangfuse, startFakeLangfuse } from "../../../fixtures/langfuse.js";
+import { startFakeLangfuse } from "../../../fixtures/langfuse.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
