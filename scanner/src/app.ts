@@ -74,7 +74,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   });
 
-  // Clients that forget Content-Type (curl -d) still send JSON: parse any body as JSON.
+  // Clients that forget Content-Type (curl -d, fetch with a string body) still send JSON: parse any body as JSON.
+  app.removeContentTypeParser("text/plain");
   app.addContentTypeParser("*", { parseAs: "string" }, app.getDefaultJsonParser("error", "ignore"));
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
