@@ -16,8 +16,14 @@ let child: ChildProcess | undefined;
 let hub: FakeHub | undefined;
 
 afterEach(async () => {
-  child?.kill("SIGTERM");
+  if (child && child.exitCode === null) {
+    const exited = new Promise((done) => child!.once("exit", done));
+    child.kill("SIGTERM");
+    await exited;
+  }
+  child = undefined;
   await hub?.close();
+  hub = undefined;
 });
 
 /** Starts server.ts with PORT=0; resolves with its base URL from the "scanner listening" log line. */
@@ -48,7 +54,8 @@ async function waitForHealth(url: string, status: number): Promise<Response> {
   }
 }
 
-describe("scanner server", () => {
+// Each test starts a Node process through tsx (seconds on a busy machine): a wider budget than the default.
+describe("scanner server", { timeout: 60_000 }, () => {
   it("downloads the model on first start, is unhealthy until it is loaded, then scans", async () => {
     hub = await startFakeHub({ [TINY_MODEL]: TINY_MODEL_PATH });
     const release = hub.hold("onnx/model.onnx");
