@@ -94,7 +94,9 @@ function probability(logits: ArrayLike<number>, index: number): number {
 }
 
 /**
- * Loads the tokenizer and ONNX model of `options.model` from `options.modelDir` (no network).
+ * Loads the tokenizer and ONNX model of `options.model` from `options.modelDir` (no network). Sets
+ * transformers.js's process-wide `env` (local files only, `localModelPath = modelDir`): load one model at a
+ * time.
  * @throws Error when a file is missing or malformed, or the model has no INJECTION label
  */
 export async function loadClassifier(options: LoadOptions): Promise<Classifier> {
