@@ -12,6 +12,7 @@ import { loadModelConfig } from "./config/load-model-config.js";
 import { createLimits, type LimitsOptions } from "./limits/index.js";
 import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import { Router } from "./router/router.js";
+import { adminNeedsDatabase, createAdminRoutes } from "./routes/admin/index.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import { createStore, type Store, type StoreOptions } from "./store/index.js";
 import { type Clock, systemClock } from "./time/clock.js";
@@ -77,7 +78,6 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
         databaseUrl: env.databaseUrl,
         clock,
         bus: limits.bus,
-        userDefaults: env.userDefaults,
         log,
         registry: metrics.registry,
         ...options.store,
@@ -106,7 +106,11 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     keys: store?.keys,
     admitter: limits.admitter,
     spend: store?.spend,
-    adminRoutes: store?.adminRoutes,
+    adminRoutes:
+      store === undefined
+        ? adminNeedsDatabase
+        : createAdminRoutes({ pool: store.pool, clock, bus: limits.bus, userDefaults: env.userDefaults }),
+    timeouts: env.timeouts,
     readiness,
     version,
     loggerInstance: log,

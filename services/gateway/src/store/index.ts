@@ -1,17 +1,22 @@
 /**
  * The gateway's Postgres store (DATABASE_URL): virtual keys, users, budgets and spend. One call builds it at
- * start-up: wait for the database, migrate, then hand out the key authenticator, the spend recorder and the
- * admin API plugin.
+ * start-up: wait for the database, migrate, replay the spend spool, then hand out the pool (for the
+ * repositories the admin API uses), the key authenticator and the spend recorder. It builds no HTTP routes.
  */
-import type { FastifyBaseLogger, FastifyPluginAsync } from "fastify";
+import type { FastifyBaseLogger } from "fastify";
+import type pg from "pg";
 import type { Registry } from "prom-client";
 import type { KeyAuthenticator } from "../auth/types.js";
 import type { InvalidationBus } from "../cache/types.js";
-import type { GatewayEnv } from "../config/env.js";
 import { migrate } from "../db/migrate.js";
-import { createPool, describeDatabase, waitForDatabase } from "../db/pool.js";
+import {
+  createPool,
+  DatabaseConfigError,
+  databaseUrlProblem,
+  describeDatabase,
+  waitForDatabase,
+} from "../db/pool.js";
 import { CachedKeyAuthenticator, type KeyCacheSettings } from "../keys/authenticator.js";
-import { createAdminRoutes } from "../routes/admin/index.js";
 import { BatchingSpendRecorder } from "../spend/recorder.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
@@ -23,8 +28,6 @@ export interface StoreOptions {
   clock: Clock;
   /** Cross-instance invalidation (Redis pub/sub, or in-process without Redis). */
   bus: InvalidationBus;
-  /** Limits for users created by /user/new without explicit values. */
-  userDefaults: GatewayEnv["userDefaults"];
   log: FastifyBaseLogger;
   /** Gets `litellm_spend_buffer_rows`, `litellm_spend_flush_failures_total`, `litellm_spend_rows_dropped_total`. */
   registry: Registry;
@@ -39,9 +42,10 @@ export interface StoreOptions {
 }
 
 export interface Store {
+  /** The pool the repositories run on (the admin API gets it injected). */
+  pool: pg.Pool;
   keys: KeyAuthenticator;
   spend: SpendRecorder;
-  adminRoutes: FastifyPluginAsync;
   /** `SELECT 1` within 2 s. */
   readiness(): Promise<{ status: "connected" | "disconnected"; detail?: string }>;
   /** Flushes spend (waits up to `timeoutMs`, default 5000), then ends the pool. */
@@ -59,10 +63,13 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, message: string): Promi
 /**
  * Connects (retrying an unreachable database for `startupTimeoutMs`, logging "waiting for Postgres at
  * host:port …"), applies migrations (safe with several instances starting at once), starts the spend writer.
- * @throws DatabaseUnavailableError when the database stays unreachable; the migration's error when one fails.
+ * @throws DatabaseConfigError at once for an unusable DATABASE_URL, a database that does not exist or a refused
+ *   login; DatabaseUnavailableError when the database stays unreachable; the migration's error when one fails.
  */
 export async function createStore(options: StoreOptions): Promise<Store> {
   const { log, clock, bus } = options;
+  const urlProblem = databaseUrlProblem(options.databaseUrl);
+  if (urlProblem !== undefined) throw new DatabaseConfigError(`DATABASE_URL: ${urlProblem}.`);
   const target = describeDatabase(options.databaseUrl);
   const pool = createPool(options.databaseUrl, log);
   try {
@@ -82,20 +89,13 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     maxBufferedRows: options.maxBufferedSpendRows ?? 100_000,
   });
   spend.start();
-  const adminRoutes = createAdminRoutes({
-    pool,
-    clock,
-    bus,
-    userDefaults: options.userDefaults,
-    keyCache: keys,
-  });
   log.info({ database: target }, "Postgres store ready");
 
   let closed = false;
   return {
+    pool,
     keys,
     spend,
-    adminRoutes,
     async readiness() {
       try {
         await withTimeout(pool.query("SELECT 1"), 2000, "no answer within 2 s");

@@ -11,7 +11,7 @@ const { cleanups, database, proxyTo, sqlClient } = databasePerTest();
 
 async function instance(url: string, options: Parameters<typeof openStore>[1] = {}) {
   const opened = await openStore(url, options);
-  const app = await adminApp(opened.store);
+  const app = await adminApp(opened);
   cleanups.push(
     () => opened.store.close(),
     () => app.close(),

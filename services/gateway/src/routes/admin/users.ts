@@ -13,7 +13,7 @@ import { presentKey } from "../../keys/records.js";
 import { listKeys } from "../../keys/repository.js";
 import { presentUser } from "../../users/records.js";
 import { findUser, insertUserIfAbsent, listUsers, updateUser } from "../../users/repository.js";
-import { type AdminContext, adminRoute, invalidate } from "./context.js";
+import { type AdminContext, adminRoute, publishChanges } from "./context.js";
 import {
   identifier,
   limitFields,
@@ -89,7 +89,7 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
       now,
     );
     if (user === null) throw notFound(`No user with user_id "${userId}".`, "user_id");
-    await invalidate(context, { userId });
+    await publishChanges(context, { user });
     return presentUser(user, now);
   });
 
