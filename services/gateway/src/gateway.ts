@@ -78,6 +78,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
         databaseUrl: env.databaseUrl,
         clock,
         bus: limits.bus,
+        spoolDir: env.spoolDir,
         log,
         registry: metrics.registry,
         ...options.store,
@@ -87,7 +88,9 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
       throw error;
     }
     const opened = store;
-    closers.push(() => opened.close());
+    closers.push(async () => {
+      await opened.close();
+    });
     readiness.push({ name: "db", critical: true, check: () => opened.readiness() });
   } else {
     readiness.push({

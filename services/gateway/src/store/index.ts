@@ -3,6 +3,8 @@
  * start-up: wait for the database, migrate, replay the spend spool, then hand out the pool (for the
  * repositories the admin API uses), the key authenticator and the spend recorder. It builds no HTTP routes.
  */
+
+import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
 import type { Registry } from "prom-client";
@@ -17,7 +19,8 @@ import {
   waitForDatabase,
 } from "../db/pool.js";
 import { CachedKeyAuthenticator, type KeyCacheSettings } from "../keys/authenticator.js";
-import { BatchingSpendRecorder } from "../spend/recorder.js";
+import { BatchingSpendRecorder, type SpendHandover } from "../spend/recorder.js";
+import { SpendSpool, spoolFolderName } from "../spend/spool.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 
@@ -29,6 +32,11 @@ export interface StoreOptions {
   /** Cross-instance invalidation (Redis pub/sub, or in-process without Redis). */
   bus: InvalidationBus;
   log: FastifyBaseLogger;
+  /**
+   * GATEWAY_SPOOL_DIR: spend rows Postgres has not taken are kept under `<spoolDir>/<host_port_database>/`
+   * and replayed at the next start.
+   */
+  spoolDir: string;
   /** Gets `litellm_spend_buffer_rows`, `litellm_spend_flush_failures_total`, `litellm_spend_rows_dropped_total`. */
   registry: Registry;
   /** How long start-up waits for an unreachable database, ms. Default 60 000. */
@@ -48,8 +56,11 @@ export interface Store {
   spend: SpendRecorder;
   /** `SELECT 1` within 2 s. */
   readiness(): Promise<{ status: "connected" | "disconnected"; detail?: string }>;
-  /** Flushes spend (waits up to `timeoutMs`, default 5000), then ends the pool. */
-  close(timeoutMs?: number): Promise<void>;
+  /**
+   * Hands spend over (written to Postgres within `timeoutMs`, default 5000, or spooled to disk), logs how many
+   * rows went to the spool and where, then ends the pool (waiting at most 2 s for queries still running).
+   */
+  close(timeoutMs?: number): Promise<SpendHandover>;
 }
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, message: string): Promise<T> => {
@@ -80,7 +91,9 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     throw error;
   }
   const keys = new CachedKeyAuthenticator({ pool, clock, bus, log, ...options.keyCache });
+  const spool = new SpendSpool(join(options.spoolDir, spoolFolderName(target)), log);
   const spend = new BatchingSpendRecorder({
+    spool,
     pool,
     clock,
     log,
@@ -88,6 +101,15 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     flushIntervalMs: options.flushIntervalMs ?? 1000,
     maxBufferedRows: options.maxBufferedSpendRows ?? 100_000,
   });
+  const replayed = await spool.replay();
+  spend.loadSpooled(replayed);
+  const replayedRows = replayed.reduce((sum, segment) => sum + segment.rows.length, 0);
+  if (replayedRows > 0) {
+    log.info(
+      { rows: replayedRows, files: replayed.length, dir: spool.dir },
+      "spend spool: replaying rows an earlier run could not write to Postgres",
+    );
+  }
   spend.start();
   log.info({ database: target }, "Postgres store ready");
 
@@ -106,17 +128,26 @@ export async function createStore(options: StoreOptions): Promise<Store> {
       }
     },
     async close(timeoutMs = 5000) {
-      if (closed) return;
+      if (closed) return { pending: 0, spooled: true, dir: spool.dir };
       closed = true;
-      spend.stop();
-      await spend.flush(timeoutMs);
-      if (spend.pending > 0) {
-        log.error(
-          { rows: spend.pending },
-          "spend rows not written before shutdown (Postgres unreachable); lost",
+      const handover = await spend.close(timeoutMs);
+      if (handover.pending > 0 && handover.spooled) {
+        log.warn(
+          { rows: handover.pending, dir: handover.dir },
+          `spend: ${handover.pending} rows not yet in Postgres handed to the spool at ${handover.dir}; the next start writes them`,
         );
+      } else if (handover.pending > 0) {
+        log.error(
+          { rows: handover.pending, dir: handover.dir },
+          `spend: ${handover.pending} rows not written to Postgres and not spooled (see the spool error above); lost`,
+        );
+      } else {
+        log.info("spend: every row written to Postgres");
       }
-      await pool.end();
+      await withTimeout(pool.end(), 2000, "queries still running after 2 s").catch((error: unknown) =>
+        log.warn({ err: error instanceof Error ? error.message : String(error) }, "Postgres pool not closed"),
+      );
+      return handover;
     },
   };
 }

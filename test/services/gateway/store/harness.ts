@@ -2,6 +2,9 @@
  * Shared pieces of the store tests: a controllable clock, a log that records lines, a store on a fresh
  * database, and a minimal fastify app with the auth plugin and the admin API.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { FastifyBaseLogger, FastifyError, FastifyInstance } from "fastify";
 import Fastify from "fastify";
 import { Registry } from "prom-client";
@@ -72,6 +75,7 @@ export async function openStore(
     registry: new Registry(),
     startupTimeoutMs: 5000,
     flushIntervalMs: 100,
+    spoolDir: mkdtempSync(join(tmpdir(), "gw-spool-")),
     ...overrides,
   });
   return { store, clock, bus, log };
