@@ -2,7 +2,7 @@
  * Spend rows that wait for Postgres survive the process: SIGTERM's shutdown during a database outage hands
  * them to the spool folder, and the next start (Postgres back) writes each exactly once.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -91,6 +91,30 @@ describe("spend spool", () => {
     const folder = join(spoolDir, spoolFolderName(describeDatabase(db.urlVia(proxy.port))));
     await expect.poll(() => readdirSync(folder).length, { timeout: 5000 }).toBe(0);
     await second.close();
+  });
+
+  it("spools rows while Postgres is failing, before any shutdown (a crash keeps them)", async () => {
+    const db = await database();
+    const proxy = await proxyTo(db);
+    const spoolDir = mkdtempSync(join(tmpdir(), "gw-spool-"));
+    const { store } = await openStore(db.urlVia(proxy.port), { spoolDir });
+    cleanups.push(() => store.close());
+    proxy.cut();
+    const rows = [spendRow(), spendRow(), spendRow()];
+    for (const row of rows) store.spend.record(row);
+    const folder = join(spoolDir, spoolFolderName(describeDatabase(db.urlVia(proxy.port))));
+    const spooledIds = () =>
+      readdirSync(folder).flatMap((file) =>
+        readFileSync(join(folder, file), "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => (JSON.parse(line) as { requestId: string }).requestId),
+      );
+    await expect
+      .poll(() => (existsSync(folder) ? spooledIds() : []), { timeout: 5000 })
+      .toEqual(rows.map((r) => r.requestId));
+    proxy.restore();
+    await expect.poll(() => readdirSync(folder).length, { timeout: 10_000 }).toBe(0);
   });
 
   it("replays a segment left by a crash idempotently: rows already written count once, a torn line is skipped", async () => {
