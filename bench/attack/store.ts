@@ -7,6 +7,8 @@
  *               rows are in Postgres (and how many distinct request ids) versus calls answered.
  *   revoke      two gateways sharing Redis; B cut off from Postgres; a key (cached on B) is revoked on A:
  *               how long until B refuses it, and how many calls B still answered meanwhile.
+ *   hang        gateway whose Postgres hangs (the proxy holds every packet); a key used before: the slowest
+ *               of 50 calls made over the next seconds, and what an unknown key gets.
  *   slow-body   gateway process with the default client timeouts; C clients each send a request whose
  *               body trickles one byte per second: how long each connection lives.
  */
@@ -24,10 +26,11 @@ import { startTcpProxy } from "../../test/helpers/tcp-proxy.js";
 import { freePort, type Service, spawnService, waitForHttp } from "../lib/children.js";
 import { createBenchDatabase } from "../lib/full-pipeline.js";
 
-const usage = `usage: npx tsx bench/attack/store.ts <spool|revoke|slow-body> [options]
+const usage = `usage: npx tsx bench/attack/store.ts <spool|revoke|hang|slow-body> [options]
 
   spool      --calls <n> (default 863) --concurrency <n> (default 20)
   revoke     (no options)
+  hang       (no options)
   slow-body  --clients <n> (default 300) --watch <s> (default 130)
 
   --postgres <url>  admin URL (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -48,7 +51,7 @@ const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
 });
 const scenario = positionals[0];
-if (flags.help || scenario === undefined || !["spool", "revoke", "slow-body"].includes(scenario)) {
+if (flags.help || scenario === undefined || !["spool", "revoke", "hang", "slow-body"].includes(scenario)) {
   process.stdout.write(usage);
   process.exit(flags.help ? 0 : 2);
 }
@@ -167,31 +170,86 @@ async function spool(): Promise<void> {
   }
 }
 
-async function revoke(): Promise<void> {
+/** A fresh database, a fake upstream, a TCP proxy in front of Postgres, and in-process gateways on them. */
+async function inProcessSetup() {
   const db = await createBenchDatabase(flags.postgres);
   const upstream = await startFakeUpstream({ record: false });
   const proxy = await startTcpProxy(Number(new URL(db.url).port || 5432));
   const viaProxy = new URL(db.url);
   viaProxy.port = String(proxy.port);
-  const keyPrefix = `attack:revoke:${process.pid}:`;
+  const keyPrefix = `attack:store:${process.pid}:`;
   const config = writeConfig(configYaml(upstream.url));
-  const start = async (databaseUrl: string) => {
-    const gateway = await createGateway(
-      readEnv({
-        GATEWAY_CONFIG: config,
-        GATEWAY_MASTER_KEY: MASTER,
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: flags.redis,
-        GATEWAY_SPOOL_DIR: mkdtempSync(join(tmpdir(), "attack-spool-")),
-        LOG_LEVEL: "silent",
-      }),
-      { limits: { keyPrefix } },
-    );
-    return { gateway, origin: await gateway.app.listen({ port: 0, host: "127.0.0.1" }) };
+  const started: Array<{ shutdown(ms: number): Promise<void> }> = [];
+  return {
+    proxy,
+    directUrl: db.url,
+    proxiedUrl: viaProxy.toString(),
+    async start(databaseUrl: string) {
+      const gateway = await createGateway(
+        readEnv({
+          GATEWAY_CONFIG: config,
+          GATEWAY_MASTER_KEY: MASTER,
+          DATABASE_URL: databaseUrl,
+          REDIS_URL: flags.redis,
+          GATEWAY_SPOOL_DIR: mkdtempSync(join(tmpdir(), "attack-spool-")),
+          LOG_LEVEL: "silent",
+        }),
+        { limits: { keyPrefix } },
+      );
+      started.push(gateway);
+      return { gateway, origin: await gateway.app.listen({ port: 0, host: "127.0.0.1" }) };
+    },
+    async close() {
+      for (const gateway of started.reverse()) await gateway.shutdown(2000);
+      await proxy.close();
+      await upstream.close();
+      await db.drop();
+    },
   };
-  const a = await start(db.url);
-  const b = await start(viaProxy.toString());
+}
+
+async function hang(): Promise<void> {
+  const setup = await inProcessSetup();
   try {
+    const { origin } = await setup.start(setup.proxiedUrl);
+    const { key } = (await admin(origin, "/key/generate", {})) as { key: string };
+    const { key: unseen } = (await admin(origin, "/key/generate", {})) as { key: string };
+    if ((await chat(origin, key)) !== 200) throw new Error("warm-up call failed");
+    await sleep(2000); // the cached record is older than the 1.5 s after which a refresh is due
+    setup.proxy.stall();
+    let slowest = 0;
+    const statuses: Record<number, number> = {};
+    for (let i = 0; i < 50; i += 1) {
+      const t0 = performance.now();
+      const status = await chat(origin, key);
+      slowest = Math.max(slowest, performance.now() - t0);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+      await sleep(60);
+    }
+    const t0 = performance.now();
+    const unknown = await fetch(`${origin}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${unseen}`, "content-type": "application/json" },
+      body: chatBody,
+    });
+    const unknownMs = performance.now() - t0;
+    const message = ((await unknown.json()) as { error?: { message?: string } }).error?.message;
+    process.stdout.write(
+      `hang: known key, 50 calls while Postgres hangs: statuses ${JSON.stringify(statuses)}, slowest ${slowest.toFixed(0)} ms\n` +
+        `  key not seen before: ${unknown.status} after ${unknownMs.toFixed(0)} ms: ${message}\n`,
+    );
+    setup.proxy.restore();
+  } finally {
+    await setup.close();
+  }
+}
+
+async function revoke(): Promise<void> {
+  const setup = await inProcessSetup();
+  const { proxy } = setup;
+  try {
+    const a = await setup.start(setup.directUrl);
+    const b = await setup.start(setup.proxiedUrl);
     await sleep(500); // both subscribed
     const { key, token } = (await admin(a.origin, "/key/generate", {})) as { key: string; token: string };
     if ((await chat(b.origin, key)) !== 200) throw new Error("B did not accept the key");
@@ -214,11 +272,7 @@ async function revoke(): Promise<void> {
         `(timing includes the /key/delete round trip); calls B answered after the revocation: ${servedAfter}\n`,
     );
   } finally {
-    await b.gateway.shutdown(2000);
-    await a.gateway.shutdown(2000);
-    await proxy.close();
-    await upstream.close();
-    await db.drop();
+    await setup.close();
   }
 }
 
@@ -262,6 +316,8 @@ async function slowBody(): Promise<void> {
   await upstream.close();
 }
 
-const run = { spool, revoke, "slow-body": slowBody }[scenario as "spool" | "revoke" | "slow-body"];
+const run = { spool, revoke, hang, "slow-body": slowBody }[
+  scenario as "spool" | "revoke" | "hang" | "slow-body"
+];
 await run();
 process.exit(0);
