@@ -7,6 +7,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { databaseUrlProblem } from "../db/pool.js";
+import { readTraceSettings, type TraceSettings } from "../tracing/settings.js";
 
 /** Repository root: this file sits at services/gateway/{src,dist}/config/, in the checkout and in the image. */
 export const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -66,6 +67,8 @@ export interface GatewayEnv {
   /** Client connection timeouts, ms; see {@link ServerTimeouts}. */
   timeouts: ServerTimeouts;
   logLevel: string;
+  /** Trace export to Langfuse (`TRACE_*`, or `LANGFUSE_*`); undefined when not configured. */
+  trace: TraceSettings | undefined;
   /** Defaults for users provisioned without explicit limits (DEFAULT_USER_BUDGET, DEFAULT_BUDGET_DURATION, …). */
   userDefaults: { maxBudget: number; budgetDuration: string; tpmLimit: number; rpmLimit: number };
 }
@@ -89,7 +92,7 @@ export class EnvError extends Error {
 
 /**
  * Reads the gateway's settings from an environment map.
- * @throws EnvError naming every invalid variable.
+ * @throws EnvError naming every invalid variable; TraceSettingsError for invalid `TRACE_*` settings.
  */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
   const parsed = envSchema.safeParse(source);
@@ -122,6 +125,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
       connectionMs: e.GATEWAY_CONNECTION_TIMEOUT_MS,
     },
     logLevel: e.LOG_LEVEL,
+    trace: readTraceSettings(source),
     userDefaults: {
       maxBudget: e.DEFAULT_USER_BUDGET,
       budgetDuration: e.DEFAULT_BUDGET_DURATION,
