@@ -4,7 +4,8 @@
  * recursive walk of it (JSON.stringify of the upstream request, a guardrail, a log serializer) overflows the
  * stack: such a body is refused here, once, as a 400 naming the limit, before any route sees it.
  *
- * Bodies of any content type are parsed as JSON (clients such as `curl -d` forget the header).
+ * Bodies of any content type but `text/plain` (which fastify keeps as a string) are parsed as JSON: clients
+ * such as `curl -d` send JSON as `application/x-www-form-urlencoded`.
  */
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../errors/gateway-error.js";
@@ -53,7 +54,7 @@ export function tooDeep(position: number): GatewayError {
 }
 
 /**
- * Replaces the app's JSON parser (and adds one for every other content type) with the depth-checked one.
+ * Replaces the app's JSON parser (and adds one for every content type without a parser) with the depth-checked one.
  * Call before any route is registered.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
