@@ -13,6 +13,7 @@ import { loadModelConfig } from "./config/load-model-config.js";
 import { createLimits, type LimitsOptions } from "./limits/index.js";
 import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import { Router } from "./router/router.js";
+import { adminNeedsDatabase, createAdminRoutes } from "./routes/admin/index.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import { createStore, type Store, type StoreOptions } from "./store/index.js";
 import { type Clock, systemClock } from "./time/clock.js";
@@ -80,7 +81,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
         databaseUrl: env.databaseUrl,
         clock,
         bus: limits.bus,
-        userDefaults: env.userDefaults,
+        spoolDir: env.spoolDir,
         log,
         registry: metrics.registry,
         ...options.store,
@@ -90,7 +91,9 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
       throw error;
     }
     const opened = store;
-    closers.push(() => opened.close());
+    closers.push(async () => {
+      await opened.close();
+    });
     readiness.push({ name: "db", critical: true, check: () => opened.readiness() });
   } else {
     readiness.push({
@@ -118,7 +121,11 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     keys: store?.keys,
     admitter: limits.admitter,
     spend: store?.spend,
-    adminRoutes: store?.adminRoutes,
+    adminRoutes:
+      store === undefined
+        ? adminNeedsDatabase
+        : createAdminRoutes({ pool: store.pool, clock, bus: limits.bus, userDefaults: env.userDefaults }),
+    timeouts: env.timeouts,
     readiness,
     observers,
     version,
