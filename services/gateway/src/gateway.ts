@@ -61,13 +61,11 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
   const config = loadModelConfig(env.configPath);
   for (const warning of config.warnings) log.warn(warning);
   const metrics = createMetrics();
-  // The guardrail policy (GUARDRAIL_POLICY) and LiteLLM's `guardrails:` list, when the config keeps one.
-  const litellmGuardrails = (config as { guardrails?: unknown[] }).guardrails;
+  // The guardrail policy (GUARDRAIL_POLICY) merged with LiteLLM's `guardrails:` list from the config.
   const guardrails = createGuardrails({
     policyPath: env.policyPath,
-    litellm: litellmGuardrails?.length
-      ? { guardrails: litellmGuardrails, file: config.sourcePath }
-      : undefined,
+    litellm:
+      config.guardrails.length > 0 ? { guardrails: config.guardrails, file: config.sourcePath } : undefined,
     registry: metrics.registry,
   });
   for (const warning of guardrails.warnings) log.warn(warning);

@@ -221,3 +221,39 @@ describe("PII in a streamed answer, through the relay", () => {
     );
   });
 });
+
+describe("LiteLLM's guardrails list in config.yaml", () => {
+  const presidio = (entities: string) =>
+    `guardrails:\n  - guardrail_name: presidio-pii\n    litellm_params:\n      guardrail: presidio\n      mode: pre_call\n      default_on: true\n      pii_entities_config: ${entities}\n`;
+  const policyFile = (yaml: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), "gw-guardrails-")), "policy.yaml");
+    writeFileSync(path, yaml);
+    return path;
+  };
+
+  it("a presidio entry runs in the same engine, under its guardrail_name", async () => {
+    const config = `model_list:\n${deployment("general", upstream.url)}${presidio("{EMAIL_ADDRESS: BLOCK}")}`;
+    const g = await startTestGateway(config, { GUARDRAIL_POLICY: policyFile("guardrails: {}\n") });
+    try {
+      const error = await apiError(
+        g.client.chat.completions.create({ model: "general", messages: ask(`mail ${EMAIL}`) }),
+      );
+      expect(error.status).toBe(400);
+      expect(error.message).toContain(
+        "Blocked PII entity detected: EMAIL_ADDRESS by Guardrail: presidio-pii",
+      );
+    } finally {
+      await g.close();
+    }
+  });
+
+  it("a conflict with policy.yaml refuses start-up naming both files", async () => {
+    const policyPath = policyFile("guardrails:\n  pii:\n    entities: {EMAIL_ADDRESS: MASK}\n");
+    const config = `model_list:\n${deployment("general", upstream.url)}${presidio("{EMAIL_ADDRESS: BLOCK}")}`;
+    await expect(startTestGateway(config, { GUARDRAIL_POLICY: policyPath })).rejects.toThrow(
+      new RegExp(
+        `^${policyPath}: guardrails\\.pii\\.entities conflicts with .*config\\.yaml: guardrails\\[0\\]\\.litellm_params\\.pii_entities_config`,
+      ),
+    );
+  });
+});
