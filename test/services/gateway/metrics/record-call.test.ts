@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Deployment } from "../../../../services/gateway/src/config/types.js";
-import type { LimitSubject } from "../../../../services/gateway/src/limits/types.js";
 import { createMetrics, type GatewayMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
 import {
   type CallMetricFacts,
   recordCallMetrics,
 } from "../../../../services/gateway/src/metrics/record-call.js";
+import { keySubject, userSubject } from "../limits/subjects.js";
 
 const deployment: Deployment = {
   id: "dep-1",
@@ -23,20 +23,6 @@ const deployment: Deployment = {
 
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
 const KEY = "ab".repeat(32);
-
-function subject(scope: "key" | "user", id: string, extra: Partial<LimitSubject> = {}): LimitSubject {
-  return {
-    scope,
-    id,
-    rpmLimit: null,
-    tpmLimit: null,
-    maxBudget: null,
-    budgetDuration: null,
-    budgetResetAt: null,
-    spend: 0,
-    ...extra,
-  };
-}
 
 function facts(extra: Partial<CallMetricFacts> = {}): CallMetricFacts {
   return {
@@ -89,8 +75,8 @@ describe("recordCallMetrics", () => {
 
   it("reports key and user budgets as max, remaining (spend read with the key + this call) and hours to reset", async () => {
     const m = createMetrics();
-    const key = subject("key", KEY, { maxBudget: 10, spend: 8.5, budgetResetAt: NOW + 36 * 3_600_000 });
-    const user = subject("user", "alice", { maxBudget: 20, spend: 19 });
+    const key = keySubject({ id: KEY, maxBudget: 10, spend: 8.5, budgetResetAt: NOW + 36 * 3_600_000 });
+    const user = userSubject({ id: "alice", maxBudget: 20, spend: 19 });
     recordCallMetrics(m, facts({ subjects: [key, user] }));
     const keyLabels = { hashed_api_key: KEY, api_key_alias: "ci" };
     expect(await sample(m, "litellm_api_key_max_budget_metric", keyLabels)).toBe(10);
@@ -104,7 +90,7 @@ describe("recordCallMetrics", () => {
 
   it("reports +Inf for a subject without a budget, as LiteLLM does", async () => {
     const m = createMetrics();
-    recordCallMetrics(m, facts({ subjects: [subject("key", KEY)] }));
+    recordCallMetrics(m, facts({ subjects: [keySubject({ id: KEY })] }));
     expect(await sample(m, "litellm_api_key_max_budget_metric", { hashed_api_key: KEY })).toBe(
       Number.POSITIVE_INFINITY,
     );
