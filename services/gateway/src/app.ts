@@ -12,6 +12,7 @@ import Fastify, {
   LogController,
 } from "fastify";
 import type { KeyAuthenticator } from "./auth/types.js";
+import type { CallObserver, ChatGuard } from "./chat/hooks.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import type { Admitter } from "./limits/types.js";
 import type { GatewayMetrics } from "./metrics/metrics.js";
@@ -43,6 +44,10 @@ export interface AppDeps {
   keys?: KeyAuthenticator;
   admitter?: Admitter;
   spend?: SpendRecorder;
+  /** Guardrails on the chat path (see `chat/hooks.ts`). */
+  guard?: ChatGuard;
+  /** Told about every finished chat call, after the response (tracing). */
+  observers?: CallObserver[];
   /** Admin API (/key/*, /user/*, /spend/*); each handler checks for the master key itself. */
   adminRoutes?: FastifyPluginAsync;
   readiness: ReadinessCheck[];
@@ -140,6 +145,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     clock: deps.clock,
     admitter: deps.admitter,
     spend: deps.spend,
+    guard: deps.guard,
+    observers: deps.observers,
   });
   if (deps.adminRoutes) app.register(deps.adminRoutes);
   return app;

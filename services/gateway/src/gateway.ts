@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
+import type { CallObserver } from "./chat/hooks.js";
 import type { GatewayEnv } from "./config/env.js";
 import { loadModelConfig } from "./config/load-model-config.js";
 import { createLimits, type LimitsOptions } from "./limits/index.js";
@@ -15,6 +16,8 @@ import { Router } from "./router/router.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import { createStore, type Store, type StoreOptions } from "./store/index.js";
 import { type Clock, systemClock } from "./time/clock.js";
+import { createLangfuseTracer } from "./tracing/langfuse-tracer.js";
+import { tracingObserver } from "./tracing/observer.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -97,6 +100,15 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     });
   }
 
+  const observers: CallObserver[] = [];
+  if (env.trace !== undefined) {
+    const tracer = createLangfuseTracer(env.trace, { registry: metrics.registry, log });
+    observers.push(tracingObserver(tracer, env.trace.capture));
+    // Runs after the app closed (closers run in reverse order): every finished call has been recorded.
+    closers.unshift(() => tracer.shutdown(Math.min(5000, env.shutdownTimeoutMs)));
+    log.info({ host: env.trace.host, capture: env.trace.capture }, "traces go to Langfuse");
+  }
+
   const app = buildApp({
     router,
     metrics,
@@ -108,6 +120,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     spend: store?.spend,
     adminRoutes: store?.adminRoutes,
     readiness,
+    observers,
     version,
     loggerInstance: log,
   });

@@ -4,6 +4,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { readTraceSettings, type TraceSettings } from "../tracing/settings.js";
 
 /** Repository root: this file sits at services/gateway/{src,dist}/config/, in the checkout and in the image. */
 export const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -46,6 +47,8 @@ export interface GatewayEnv {
   maxBodyBytes: number;
   shutdownTimeoutMs: number;
   logLevel: string;
+  /** Trace export to Langfuse (`TRACE_*`, or `LANGFUSE_*`); undefined when not configured. */
+  trace: TraceSettings | undefined;
   /** Defaults for users provisioned without explicit limits (SPEC.md §2.2). */
   userDefaults: { maxBudget: number; budgetDuration: string; tpmLimit: number; rpmLimit: number };
 }
@@ -57,7 +60,7 @@ export class EnvError extends Error {
 
 /**
  * Reads the gateway's settings from an environment map.
- * @throws EnvError naming every invalid variable.
+ * @throws EnvError naming every invalid variable; TraceSettingsError for invalid `TRACE_*` settings.
  */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
   const parsed = envSchema.safeParse(source);
@@ -80,6 +83,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
     maxBodyBytes: Math.round(e.GATEWAY_MAX_REQUEST_SIZE_MB * 1024 * 1024),
     shutdownTimeoutMs: e.GATEWAY_SHUTDOWN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    trace: readTraceSettings(source),
     userDefaults: {
       maxBudget: e.DEFAULT_USER_BUDGET,
       budgetDuration: e.DEFAULT_BUDGET_DURATION,
