@@ -29,8 +29,6 @@ const OTHER_OWNERS: Record<string, string> = {
   litellm_guardrail_errors_total: "gateway guardrails (services/gateway/src/guardrails/, not merged yet)",
   litellm_guardrail_latency_seconds_bucket:
     "gateway guardrails (services/gateway/src/guardrails/, not merged yet)",
-  gateway_trace_export_failures_total: "gateway tracing (not merged yet)",
-  gateway_trace_dropped_total: "gateway tracing (not merged yet)",
 };
 
 describe("metricNames", () => {
@@ -98,6 +96,7 @@ describe("the metrics monitoring/ reads", () => {
       "litellm_user_max_budget_metric",
       "litellm_deployment_state",
       "gateway_limits_shared",
+      "gateway_trace_exported_spans_total",
     ]) {
       expect(text, name).toMatch(new RegExp(`^${name}(\\{[^}]*\\})? \\S+$`, "m"));
     }

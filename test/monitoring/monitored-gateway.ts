@@ -1,9 +1,10 @@
 /**
  * A real gateway with everything that puts series into its /metrics: Postgres (keys, users, spend buffer),
- * Redis (shared limits), a priced deployment on the fake OpenAI upstream, and a user and a virtual key with
- * budgets, so calls through {@link MonitoredGateway.traffic} fill the request, token, spend, latency, TTFT and
+ * Redis (shared limits), trace export to the Langfuse contract fake, a priced deployment on the fake OpenAI
+ * upstream, and a user and a virtual key with budgets, so calls through {@link MonitoredGateway.traffic} fill the request, token, spend, latency, TTFT and
  * budget series.
  */
+import { startFakeLangfuse } from "../fixtures/langfuse.js";
 import { startFakeUpstream } from "../fixtures/openai-upstream.js";
 import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { createTestDatabase } from "../helpers/postgres.js";
@@ -36,11 +37,18 @@ async function admin(gw: TestGateway, path: string, body: unknown): Promise<Reco
 /** Starts the fake upstream, a fresh database, a Redis prefix and the gateway; creates the user and key. */
 export async function startMonitoredGateway(suite: string): Promise<MonitoredGateway> {
   const upstream = await startFakeUpstream({ record: false });
+  const langfuse = await startFakeLangfuse();
   const db = await createTestDatabase();
   const prefix = uniquePrefix(suite);
   const gateway = await startTestGateway(
     `model_list:\n${deployment("general", upstream.url, PRICED)}`,
-    { DATABASE_URL: db.url, REDIS_URL },
+    {
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      TRACE_HOST: langfuse.url,
+      TRACE_PUBLIC_KEY: langfuse.publicKey,
+      TRACE_SECRET_KEY: langfuse.secretKey,
+    },
     { store: { flushIntervalMs: 200 }, limits: { keyPrefix: prefix } },
   );
   await admin(gateway, "/user/new", { user_id: "alice", max_budget: 50, budget_duration: "30d" });
@@ -77,6 +85,7 @@ export async function startMonitoredGateway(suite: string): Promise<MonitoredGat
     async close() {
       await stopGateway();
       await upstream.close();
+      await langfuse.close();
       await db.drop();
       await deleteKeys(prefix);
     },
