@@ -100,7 +100,7 @@ describe("withEntry", () => {
   });
 });
 
-describe("scripts/add-model.sh", () => {
+describe("scripts/add-model.sh", { timeout: 60_000 }, () => {
   it("registers, is idempotent, clones for mock-npu, and never writes a config the gateway refuses", async () => {
     const file = tempConfig();
     const env = path.join(path.dirname(file), ".env");

@@ -1,31 +1,14 @@
 /**
- * scripts/smoke-test.sh against a real gateway (in process, fake OpenAI-compatible upstream), with contract
- * fakes for what cannot run here: the trace viewer's observations API and Prometheus's query API (which
- * scrapes the gateway's real /metrics).
- *
- * The gateway of this checkout sends neither `x-trace-id` nor `x-guardrail-decisions` yet (the tracing and
- * guardrail work adds them): for the all-pass run a pass-through proxy in front of the gateway adds them as
- * those features will, and registers the trace with the trace-viewer fake after a delay (Langfuse shows a trace
- * seconds after ingestion). The run without the proxy shows checks 6 and 8 failing with what to inspect.
+ * scripts/smoke-test.sh against a real gateway and contract fakes of the trace viewer and Prometheus
+ * (./smoke-target.ts says what is real and what stands in).
  */
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../infra/files.js";
-import {
-  type FakeLangfuseObservations,
-  startFakeLangfuseObservations,
-} from "../fixtures/langfuse-observations-api.js";
-import { type FakeUpstream, startFakeUpstream } from "../fixtures/openai-upstream.js";
-import { type FakePrometheus, startFakePrometheus } from "../fixtures/prometheus-query-api.js";
-import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { type SmokeTarget, startSmokeTarget } from "./smoke-target.js";
 
 const SCRIPT = path.join(REPO_ROOT, "scripts/smoke-test.sh");
-const PK = "pk-lf-smoke";
-const SK = "sk-lf-smoke";
 
 /** Runs the script with `args`; resolves its exit status and output (never rejects). */
 function smoke(args: string[]): Promise<{ status: number; stdout: string }> {
@@ -39,69 +22,19 @@ function smoke(args: string[]): Promise<{ status: number; stdout: string }> {
   });
 }
 
-/**
- * A pass-through proxy to `target` adding `x-trace-id` to every chat completion (and making that trace known
- * to `langfuse` 1.5 s later) and an `x-guardrail-decisions` prompt_injection entry.
- */
-async function startHeaderProxy(target: string, langfuse: FakeLangfuseObservations): Promise<Server> {
-  const to = new URL(target);
-  const server = createServer((req, res) => {
-    const upstream = request(
-      { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
-      (answer) => {
-        const headers = { ...answer.headers };
-        if (req.url?.endsWith("/chat/completions")) {
-          const traceId = randomUUID().replaceAll("-", "");
-          headers["x-trace-id"] = traceId;
-          headers["x-guardrail-decisions"] = "pii=allow; prompt_injection=allow:0.03";
-          setTimeout(() => langfuse.addTrace(traceId, "general"), 1500);
-        }
-        res.writeHead(answer.statusCode ?? 502, headers);
-        answer.pipe(res);
-      },
-    );
-    req.pipe(upstream);
-  });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  return server;
-}
-
-let upstream: FakeUpstream;
-let gateway: TestGateway;
-let prometheus: FakePrometheus;
-let langfuse: FakeLangfuseObservations;
-let proxy: Server;
+let t: SmokeTarget;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway(`model_list:\n${deployment("general", upstream.url)}`);
-  prometheus = await startFakePrometheus([gateway.url]);
-  langfuse = await startFakeLangfuseObservations(PK, SK);
-  proxy = await startHeaderProxy(gateway.url, langfuse);
+  t = await startSmokeTarget();
 });
 
 afterAll(async () => {
-  await new Promise((done) => proxy?.close(done));
-  await Promise.all([langfuse?.close(), prometheus?.close(), gateway?.close(), upstream?.close()]);
+  await t?.close();
 });
-
-const common = () => [
-  "--key",
-  MASTER_KEY,
-  "--trace-url",
-  langfuse.url,
-  "--trace-public-key",
-  PK,
-  "--trace-secret-key",
-  SK,
-  "--metrics-url",
-  prometheus.url,
-];
 
 describe("scripts/smoke-test.sh", () => {
   it("passes all eight checks when every part answers, and says so last", async () => {
-    const { port } = proxy.address() as AddressInfo;
-    const run = await smoke(["--gateway-url", `http://127.0.0.1:${port}`, ...common()]);
+    const run = await smoke(["--gateway-url", t.headerProxyUrl, ...t.options]);
     expect(run.stdout).toMatch(/^1\/8 gateway liveness: ok$/m);
     expect(run.stdout).toMatch(/^2\/8 model list: ok \(general\)$/m);
     expect(run.stdout).toMatch(/^3\/8 chat completion: ok \(trace [0-9a-f]{32}\)$/m);
@@ -114,14 +47,14 @@ describe("scripts/smoke-test.sh", () => {
     expect(run.status).toBe(0);
     // The trace asked for is the one of check 3, polled until it appeared.
     const traceId = /3\/8 chat completion: ok \(trace ([0-9a-f]+)\)/.exec(run.stdout)?.[1];
-    expect(langfuse.lookups.filter((id) => id === traceId).length).toBeGreaterThan(1);
-    expect(prometheus.queries).toContain("sum(litellm_proxy_total_requests_metric_total)");
+    expect(t.langfuse.lookups.filter((id) => id === traceId).length).toBeGreaterThan(1);
+    expect(t.prometheus.queries).toContain("sum(litellm_proxy_total_requests_metric_total)");
     // The completions reached the upstream: two plain, one streamed (the unknown model did not).
-    expect(upstream.requests.filter((r) => r.body !== undefined).length).toBeGreaterThanOrEqual(3);
+    expect(t.upstream.requests.filter((r) => r.body !== undefined).length).toBeGreaterThanOrEqual(3);
   });
 
   it("fails the checks the gateway cannot satisfy, naming what to inspect, and exits 1", async () => {
-    const run = await smoke(["--gateway-url", gateway.url, ...common()]);
+    const run = await smoke(["--gateway-url", t.gatewayUrl, ...t.options]);
     for (const n of [1, 2, 3, 4, 5, 7]) expect(run.stdout).toMatch(new RegExp(`^${n}/8 .*: ok`, "m"));
     expect(run.stdout).toMatch(
       /^6\/8 trace: FAILED: the completion of check 3 carried no x-trace-id header$/m,
@@ -134,14 +67,14 @@ describe("scripts/smoke-test.sh", () => {
   });
 
   it("names the gateway's logs when it is down, and a wrong key on the model list", async () => {
-    const down = await smoke(["--gateway-url", "http://127.0.0.1:9", ...common(), "--wait", "1"]);
+    const down = await smoke(["--gateway-url", "http://127.0.0.1:9", ...t.options, "--wait", "1"]);
     expect(down.stdout).toMatch(/^1\/8 gateway liveness: FAILED: GET \/health\/liveliness answered 000/m);
     expect(down.stdout).toContain("inspect: ./scripts/platform.sh ps; ./scripts/platform.sh logs gateway");
     expect(down.status).toBe(1);
     const wrongKey = await smoke([
       "--gateway-url",
-      gateway.url,
-      ...common(),
+      t.gatewayUrl,
+      ...t.options,
       "--key",
       "sk-wrong",
       "--wait",
