@@ -106,27 +106,12 @@ describe("scripts/add-model.sh", { timeout: 60_000 }, () => {
     const env = path.join(path.dirname(file), ".env");
     writeFileSync(env, "OPENAI_API_KEY=\n");
     const args = ["--config", file, "--env-file", env];
-    const first = await addModel([
-      ...args,
-      "--backend",
-      "remote",
-      "--model",
-      "m",
-      "--api-base",
-      "http://h:1/v1",
-    ]);
+    const remote = [...args, "--backend", "remote", "--model", "m", "--api-base", "http://h:1/v1"];
+    const first = await addModel(remote);
     expect(first.stdout).toContain("registered m (openai/m)");
     expect(first.status).toBe(0);
     const written = readFileSync(file, "utf8");
-    const again = await addModel([
-      ...args,
-      "--backend",
-      "remote",
-      "--model",
-      "m",
-      "--api-base",
-      "http://h:1/v1",
-    ]);
+    const again = await addModel(remote);
     expect(again.stdout).toContain("m is already registered");
     expect(readFileSync(file, "utf8")).toBe(written);
     expect((await addModel([...args, "--backend", "mock-npu"])).status).toBe(0);
