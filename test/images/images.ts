@@ -60,8 +60,9 @@ function configReferences(): Record<string, string> {
   return Object.fromEntries(vars.map((v) => [v, `placeholder-${v.toLowerCase()}`]));
 }
 
-/** Folder holding the tiny prompt-injection model the scanner's own tests use. */
-const TINY_SCANNER_MODEL = path.join(REPO_ROOT, "scanner/test/fixtures/tiny-model");
+/** The tiny prompt-injection model committed for the scanner's tests, and its name inside that folder. */
+const TINY_SCANNER_MODEL = path.join(REPO_ROOT, "scanner/tiny-model");
+const TINY_SCANNER_MODEL_NAME = "local/tiny-prompt-injection";
 
 function missingDockerfile(dockerfile: string): () => string | undefined {
   return () =>
@@ -111,7 +112,12 @@ export const IMAGES: ImageRow[] = [
   {
     name: "scanner",
     dockerfile: "scanner/Dockerfile",
-    env: { PORT: String(SCANNER_PORT), SCANNER_MODEL_DIR, HF_HOME: SCANNER_MODEL_DIR },
+    env: {
+      PORT: String(SCANNER_PORT),
+      SCANNER_MODEL_DIR,
+      HF_HOME: SCANNER_MODEL_DIR,
+      SCANNER_MODEL: TINY_SCANNER_MODEL_NAME,
+    },
     mounts: { [TINY_SCANNER_MODEL]: SCANNER_MODEL_DIR },
     skip: () =>
       missingDockerfile("scanner/Dockerfile")() ??
