@@ -68,14 +68,14 @@ export function AdminTab() {
         {users.data === null ? (
           <Loader size="sm" m="md" />
         ) : (
-          <Table.ScrollContainer minWidth={640}>
+          <Table.ScrollContainer minWidth={340}>
             <Table verticalSpacing="sm" data-testid="user-table">
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>User</Table.Th>
                   <Table.Th>Spend</Table.Th>
                   <Table.Th>Budget</Table.Th>
-                  <Table.Th>Limits</Table.Th>
+                  <Table.Th visibleFrom="sm">Limits</Table.Th>
                   <Table.Th />
                 </Table.Tr>
               </Table.Thead>
@@ -92,12 +92,12 @@ export function AdminTab() {
                     </Table.Td>
                     <Table.Td>{usd(u.spend)}</Table.Td>
                     <Table.Td>{budget(u.max_budget, u.budget_duration)}</Table.Td>
-                    <Table.Td>
+                    <Table.Td visibleFrom="sm">
                       <Text size="xs">{perMinute(u.rpm_limit, "req")}</Text>
                       <Text size="xs">{perMinute(u.tpm_limit, "tok")}</Text>
                     </Table.Td>
                     <Table.Td>
-                      <Group gap="xs" justify="flex-end" wrap="nowrap">
+                      <Group gap="xs" justify="flex-end">
                         <Button size="xs" variant="light" onClick={() => setEditing(u)}>
                           Limits
                         </Button>

@@ -1,16 +1,87 @@
-import { Badge, Table, Text } from "@mantine/core";
+import { Badge, Box, Card, Group, Stack, Table, Text } from "@mantine/core";
 import type { ConsoleKey } from "../api";
 import { RevokeButton } from "../components/RevokeButton";
 import { budget, day, perMinute, usd } from "../format";
 
-/** Keys with Name, Usage, Limits, Created, Expires and a Revoke button for active ones. */
-export function KeyTable({
-  keys,
-  onRevoke,
-}: {
+interface KeyListProps {
   keys: ConsoleKey[];
   onRevoke: (key: ConsoleKey) => Promise<void>;
-}) {
+}
+
+/** Keys with Name, Usage, Limits, Created, Expires and Revoke: a table on wide screens, cards on phones. */
+export function KeyTable(props: KeyListProps) {
+  return (
+    <>
+      <Box visibleFrom="sm">
+        <WideKeyTable {...props} />
+      </Box>
+      <Box hiddenFrom="sm">
+        <KeyCards {...props} />
+      </Box>
+    </>
+  );
+}
+
+function RevokeOrStatus({ k, onRevoke }: { k: ConsoleKey; onRevoke: KeyListProps["onRevoke"] }) {
+  return k.status === "active" ? (
+    <RevokeButton label={`${k.key_alias ?? ""} (${k.key_name})`} onRevoke={() => onRevoke(k)} />
+  ) : (
+    <Badge color="gray" variant="light">
+      {k.status}
+    </Badge>
+  );
+}
+
+function KeyCards({ keys, onRevoke }: KeyListProps) {
+  return (
+    <Stack gap={0}>
+      {keys.map((k) => (
+        <Card
+          key={k.token}
+          radius={0}
+          p="sm"
+          style={{ borderBottom: "1px solid var(--mantine-color-gray-3)" }}
+        >
+          <Group justify="space-between" wrap="nowrap" align="flex-start">
+            <div>
+              <Text fw={600} size="sm">
+                {k.key_alias ?? "—"}
+              </Text>
+              <Text size="xs" c="dimmed" ff="monospace">
+                {k.key_name}
+              </Text>
+            </div>
+            <RevokeOrStatus k={k} onRevoke={onRevoke} />
+          </Group>
+          <Group gap="lg" mt="xs" align="flex-start">
+            <div>
+              <Text size="xs" c="dimmed">
+                Usage
+              </Text>
+              <Text size="sm">{usd(k.spend)}</Text>
+            </div>
+            <div>
+              <Text size="xs" c="dimmed">
+                Limits
+              </Text>
+              <KeyLimits k={k} />
+            </div>
+            <div>
+              <Text size="xs" c="dimmed">
+                Created · Expires
+              </Text>
+              <Text size="sm">
+                {day(k.created_at)} · {day(k.expires)}
+              </Text>
+            </div>
+          </Group>
+        </Card>
+      ))}
+    </Stack>
+  );
+}
+
+function WideKeyTable({ keys, onRevoke }: KeyListProps) {
   return (
     <Table.ScrollContainer minWidth={720}>
       <Table verticalSpacing="sm" data-testid="key-table">
@@ -42,13 +113,7 @@ export function KeyTable({
               <Table.Td>{day(k.created_at)}</Table.Td>
               <Table.Td>{day(k.expires)}</Table.Td>
               <Table.Td ta="right">
-                {k.status === "active" ? (
-                  <RevokeButton label={`${k.key_alias ?? ""} (${k.key_name})`} onRevoke={() => onRevoke(k)} />
-                ) : (
-                  <Badge color="gray" variant="light">
-                    {k.status}
-                  </Badge>
-                )}
+                <RevokeOrStatus k={k} onRevoke={onRevoke} />
               </Table.Td>
             </Table.Tr>
           ))}
