@@ -4,6 +4,7 @@
  * port, with a log capture for "no secret in the logs" assertions.
  */
 import { AdminApiClient } from "@platform/admin-api";
+import type OpenAI from "openai";
 import { buildApp, type ConsoleApp } from "../../services/console/server/app.js";
 import { type ConsoleConfig, readConsoleEnv } from "../../services/console/server/config.js";
 import { createLogger } from "../../services/console/server/logger.js";
@@ -11,7 +12,7 @@ import { FakeLibreChatMongo } from "../fixtures/librechat-mongo.js";
 import { type FakeUpstream, startFakeUpstream } from "../fixtures/openai-upstream.js";
 import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "./gateway.js";
 import { createTestDatabase, type TestDatabase } from "./postgres.js";
-import { deleteKeys, REDIS_URL, uniquePrefix } from "./redis.js";
+import { deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "./redis.js";
 
 /** The chat's refresh-token secret in tests. */
 export const JWT_REFRESH_SECRET = "test-jwt-refresh-secret-0123456789abcdef";
@@ -187,4 +188,14 @@ export async function chatVisitor(
   const me = await visitor.me();
   if (me.status !== 200) throw new Error(`sign-in of ${email} failed: ${me.status} ${me.text}`);
   return { visitor, userId, sessionId };
+}
+
+/** Waits until the gateway refuses `client`'s key with 401 (revocation reaches every cache within seconds). */
+export async function waitUntilKeyRefused(client: OpenAI): Promise<void> {
+  await waitFor("the revoked key refused", () =>
+    client.chat.completions.create({ model: "general", messages: [{ role: "user", content: "again" }] }).then(
+      () => false,
+      (error: { status?: number }) => error.status === 401,
+    ),
+  );
 }

@@ -10,7 +10,12 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConsoleStack, JWT_REFRESH_SECRET, startConsoleStack } from "../../helpers/console.js";
+import {
+  type ConsoleStack,
+  JWT_REFRESH_SECRET,
+  startConsoleStack,
+  waitUntilKeyRefused,
+} from "../../helpers/console.js";
 import { waitFor } from "../../helpers/redis.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -156,14 +161,7 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
     const dialog = page.getByRole("dialog", { name: "Revoke this key?" });
     await dialog.getByRole("button", { name: "Revoke" }).click();
     await page.getByTestId("masked-key").filter({ hasText: masked }).waitFor({ state: "detached" });
-    await waitFor("the revoked key refused", () =>
-      client.chat.completions
-        .create({ model: "general", messages: [{ role: "user", content: "again" }] })
-        .then(
-          () => false,
-          (error: { status?: number }) => error.status === 401,
-        ),
-    );
+    await waitUntilKeyRefused(client);
   });
 
   it("warns on every tab above 80 % of the budget; screenshots of every tab", async () => {

@@ -5,7 +5,13 @@
  * a revoked key is refused, and only administrators reach the Admin API.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConsoleStack, chatVisitor, startConsoleStack, type Visitor } from "../../helpers/console.js";
+import {
+  type ConsoleStack,
+  chatVisitor,
+  startConsoleStack,
+  type Visitor,
+  waitUntilKeyRefused,
+} from "../../helpers/console.js";
 import { waitFor } from "../../helpers/redis.js";
 
 let stack: ConsoleStack;
@@ -88,15 +94,7 @@ describe("a user's own keys", () => {
 
     const revoked = await alice.request("DELETE", `/api/keys/${created.token}`);
     expect(revoked.status).toBe(200);
-    // Revocation reaches every gateway cache within seconds.
-    await waitFor("the revoked key refused", () =>
-      client.chat.completions
-        .create({ model: "general", messages: [{ role: "user", content: "again" }] })
-        .then(
-          () => false,
-          (error: { status?: number }) => error.status === 401,
-        ),
-    );
+    await waitUntilKeyRefused(client);
   });
 });
 

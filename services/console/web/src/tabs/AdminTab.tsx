@@ -6,7 +6,6 @@ import {
   Loader,
   Modal,
   NumberInput,
-  SegmentedControl,
   SimpleGrid,
   Stack,
   Table,
@@ -15,6 +14,7 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { ApiError, api, type ConsoleKey, type PlatformSpend, type UserRecord } from "../api";
+import { PeriodPicker } from "../components/PeriodPicker";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
 import { budget, count, perMinute, usd } from "../format";
@@ -33,15 +33,7 @@ export function AdminTab() {
     <Stack>
       <Group justify="space-between">
         <Text fw={600}>Platform spend</Text>
-        <SegmentedControl
-          value={days}
-          onChange={setDays}
-          data={[
-            { value: "7", label: "7 days" },
-            { value: "30", label: "30 days" },
-            { value: "90", label: "90 days" },
-          ]}
-        />
+        <PeriodPicker value={days} onChange={setDays} />
       </Group>
       {spend.error !== null && <Alert color="red">{spend.error}</Alert>}
       {spend.data === null ? (

@@ -1,6 +1,7 @@
-import { Alert, Card, Loader, SegmentedControl, SimpleGrid, Stack, Table, Text } from "@mantine/core";
+import { Alert, Card, Loader, SimpleGrid, Stack, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import type { UsageResponse } from "../api";
+import { PeriodPicker } from "../components/PeriodPicker";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
 import { count, time, usd } from "../format";
@@ -14,16 +15,7 @@ export function UsageTab() {
   const data = usage.data;
   return (
     <Stack>
-      <SegmentedControl
-        value={days}
-        onChange={setDays}
-        data={[
-          { value: "7", label: "7 days" },
-          { value: "30", label: "30 days" },
-          { value: "90", label: "90 days" },
-        ]}
-        style={{ alignSelf: "flex-start" }}
-      />
+      <PeriodPicker value={days} onChange={setDays} />
       {usage.error !== null && <Alert color="red">{usage.error}</Alert>}
       {data === null ? (
         <Loader size="sm" />
