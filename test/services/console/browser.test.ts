@@ -174,8 +174,16 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
         messages: [{ role: "user", content: `a ${model} request` }],
       });
     }
-    await waitFor("spend booked", async () => (await stack.admin.userInfo(userId)).user_info.spend > 0.004);
-    const spent = (await stack.admin.userInfo(userId)).user_info.spend;
+    // Spend is written in batches: wait until all four calls are booked on the user.
+    let spent = 0;
+    await waitFor("spend booked", async () => {
+      const [usage, user] = await Promise.all([
+        stack.admin.usage({ user_id: userId, days: 7 }),
+        stack.admin.userInfo(userId),
+      ]);
+      spent = user.user_info.spend;
+      return usage.totals.requests === 4 && Math.abs(spent - usage.totals.spend) < 1e-9;
+    });
     await stack.admin.updateUser({ user_id: userId, max_budget: Number((spent / 0.9).toFixed(6)) });
 
     await page.goto(`${stack.url}/profile`);

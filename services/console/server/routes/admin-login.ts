@@ -17,6 +17,7 @@ export function secretsEqual(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
+/** Registers `POST /api/admin/login` (same-origin sign-in). */
 export async function adminLoginRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   const cookieOptions = sessionCookieOptions(ctx.config.publicUrl);
   app.post("/api/admin/login", { config: { access: "signin" } }, async (request, reply) => {

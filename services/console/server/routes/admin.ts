@@ -23,6 +23,7 @@ const tokenParams = z.object({
 });
 const limitsBody = z.object(limitFields);
 
+/** Registers the `/api/admin/*` routes (administrators only). */
 export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   const admin = { config: { access: "admin" as const } };
 

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from "fastify";
 import type { RouteContext } from "./context.js";
 
+/** Registers `GET /_health` (public). */
 export async function healthRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   app.get("/_health", { config: { access: "public" } }, async (_request, reply) => {
     const checks = {

@@ -75,6 +75,7 @@ export async function revokeKey(ctx: RouteContext, token: string): Promise<{ rev
   return { revoked: token };
 }
 
+/** Registers the own-key routes and `GET /api/models`; see the module comment. */
 export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   app.get("/api/keys", { config: { access: "user" } }, async (request) => {
     const list = await ctx.gateway.listKeys({

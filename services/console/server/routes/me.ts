@@ -11,6 +11,7 @@ import { ensureProvisioned } from "../provisioning.js";
 import { isAdmin } from "../session/console-sessions.js";
 import { type RouteContext, sessionOf } from "./context.js";
 
+/** Registers `GET /api/me` and `POST /api/logout` (any session). */
 export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   app.get("/api/me", { config: { access: "session" } }, async (request) => {
     const session = sessionOf(request);

@@ -48,6 +48,7 @@ export function findWebRoot(candidates: string[]): string | null {
   return candidates.find((dir) => existsSync(join(dir, "index.html"))) ?? null;
 }
 
+/** Registers /unauthorized, the app's pages, /admin/login and the bundle's assets. */
 export async function pageRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   app.get("/unauthorized", { config: { access: "public" } }, async (_request, reply) =>
     reply.code(401).type("text/html; charset=utf-8").send(unauthorizedPage(ctx.config.chatUrl)),

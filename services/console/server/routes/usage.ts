@@ -18,6 +18,7 @@ export const usagePeriod = z.object({
     .default(30),
 });
 
+/** Registers `GET /api/usage` (a chat user's session). */
 export async function usageRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   app.get("/api/usage", { config: { access: "user" } }, async (request) => {
     const { days } = parseInput(usagePeriod, request.query);
