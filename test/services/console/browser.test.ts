@@ -35,6 +35,11 @@ async function screenshotAll(name: string): Promise<void> {
     await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
     await page.waitForTimeout(150); // charts re-measure on resize
     await page.screenshot({ path: join(shots, `${name}-${width}.png`), fullPage: true });
+    // Nothing wider than the window: wide tables scroll inside their own box.
+    expect(
+      await page.evaluate<number>("document.documentElement.scrollWidth"),
+      `${name} at ${width} px`,
+    ).toBeLessThanOrEqual(width);
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 }

@@ -121,6 +121,14 @@ describe("sign-in through the chat's session", () => {
     expect((await visitor.request("GET", "/")).headers.get("location")).toBe("/unauthorized");
   });
 
+  it("stays signed in across the chat's own token refresh (same session, new token)", async () => {
+    const { visitor, sessionId } = await chatVisitor(stack, "rotate@example.com");
+    const rotated = await stack.mongo.refresh(sessionId, JWT_REFRESH_SECRET);
+    visitor.withChatCookie(rotated.refreshToken);
+    stack.advance(61_000);
+    expect((await visitor.request("GET", "/api/me")).status).toBe(200);
+  });
+
   it("signs out when the chat's database is down at revalidation", async () => {
     const { visitor } = await chatVisitor(stack, "dbdown@example.com");
     stack.mongo.unavailable = "connection refused";
