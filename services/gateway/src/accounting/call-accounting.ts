@@ -43,7 +43,22 @@ export interface CallRecord {
   estimatedPromptTokens: number;
 }
 
-/** Settles and records a finished call; returns its cost in USD. */
+/** Costs are kept to this many decimal places of USD (1e-10): no `0.00015000000000000001` in headers or rows. */
+export const COST_DECIMALS = 10;
+
+/** `usd` rounded to {@link COST_DECIMALS} decimal places. */
+export function roundCost(usd: number): number {
+  return Math.round(usd * 10 ** COST_DECIMALS) / 10 ** COST_DECIMALS;
+}
+
+/** A cost for a header: plain decimals (never exponent notation), at most {@link COST_DECIMALS}, e.g. `0.0003`. */
+export function formatCost(usd: number): string {
+  return roundCost(usd)
+    .toFixed(COST_DECIMALS)
+    .replace(/\.?0+$/, "");
+}
+
+/** Settles and records a finished call; returns its cost in USD, rounded by {@link roundCost}. */
 export function accountCall(
   record: CallRecord,
   usage: Usage | undefined,
@@ -56,7 +71,7 @@ export function accountCall(
   const promptTokens = usage?.prompt_tokens ?? record.estimatedPromptTokens;
   const completionTokens = usage?.completion_tokens ?? fallbackCompletionTokens;
   const totalTokens = usage?.total_tokens ?? promptTokens + completionTokens;
-  const cost = costOf(priceOf(record.deployment), promptTokens, completionTokens);
+  const cost = roundCost(costOf(priceOf(record.deployment), promptTokens, completionTokens));
   record.admission?.settle({ cost, totalTokens });
 
   const d = record.deployment;

@@ -6,12 +6,37 @@
 /** Completion tokens assumed when the request sets neither `max_tokens` nor `max_completion_tokens`. */
 export const DEFAULT_MAX_TOKENS_ESTIMATE = 4096;
 
+/** Bytes of `value` as compact JSON (UTF-8), computed by walking it: no serialisation, no recursion. */
+export function jsonBytes(value: unknown): number {
+  let bytes = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === "string") bytes += Buffer.byteLength(item) + 2;
+    else if (typeof item === "number" || typeof item === "boolean") bytes += String(item).length;
+    else if (item === null || item === undefined) bytes += 4;
+    else if (Array.isArray(item)) {
+      bytes += 2 + Math.max(0, item.length - 1);
+      for (const element of item) pending.push(element);
+    } else if (typeof item === "object") {
+      const entries = Object.entries(item);
+      bytes += 2 + Math.max(0, entries.length - 1);
+      for (const [key, element] of entries) {
+        bytes += Buffer.byteLength(key) + 3;
+        pending.push(element);
+      }
+    }
+  }
+  return bytes;
+}
+
 /**
- * Prompt tokens from the request body's size: one token per four bytes of JSON, an overestimate for
- * English text because the JSON syntax is counted too. Cheap: no tokenizer on the hot path.
+ * Prompt tokens of a parsed request body (the whole body: messages, tools, …): one token per four bytes of its
+ * JSON, an overestimate for text because the JSON syntax is counted too. Computed from the parsed body, never
+ * from a `content-length` header (a chunked upload sends none). Cheap: no tokenizer on the hot path.
  */
-export function estimatePromptTokens(bodyBytes: number): number {
-  return Math.ceil(bodyBytes / 4);
+export function estimatePromptTokens(body: unknown): number {
+  return Math.ceil(jsonBytes(body) / 4);
 }
 
 /** Completion tokens the call may produce: the request's cap, or {@link DEFAULT_MAX_TOKENS_ESTIMATE}. */

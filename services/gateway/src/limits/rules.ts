@@ -118,10 +118,14 @@ export function rateLimitError(
 
 /**
  * 429 `budget_exceeded` (LiteLLM's newer builds; older ones answer 400), naming the budget, its amount, the
- * spend and the reset time, e.g. `Budget has been exceeded! Key budget ("ci"): $1.00, spend: $1.02, resets at
- * 2026-12-01T00:00:00Z`. When the settled spend alone is under the budget the message adds what is reserved by
- * calls in flight and this call's estimate, since those made the difference. No `retry-after`: clients that
- * honour it would otherwise sleep until the period ends.
+ * spend and the reset time, then what this call would reserve, e.g. `Budget has been exceeded! Key budget
+ * ("ci"): $1.00, spend: $0.40 (+$0.50 reserved by calls in flight), resets at 2026-12-01T00:00:00Z. This call
+ * would reserve $0.20 (its prompt estimate plus max_tokens at the model's price); a lower max_tokens lowers
+ * that.` When the settled spend alone has reached the budget, the last sentence says no call fits instead.
+ *
+ * Headers: `x-should-retry: false`, which the official OpenAI SDKs honour before their own retry rule (429 is
+ * otherwise retried: openai-node `shouldRetry`, openai-python `_should_retry`); no `retry-after`, or clients
+ * that honour it would sleep until the period ends.
  */
 export function budgetError(
   plan: SubjectPlan,
@@ -132,15 +136,23 @@ export function budgetError(
   const { subject } = plan;
   const owner = subject.scope === "key" ? "Key" : "User";
   const name = describeSubject(subject).replace(/^(key|user) /, "");
+  const usedUp = spentMicros >= plan.maxMicros;
   let message = `Budget has been exceeded! ${owner} budget (${name}): ${formatUsd(plan.maxMicros)}, spend: ${formatUsd(spentMicros)}`;
-  if (spentMicros < plan.maxMicros) {
-    message += ` (+${formatUsd(reservedMicros)} reserved by calls in flight; this call needs up to ${formatUsd(estimateMicros)})`;
-  }
+  if (!usedUp && reservedMicros > 0)
+    message += ` (+${formatUsd(reservedMicros)} reserved by calls in flight)`;
   message +=
     subject.budgetResetAt === null
-      ? ", no reset (lifetime budget)"
-      : `, resets at ${formatInstant(subject.budgetResetAt)}`;
-  return new GatewayError(429, message, { type: "budget_exceeded", code: "429" });
+      ? ", no reset (lifetime budget)."
+      : `, resets at ${formatInstant(subject.budgetResetAt)}.`;
+  message += ` This call would reserve ${formatUsd(estimateMicros)} (its prompt estimate plus max_tokens at the model's price)`;
+  message += usedUp
+    ? "; the budget is used up, so no call fits until it resets or is raised."
+    : "; a lower max_tokens lowers that.";
+  return new GatewayError(429, message, {
+    type: "budget_exceeded",
+    code: "429",
+    headers: { "x-should-retry": "false" },
+  });
 }
 
 /**

@@ -11,6 +11,8 @@
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { GuardDecision, StreamOutputGuard } from "../chat/hooks.js";
+import type { GatewayError } from "../errors/gateway-error.js";
 
 /** OpenAI `usage`, tokens. */
 export interface Usage {
@@ -24,6 +26,10 @@ export interface RelayOptions {
   stripUsage: boolean;
   /** Called once, when the first event has been written to the client. */
   onFirstChunk?: () => void;
+  /** Output guard: sees every payload before the client does (see {@link StreamOutputGuard}). */
+  guard?: StreamOutputGuard;
+  /** Called with every `data:` payload written to the client (after the guard), `[DONE]` included. */
+  onPayload?: (payload: string) => void;
 }
 
 /** What happened on a relayed stream. */
@@ -34,8 +40,12 @@ export interface RelayOutcome {
   choiceChunks: number;
   /** The upstream finished with `[DONE]` or a clean end. */
   completed: boolean;
-  /** The upstream failed mid-stream (the client got an error event). */
+  /** The upstream failed mid-stream while the client was still there (the client got an error event). */
   upstreamError?: Error;
+  /** The output guard's decisions (empty without a guard, or when the stream did not finish). */
+  guardDecisions: GuardDecision[];
+  /** The output guard blocked the rest of the stream (the client got this error as an event). */
+  blocked?: GatewayError;
 }
 
 const usagePattern = /"usage"\s*:\s*\{/;
@@ -55,39 +65,71 @@ export async function relaySse(
   res: ServerResponse,
   options: RelayOptions,
 ): Promise<RelayOutcome> {
-  const outcome: RelayOutcome = { choiceChunks: 0, completed: false };
+  const outcome: RelayOutcome = { choiceChunks: 0, completed: false, guardDecisions: [] };
+  const { guard } = options;
   let first = true;
   const write = (data: string) => {
     res.write(`data: ${data}\n\n`);
+    options.onPayload?.(data);
     if (first) {
       first = false;
       options.onFirstChunk?.();
     }
   };
+  /** Payloads (and `[DONE]`) parsed but not yet handed to the guard. */
+  const queued: string[] = [];
+  const emit = guard === undefined ? write : (data: string) => queued.push(data);
   const onEvent = (event: EventSourceMessage) => {
     const data = event.data;
     if (data === "[DONE]") {
       outcome.completed = true;
-      write(data);
+      emit(data);
       return;
     }
     if (!emptyChoicesPattern.test(data)) outcome.choiceChunks++;
     if (!usagePattern.test(data)) {
-      write(options.stripUsage ? data.replace(nullUsagePattern, "") : data);
+      emit(options.stripUsage ? data.replace(nullUsagePattern, "") : data);
       return;
     }
     let chunk: { usage?: Usage | null; choices?: unknown[] };
     try {
       chunk = JSON.parse(data);
     } catch {
-      write(data);
+      emit(data);
       return;
     }
     if (chunk.usage) outcome.usage = chunk.usage;
-    if (!options.stripUsage) write(data);
+    if (!options.stripUsage) emit(data);
     else if ((chunk.choices?.length ?? 0) > 0) {
       const { usage: _asked, ...withoutUsage } = chunk;
-      write(JSON.stringify(withoutUsage));
+      emit(JSON.stringify(withoutUsage));
+    }
+  };
+  let ended = false;
+  /** The guarded end: release what the guard held, then `[DONE]`, or its block as an error event. */
+  const end = async (guard: StreamOutputGuard, done: boolean) => {
+    if (ended) return;
+    ended = true;
+    const result = await guard.onEnd();
+    outcome.guardDecisions.push(...result.decisions);
+    if (res.destroyed) return;
+    if ("block" in result) {
+      outcome.blocked = result.block;
+      write(JSON.stringify(result.block.toBody()));
+      return;
+    }
+    for (const payload of result.release) write(payload);
+    if (done) write("[DONE]");
+  };
+  const drainQueue = async (guard: StreamOutputGuard) => {
+    for (const data of queued.splice(0)) {
+      if (res.destroyed || ended) return;
+      if (data === "[DONE]") {
+        await end(guard, true);
+        continue;
+      }
+      const out = await guard.onData(data);
+      if (out !== "hold") for (const payload of out) write(payload);
     }
   };
   const parser = createParser({ onEvent });
@@ -97,13 +139,17 @@ export async function relaySse(
       if (res.destroyed) break;
       res.cork();
       parser.feed(decoder.decode(piece, { stream: true }));
+      if (guard !== undefined) await drainQueue(guard);
       res.uncork();
       if (res.writableNeedDrain) await Promise.race([once(res, "drain"), once(res, "close")]);
     }
     if (!res.destroyed && !outcome.completed) outcome.completed = true;
+    if (guard !== undefined && !res.destroyed) await end(guard, false);
   } catch (error) {
+    // Reading fails when the client left too (the upstream request is aborted with it): that is no upstream error.
+    if (res.destroyed) return outcome;
     outcome.upstreamError = error as Error;
-    if (!res.destroyed) {
+    {
       const body = {
         error: {
           message: "The upstream stream failed before it finished.",

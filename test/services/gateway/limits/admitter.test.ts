@@ -102,14 +102,18 @@ describe.each(modes)("admitter ($mode)", ({ mode }) => {
     expect(error.status).toBe(429);
     expect(error.type).toBe("budget_exceeded");
     expect(error.headers["retry-after"]).toBeUndefined();
+    expect(error.headers["x-should-retry"]).toBe("false");
     expect(error.message).toBe(
-      'Budget has been exceeded! Key budget ("team"): $1.00, spend: $0.40 (+$0.50 reserved by calls in flight; ' +
-        "this call needs up to $0.20), resets at 2026-02-01T00:00:00Z",
+      'Budget has been exceeded! Key budget ("team"): $1.00, spend: $0.40 (+$0.50 reserved by calls in flight), ' +
+        "resets at 2026-02-01T00:00:00Z. This call would reserve $0.20 (its prompt estimate plus max_tokens at " +
+        "the model's price); a lower max_tokens lowers that.",
     );
     first.settle({ cost: 0.62, totalTokens: 10 });
     const spent = await refusal(limits.admitter.admit(request([key], 0)));
     expect(spent.message).toBe(
-      'Budget has been exceeded! Key budget ("team"): $1.00, spend: $1.02, resets at 2026-02-01T00:00:00Z',
+      'Budget has been exceeded! Key budget ("team"): $1.00, spend: $1.02, resets at 2026-02-01T00:00:00Z. ' +
+        "This call would reserve $0.00 (its prompt estimate plus max_tokens at the model's price); the budget is " +
+        "used up, so no call fits until it resets or is raised.",
     );
   });
 
@@ -117,7 +121,9 @@ describe.each(modes)("admitter ($mode)", ({ mode }) => {
     const user = userSubject({ id: "bob", maxBudget: 0.25, spend: 0.25 });
     const error = await refusal(limits.admitter.admit(request([keySubject({ maxBudget: 5 }), user], 0.01)));
     expect(error.message).toBe(
-      'Budget has been exceeded! User budget ("bob"): $0.25, spend: $0.25, no reset (lifetime budget)',
+      'Budget has been exceeded! User budget ("bob"): $0.25, spend: $0.25, no reset (lifetime budget). ' +
+        "This call would reserve $0.01 (its prompt estimate plus max_tokens at the model's price); the budget is " +
+        "used up, so no call fits until it resets or is raised.",
     );
   });
 

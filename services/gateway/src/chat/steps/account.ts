@@ -1,0 +1,137 @@
+/**
+ * Account step: after the answer, settle the reservation with the real usage, record the spend row and the
+ * token/latency metrics ({@link accountCall}), count the request, and hand the finished call to the observers.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { accountCall, callerLabels } from "../../accounting/call-accounting.js";
+import type { Usage } from "../../streaming/relay-sse.js";
+import type { CallContext, ChatDeps } from "../context.js";
+import type { CallResult } from "../hooks.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The chat call being answered, once parsed. */
+    chatCall: CallContext | undefined;
+    /** The handler counted the request itself (a stream, or a client that left): the onResponse hook skips it. */
+    countedByHandler: boolean;
+  }
+}
+
+/** Status recorded for a client that left before its answer was complete (nginx's "client closed request"). */
+export const CLIENT_CLOSED_REQUEST = 499;
+/** The `exception_class` recorded with {@link CLIENT_CLOSED_REQUEST}. */
+export const CLIENT_CLOSED_TYPE = "client_closed_request";
+
+/**
+ * The client went away before its answer was complete (a non-streamed call, or before the stream started):
+ * records 499 and gives up the reply (there is nobody to send an error to).
+ */
+export function clientLeft(deps: ChatDeps, request: FastifyRequest, reply: FastifyReply): void {
+  request.countedByHandler = true;
+  finish(deps, request, CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE);
+  reply.hijack();
+  if (!reply.raw.destroyed) reply.raw.destroy();
+}
+
+/**
+ * Settles an answered call: the usage the upstream reported (or the prompt estimate and
+ * `fallbackCompletionTokens` when it reported none). Sets `call.cost` (USD) and `call.usage`; returns the cost.
+ */
+export function settle(
+  call: CallContext,
+  deps: ChatDeps,
+  usage: Usage | undefined,
+  fallbackCompletionTokens: number,
+  status: number,
+): number {
+  const upstream = call.upstream!;
+  const sentAt = upstream.sentAt - upstream.retryMs;
+  const cost = accountCall(
+    {
+      requestId: call.requestId,
+      auth: call.auth,
+      labels: call.labels,
+      requestedModel: requestedModelLabel(call),
+      deployment: upstream.deployment,
+      admission: call.admission,
+      stream: call.stream,
+      startedAtEpoch: call.startedAtEpoch,
+      startedAt: call.startedAt,
+      upstreamMs: performance.now() - sentAt,
+      estimatedPromptTokens: call.promptEstimate,
+    },
+    usage,
+    fallbackCompletionTokens,
+    status,
+    deps.metrics,
+    deps.spend,
+    () => deps.clock.now(),
+  );
+  const promptTokens = usage?.prompt_tokens ?? call.promptEstimate;
+  const completionTokens = usage?.completion_tokens ?? fallbackCompletionTokens;
+  call.cost = cost;
+  call.usage = usage ?? {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
+  // The deployment's tpm count (routing) gets the real figure instead of the estimate it was sent with.
+  deps.router.recordUsage(upstream, call.usage.total_tokens);
+  return cost;
+}
+
+/**
+ * A chat request is over (answered, refused or abandoned): count it in the request and failure counters and,
+ * when it got past parsing, hand it to every observer on a later tick (off the response path).
+ */
+export function finish(deps: ChatDeps, request: FastifyRequest, status: number, errorType?: string): void {
+  countRequest(deps, request, status, errorType);
+  const call = request.chatCall;
+  if (call === undefined || deps.observers.length === 0) return;
+  const result: CallResult = {
+    status,
+    cost: call.cost,
+    durationMs: performance.now() - call.startedAt,
+    ...(errorType === undefined ? {} : { errorType }),
+    ...(call.usage === undefined ? {} : { usage: call.usage }),
+    ...(call.upstream === undefined ? {} : { deployment: call.upstream.deployment }),
+  };
+  setImmediate(() => {
+    for (const observer of deps.observers) {
+      try {
+        observer.onCallFinished(call, result);
+      } catch (error) {
+        deps.log.warn({ err: error, requestId: call.requestId }, "call observer failed");
+      }
+    }
+  });
+}
+
+/**
+ * The `requested_model` label: the alias once resolved, `unknown` for a name that is not registered, empty
+ * before the body was parsed. Never the client's string as such (each made-up name would be a new series).
+ */
+export function requestedModelLabel(call: CallContext | undefined): string {
+  if (call === undefined) return "";
+  return call.model ?? UNKNOWN_MODEL_LABEL;
+}
+
+/** Label value for a model name that is not registered. */
+export const UNKNOWN_MODEL_LABEL = "unknown";
+
+/** Counts a finished chat request in the request and failure counters. */
+function countRequest(deps: ChatDeps, request: FastifyRequest, status: number, errorType?: string): void {
+  const labels = request.auth
+    ? callerLabels(request.auth)
+    : { hashed_api_key: "", api_key_alias: "", user: "" };
+  const requested_model = requestedModelLabel(request.chatCall);
+  deps.metrics.requests.inc({ ...labels, requested_model, status_code: String(status) });
+  if (status >= 400) {
+    deps.metrics.failures.inc({
+      ...labels,
+      requested_model,
+      exception_status: String(status),
+      exception_class: errorType ?? "error",
+    });
+  }
+}

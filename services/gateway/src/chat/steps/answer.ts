@@ -1,0 +1,154 @@
+/**
+ * Answer step: the upstream's answer to the client. A JSON completion is read whole, passed through the output
+ * guard, settled (its cost goes in `x-litellm-response-cost`) and sent; a stream is relayed event by event
+ * through the stream output guard and settled when it ends.
+ *
+ * Guard decisions go on the response: `x-litellm-applied-guardrails` (the guardrails that ran, comma-separated,
+ * as LiteLLM names the header) and `x-guardrail-decisions`, e.g.
+ * `pii=mask:EMAIL_ADDRESS,PHONE_NUMBER; prompt_injection=allow:0.03`. A stream's headers are sent before its
+ * output is checked, so they carry the input decisions only; the observers get all of them.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { formatCost } from "../../accounting/call-accounting.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import type { UpstreamResponse } from "../../router/router.js";
+import { relaySse, type Usage } from "../../streaming/relay-sse.js";
+import { StreamText } from "../../streaming/stream-text.js";
+import type { CallContext, ChatDeps } from "../context.js";
+import { type GuardDecision, observerHeaders } from "../hooks.js";
+import { CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE, finish, requestedModelLabel, settle } from "./account.js";
+
+/** Keeps a name or entity header-safe (they come from configuration, never from the client). */
+const token = (value: string) => value.replace(/[^\w.-]/g, "_");
+
+/** One decision as `name=action[:ENTITY,…][:score]`. */
+function formatDecision(decision: GuardDecision): string {
+  let out = `${token(decision.guardrail)}=${decision.action}`;
+  if (decision.entities !== undefined && decision.entities.length > 0) {
+    out += `:${decision.entities.map(token).join(",")}`;
+  }
+  if (decision.score !== undefined) out += `:${Number(decision.score.toFixed(4))}`;
+  return out;
+}
+
+/** The guardrail headers for `decisions`; empty when there are none. */
+export function decisionHeaders(decisions: readonly GuardDecision[]): Record<string, string> {
+  if (decisions.length === 0) return {};
+  const names = [...new Set(decisions.map((d) => token(d.guardrail)))];
+  return {
+    "x-litellm-applied-guardrails": names.join(","),
+    "x-guardrail-decisions": decisions.map(formatDecision).join("; "),
+  };
+}
+
+/** A copy of a completion's first choice's `message` (what tracing records as the output). */
+function firstMessage(completion: unknown): unknown {
+  const message = (completion as { choices?: Array<{ message?: unknown }> }).choices?.[0]?.message;
+  return message === undefined ? undefined : structuredClone(message);
+}
+
+/** 502 for an upstream body that is not JSON. */
+const notJson = () =>
+  new GatewayError(502, "The upstream answered with a body that is not valid JSON.", {
+    type: "upstream_error",
+  });
+
+/**
+ * Answers a non-streamed call.
+ * @throws GatewayError 502 when the upstream body is not JSON; whatever the output guard throws to block.
+ */
+export async function answerJson(
+  call: CallContext,
+  upstream: UpstreamResponse,
+  deps: ChatDeps,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  let text: string;
+  let completion: { usage?: Usage };
+  try {
+    text = await upstream.body.text();
+    call.firstByteAtEpoch = deps.clock.now();
+    completion = JSON.parse(text) as { usage?: Usage };
+  } catch (error) {
+    if (call.abort.signal.aborted) throw error;
+    throw notJson();
+  }
+  if (deps.collectOutput) call.upstreamOutput = firstMessage(completion);
+  if (deps.guard !== undefined) {
+    try {
+      const outcome = await deps.guard.checkOutput(call, completion);
+      call.decisions.push(...outcome.decisions);
+    } catch (error) {
+      // The upstream was used: the call is paid for even though the client gets the guard's refusal.
+      settle(call, deps, completion.usage, 0, error instanceof GatewayError ? error.status : 500);
+      throw error;
+    }
+    text = JSON.stringify(completion);
+  }
+  if (deps.collectOutput) {
+    call.output = firstMessage(completion);
+    if (deps.guard === undefined) call.upstreamOutput = undefined;
+  }
+  const cost = settle(call, deps, completion.usage, 0, 200);
+  return reply
+    .header("content-type", "application/json")
+    .header("x-litellm-response-cost", formatCost(cost))
+    .header("x-litellm-model-id", upstream.deployment.id)
+    .headers(decisionHeaders(call.decisions))
+    .send(text);
+}
+
+/** Relays a streamed call, settles and counts it once it ended (the reply is hijacked: no onResponse). */
+export async function answerStream(
+  call: CallContext,
+  upstream: UpstreamResponse,
+  deps: ChatDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  reply.hijack();
+  request.countedByHandler = true;
+  const res = reply.raw;
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+    "x-accel-buffering": "no",
+    "x-request-id": request.id,
+    "x-litellm-model-id": upstream.deployment.id,
+    ...decisionHeaders(call.decisions),
+    ...observerHeaders(deps.observers, call),
+  });
+  const modelLabel = `${upstream.deployment.provider}/${upstream.deployment.upstreamModel}`;
+  const outputGuard = deps.guard?.streamOutput(call);
+  const text = deps.collectOutput ? new StreamText() : undefined;
+  const outcome = await relaySse(upstream.body, res, {
+    stripUsage: call.body.stream_options?.include_usage !== true,
+    ...(outputGuard === undefined ? {} : { guard: outputGuard }),
+    ...(text === undefined ? {} : { onPayload: (payload: string) => text.add(payload) }),
+    onFirstChunk: () => {
+      call.firstByteAtEpoch = deps.clock.now();
+      deps.metrics.timeToFirstToken.observe(
+        { requested_model: requestedModelLabel(call), model: modelLabel },
+        (performance.now() - call.startedAt) / 1000,
+      );
+    },
+  });
+  if (text !== undefined) call.output = text.value();
+  if (!upstream.body.destroyed) upstream.body.destroy();
+  call.decisions.push(...outcome.guardDecisions);
+  const status = outcome.upstreamError
+    ? 502
+    : outcome.blocked !== undefined
+      ? outcome.blocked.status
+      : res.destroyed && !outcome.completed
+        ? CLIENT_CLOSED_REQUEST
+        : 200;
+  settle(call, deps, outcome.usage, outcome.choiceChunks, status);
+  const errorType = outcome.upstreamError
+    ? "upstream_error"
+    : status === CLIENT_CLOSED_REQUEST
+      ? CLIENT_CLOSED_TYPE
+      : outcome.blocked?.type;
+  finish(deps, request, status, errorType);
+}

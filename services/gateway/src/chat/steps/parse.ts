@@ -1,0 +1,59 @@
+/**
+ * Parse step: the JSON body (already parsed by fastify) → a validated {@link ChatCompletionRequest}, the
+ * token estimates the budget reservation uses, and the call's {@link CallContext}.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { callerLabels } from "../../accounting/call-accounting.js";
+import { estimateCompletionTokens, estimatePromptTokens } from "../../cost/estimate.js";
+import { parseChatCompletion } from "../../schemas/chat-completion.js";
+import type { Clock } from "../../time/clock.js";
+import type { CallContext } from "../context.js";
+
+/** An AbortController aborted when the client goes away before the response is complete. */
+function clientAbort(reply: FastifyReply): AbortController {
+  const controller = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error("client disconnected"));
+  });
+  return controller;
+}
+
+/** A single header value, or undefined when absent, empty or repeated. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * Validates the body and opens the call's context. Must run after authentication (`request.auth` set).
+ * @throws GatewayError 400 `invalid_request_error` naming the first invalid field.
+ */
+export function parse(request: FastifyRequest, reply: FastifyReply, clock: Clock): CallContext {
+  const startedAt = performance.now();
+  const startedAtEpoch = clock.now();
+  const body = parseChatCompletion(request.body);
+  const auth = request.auth!;
+  return {
+    requestId: request.id,
+    auth,
+    labels: callerLabels(auth),
+    startedAt,
+    startedAtEpoch,
+    body,
+    clientMessages: (request.body as { messages?: unknown }).messages,
+    sessionId: headerValue(request.headers["x-session-id"]),
+    stream: body.stream === true,
+    promptEstimate: estimatePromptTokens(body),
+    completionEstimate: estimateCompletionTokens(body.max_completion_tokens ?? body.max_tokens),
+    model: undefined,
+    deployments: [],
+    admission: undefined,
+    decisions: [],
+    abort: clientAbort(reply),
+    upstream: undefined,
+    cost: 0,
+    usage: undefined,
+    firstByteAtEpoch: undefined,
+    output: undefined,
+    upstreamOutput: undefined,
+  };
+}

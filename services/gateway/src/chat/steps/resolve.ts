@@ -1,0 +1,24 @@
+/** Resolve step: the requested alias → its deployments. */
+import { GatewayError } from "../../errors/gateway-error.js";
+import type { Router } from "../../router/router.js";
+import type { CallContext } from "../context.js";
+
+/** The 400 for an alias nobody registered (LiteLLM's wording, so existing client handling still matches). */
+export function unknownModel(model: string): GatewayError {
+  return new GatewayError(
+    400,
+    `Invalid model name passed in model=${model}. Call \`/v1/models\` to view available models for your key.`,
+    { type: "invalid_request_error", param: "model", code: "model_not_found" },
+  );
+}
+
+/**
+ * Sets `call.model` and `call.deployments`.
+ * @throws GatewayError 400 `model_not_found` for an alias that is not registered.
+ */
+export function resolve(call: CallContext, router: Router): void {
+  const deployments = router.deployments(call.body.model);
+  if (deployments === undefined) throw unknownModel(call.body.model);
+  call.model = call.body.model;
+  call.deployments = deployments;
+}

@@ -1,0 +1,107 @@
+/**
+ * A gateway app built with buildApp(deps) for the chat-path suites: a real router and metrics, the fake
+ * upstream behind one alias (`general`, priced per token), one virtual key whose limits are the given subjects,
+ * and optional guard, observers and admitter (default: a fresh in-process admitter).
+ */
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../../../../services/gateway/src/app.js";
+import type { KeyAuthenticator, VirtualKeyAuth } from "../../../../services/gateway/src/auth/types.js";
+import type { CallObserver, ChatGuard } from "../../../../services/gateway/src/chat/hooks.js";
+import { loadModelConfig } from "../../../../services/gateway/src/config/load-model-config.js";
+import { InProcessAdmitter } from "../../../../services/gateway/src/limits/memory-admitter.js";
+import type { Admitter, LimitSubject } from "../../../../services/gateway/src/limits/types.js";
+import { createMetrics, type GatewayMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
+import { Router } from "../../../../services/gateway/src/router/router.js";
+import type { SpendLogRow, SpendRecorder } from "../../../../services/gateway/src/spend/types.js";
+import { systemClock } from "../../../../services/gateway/src/time/clock.js";
+import { deployment, writeConfig } from "../../../helpers/gateway.js";
+
+/** The virtual key every harness accepts. */
+export const VIRTUAL_KEY = "sk-virtual-chat-harness";
+
+export interface ChatHarnessOptions {
+  /** The fake upstream's base URL (ending in /v1). */
+  upstreamUrl: string;
+  /** USD per token, input and output. Default 0.00001 each. */
+  pricePerToken?: number;
+  /** The key's limits (budgets, rpm, tpm). */
+  subjects?: LimitSubject[];
+  guard?: ChatGuard;
+  observers?: CallObserver[];
+  admitter?: Admitter;
+  /** Receives the spend rows (default: none kept). */
+  spend?: SpendRecorder;
+}
+
+export interface ChatHarness {
+  app: FastifyInstance;
+  metrics: GatewayMetrics;
+  /** e.g. http://127.0.0.1:41234 */
+  url: string;
+  /** POST /v1/chat/completions with the virtual key; `body` is sent as JSON unless it is a string. */
+  chat(body: Record<string, unknown> | string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** Builds and starts the app on an ephemeral port. */
+export async function startChatHarness(options: ChatHarnessOptions): Promise<ChatHarness> {
+  const price = options.pricePerToken ?? 0.00001;
+  const config = loadModelConfig(
+    writeConfig(
+      [
+        "model_list:",
+        deployment(
+          "general",
+          options.upstreamUrl,
+          `      input_cost_per_token: ${price}\n      output_cost_per_token: ${price}\n`,
+        ),
+      ].join("\n"),
+    ),
+  );
+  const subjects = options.subjects ?? [];
+  const auth: VirtualKeyAuth = {
+    kind: "virtual",
+    keyHash: subjects[0]?.id ?? "0".repeat(64),
+    keyAlias: "harness",
+    userId: null,
+    models: [],
+    expiresAt: null,
+    subjects,
+  };
+  const keys: KeyAuthenticator = { authenticate: async (key) => (key === VIRTUAL_KEY ? auth : null) };
+  const metrics = createMetrics();
+  const app = buildApp({
+    router: new Router(config, metrics, systemClock),
+    metrics,
+    clock: systemClock,
+    masterKey: undefined,
+    maxBodyBytes: 4_000_000,
+    keys,
+    admitter: options.admitter ?? new InProcessAdmitter({ clock: systemClock }),
+    readiness: [],
+    version: "test",
+    ...(options.spend === undefined ? {} : { spend: options.spend }),
+    ...(options.guard === undefined ? {} : { guard: options.guard }),
+    ...(options.observers === undefined ? {} : { observers: options.observers }),
+  });
+  const url = await app.listen({ port: 0, host: "127.0.0.1" });
+  return {
+    app,
+    metrics,
+    url,
+    chat: (body, init = {}) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${VIRTUAL_KEY}`, "content-type": "application/json" },
+        body: typeof body === "string" ? body : JSON.stringify(body),
+        ...init,
+      }),
+    close: () => app.close(),
+  };
+}
+
+/** A {@link SpendRecorder} that keeps the rows in memory (what the Postgres recorder would write). */
+export function rowsRecorder(): SpendRecorder & { rows: SpendLogRow[] } {
+  const rows: SpendLogRow[] = [];
+  return { rows, record: (row) => rows.push(row), flush: async () => {} };
+}
