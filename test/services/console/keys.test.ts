@@ -83,7 +83,8 @@ describe("a user's own keys", () => {
     let usage: Record<string, unknown> = {};
     await waitFor("the call in Usage", async () => {
       usage = (await alice.request("GET", "/api/usage?days=7")).body;
-      return (usage.recent as unknown[]).length > 0;
+      // The gateway's usage queries are separate reads: wait until the row is in every part of the answer.
+      return (usage.recent as unknown[]).length > 0 && (usage.by_key as unknown[]).length > 0;
     });
     expect(usage).toMatchObject({ days: 7, user_id: aliceId });
     expect((usage.recent as Array<Record<string, unknown>>)[0]).toMatchObject({
