@@ -1,5 +1,6 @@
 import {
   Alert,
+  Box,
   Button,
   Card,
   Group,
@@ -68,7 +69,7 @@ export function AdminTab() {
                   <Table.Th>Spend</Table.Th>
                   <Table.Th>Budget</Table.Th>
                   <Table.Th visibleFrom="sm">Limits</Table.Th>
-                  <Table.Th />
+                  <Table.Th visibleFrom="sm" />
                 </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
@@ -81,6 +82,9 @@ export function AdminTab() {
                       <Text size="xs" c="dimmed">
                         {u.user_role}
                       </Text>
+                      <Box hiddenFrom="sm" mt={6}>
+                        <UserActions onLimits={() => setEditing(u)} onKeys={() => setViewing(u)} />
+                      </Box>
                     </Table.Td>
                     <Table.Td>{usd(u.spend)}</Table.Td>
                     <Table.Td>{budget(u.max_budget, u.budget_duration)}</Table.Td>
@@ -88,15 +92,8 @@ export function AdminTab() {
                       <Text size="xs">{perMinute(u.rpm_limit, "req")}</Text>
                       <Text size="xs">{perMinute(u.tpm_limit, "tok")}</Text>
                     </Table.Td>
-                    <Table.Td>
-                      <Group gap="xs" justify="flex-end">
-                        <Button size="xs" variant="light" onClick={() => setEditing(u)}>
-                          Limits
-                        </Button>
-                        <Button size="xs" variant="default" onClick={() => setViewing(u)}>
-                          Keys
-                        </Button>
-                      </Group>
+                    <Table.Td visibleFrom="sm">
+                      <UserActions onLimits={() => setEditing(u)} onKeys={() => setViewing(u)} />
                     </Table.Td>
                   </Table.Tr>
                 ))}
@@ -206,5 +203,19 @@ function UserKeys({ user, onClose }: { user: UserRecord; onClose: () => void }) 
         />
       )}
     </Modal>
+  );
+}
+
+/** The per-user buttons: edit limits, list keys. */
+function UserActions({ onLimits, onKeys }: { onLimits: () => void; onKeys: () => void }) {
+  return (
+    <Group gap="xs" justify="flex-end" wrap="nowrap">
+      <Button size="xs" variant="light" onClick={onLimits}>
+        Limits
+      </Button>
+      <Button size="xs" variant="default" onClick={onKeys}>
+        Keys
+      </Button>
+    </Group>
   );
 }
