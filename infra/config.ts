@@ -93,6 +93,8 @@ export const operatorEnvSchema = z.object({
   TRACE_PUBLIC_KEY: optional,
   TRACE_SECRET_KEY: optional,
   GUARD_SCANNER_API_BASE: optional.pipe(z.url().optional()),
+  /** Where the alertmanager posts alerts (its webhook receiver); unset: alerts are listed in alertmanager only. */
+  ALERT_WEBHOOK_URL: optional.pipe(z.url().optional()),
   AGENTS_URL: optional.pipe(z.url().optional()),
   CONSOLE_TAG: optional.transform((v) => v ?? "main"),
   DEFAULT_USER_BUDGET: numberFrom(10, z.number().nonnegative()),

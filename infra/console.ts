@@ -45,6 +45,8 @@ export class Console extends pulumi.ComponentResource {
         PUBLIC_URL: config.urls.console,
         CHAT_URL: config.urls.chat,
         GATEWAY_URL: args.gatewayUrl,
+        // What key holders call (filled into the console's curl/Python/JavaScript snippets).
+        GATEWAY_PUBLIC_URL: config.urls.gateway,
         GATEWAY_MASTER_KEY: secrets.gatewayMasterKey,
         JWT_REFRESH_SECRET: secrets.jwtRefreshSecret,
         MONGO_URI: args.mongoUri,

@@ -157,7 +157,13 @@ export function serviceContainer(
   const volumes = Object.entries(spec.volumes ?? {}).map(
     ([key, containerPath]) =>
       [
-        new docker.Volume(`${spec.name}-${key}`, { name: `${ctx.volumePrefix}-${spec.name}-${key}` }, opts),
+        // Data outlives `pulumi destroy`; `scripts/platform.sh destroy --volumes` drops it. A later `up`
+        // adopts the kept volume (Docker's volume create returns an existing volume of that name).
+        new docker.Volume(
+          `${spec.name}-${key}`,
+          { name: `${ctx.volumePrefix}-${spec.name}-${key}` },
+          { ...opts, retainOnDelete: true },
+        ),
         containerPath,
       ] as const,
   );

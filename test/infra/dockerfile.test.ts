@@ -53,10 +53,29 @@ describe("gateway Dockerfile", () => {
     expect(instructions).toContainEqual(
       expect.stringMatching(/^RUN npm ci --omit=dev --workspace services\/gateway /),
     );
-    expect(finalStage).toContain("COPY --from=deps /app/node_modules ./node_modules");
     expect(finalStage.filter((l) => l.startsWith("COPY --from=build"))).toEqual([
       "COPY --from=build /app/services/gateway/dist ./services/gateway/dist",
     ]);
+  });
+
+  it("ships every node_modules directory the pruned install makes, not only the root's", () => {
+    // npm nests a workspace's dependency under <workspace>/node_modules when its version differs from the
+    // root's (the gateway's dotenv 17): the runtime stage must copy those directories too.
+    const lock = JSON.parse(readFileSync(`${REPO_ROOT}package-lock.json`, "utf8")) as {
+      packages: Record<string, { dev?: boolean }>;
+    };
+    const nested = Object.entries(lock.packages)
+      .filter(([path, meta]) => path.startsWith("services/gateway/node_modules/") && !meta.dev)
+      .map(([path]) => path);
+    expect(nested.length).toBeGreaterThan(0);
+    const fromDeps = finalStage
+      .filter((l) => l.startsWith("COPY --from=deps "))
+      .map((l) => l.split(/\s+/)[2] ?? "");
+    for (const path of [...nested, "node_modules/fastify"])
+      expect(
+        fromDeps.some((src) => `/app/${path}`.startsWith(src.endsWith("/") ? src : `${src}/`)),
+        `${path} is copied from the deps stage`,
+      ).toBe(true);
   });
 
   it("runs node services/gateway/dist/server.js as a non-root user with the baked config", () => {

@@ -59,6 +59,7 @@ export function settle(
       startedAt: call.startedAt,
       upstreamMs: performance.now() - sentAt,
       estimatedPromptTokens: call.promptEstimate,
+      upstreamHeaders: upstream.headers,
     },
     usage,
     fallbackCompletionTokens,

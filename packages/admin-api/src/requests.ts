@@ -1,0 +1,137 @@
+/**
+ * Request schemas of the gateway's admin API (master key only), LiteLLM's shapes
+ * (litellm/proxy/_types.py `GenerateKeyRequest`, `UpdateKeyRequest`, `KeyRequest`, `NewUserRequest`,
+ * `UpdateUserRequest`; docs/my-website/docs/proxy/virtual_keys.md in BerriAI/litellm).
+ */
+import { z } from "zod";
+import {
+  duration,
+  identifier,
+  limitFields,
+  metadata,
+  modelList,
+  pageNumber,
+  pageSize,
+  queryBoolean,
+  userRole,
+} from "./fields.js";
+
+const keyFields = {
+  ...limitFields,
+  metadata: metadata.nullish(),
+  models: modelList.nullish(),
+  key_alias: identifier.nullish(),
+};
+
+/** `POST /key/generate`. `duration` omitted or null = 90 days; a custom `key` value is refused. */
+export const generateKeyRequest = z.object({
+  ...keyFields,
+  duration: duration.nullish(),
+  user_id: identifier.nullish(),
+  key: z
+    .unknown()
+    .refine((v) => v === undefined || v === null, {
+      message: "custom key values are not supported: the gateway generates every key",
+    })
+    .optional(),
+});
+export type GenerateKeyRequest = z.input<typeof generateKeyRequest>;
+
+/** `POST /key/update`: `key` is the full key or its hash; `duration` is a new lifetime from now. */
+export const updateKeyRequest = z.object({
+  ...keyFields,
+  key: identifier,
+  duration: duration.nullish(),
+  user_id: identifier.nullish(),
+});
+export type UpdateKeyRequest = z.input<typeof updateKeyRequest>;
+
+/** `POST /key/delete` (revokes; terminal): keys or hashes, 1..1000. */
+export const deleteKeysRequest = z.object({ keys: z.array(identifier).min(1).max(1000) });
+export type DeleteKeysRequest = z.input<typeof deleteKeysRequest>;
+
+/** `GET /key/info?key=` (full key or hash). */
+export const keyInfoQuery = z.object({ key: identifier });
+
+/** `GET /key/list` query. */
+export const listKeysQuery = z.object({
+  page: pageNumber(1),
+  size: pageSize(10, 100),
+  user_id: identifier.optional(),
+  key_alias: identifier.optional(),
+  key_hash: identifier.optional(),
+  return_full_object: queryBoolean,
+  include_revoked: queryBoolean,
+});
+/** What a caller passes for {@link listKeysQuery} (booleans as booleans; the client turns them into text). */
+export interface ListKeysParams {
+  page?: number;
+  size?: number;
+  user_id?: string;
+  key_alias?: string;
+  key_hash?: string;
+  return_full_object?: boolean;
+  include_revoked?: boolean;
+}
+
+const userFields = {
+  user_email: z.string().trim().max(320).nullish(),
+  ...limitFields,
+  metadata: metadata.nullish(),
+};
+
+/**
+ * `POST /user/new`, idempotent: an existing `user_id` answers 200 with the stored user unchanged and
+ * `created: false`. Omitted limits take the gateway's defaults; explicit null means unlimited.
+ */
+export const newUserRequest = z.object({
+  ...userFields,
+  user_id: identifier.optional(),
+  user_role: userRole.optional(),
+});
+export type NewUserRequest = z.input<typeof newUserRequest>;
+
+/** `POST /user/update`: omitted fields unchanged, null clears (unlimited). */
+export const updateUserRequest = z.object({
+  ...userFields,
+  user_id: identifier,
+  user_role: userRole.optional(),
+});
+export type UpdateUserRequest = z.input<typeof updateUserRequest>;
+
+/** `GET /user/info?user_id=`. */
+export const userInfoQuery = z.object({ user_id: identifier });
+/** `GET /user/list?page=&page_size=` (page_size 1..100, default 25). */
+export const listUsersQuery = z.object({ page: pageNumber(1), page_size: pageSize(25, 100) });
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** `YYYY-MM-DD` (a UTC day) or an ISO 8601 time. */
+export const dateParam = z
+  .string()
+  .refine((v) => !Number.isNaN(Date.parse(v)), {
+    message: "expected a date (YYYY-MM-DD) or an ISO 8601 time",
+  })
+  .optional();
+/** True for a date without a time (the whole UTC day is meant). */
+export const isDateOnly = (v: string): boolean => DATE_ONLY.test(v);
+
+/** `GET /spend/logs` query: newest first, `limit` 1..1000 (default 100). */
+export const spendLogsQuery = z.object({
+  api_key: identifier.optional(),
+  user_id: identifier.optional(),
+  start_date: dateParam,
+  end_date: dateParam,
+  limit: pageSize(100, 1000),
+});
+
+/** `GET /spend/usage` query: exactly one of `user_id` / `api_key`; `days` 1..366 (default 30). */
+export const spendUsageQuery = z
+  .object({
+    user_id: identifier.optional(),
+    api_key: identifier.optional(),
+    days: z.coerce.number().int().min(1).max(366).default(30),
+  })
+  .refine((q) => (q.user_id === undefined) !== (q.api_key === undefined), {
+    message: "give exactly one of user_id or api_key",
+    path: ["user_id"],
+  });

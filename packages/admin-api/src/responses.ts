@@ -1,0 +1,175 @@
+/**
+ * Response schemas of the gateway's admin API, as its routes answer today (LiteLLM's
+ * `LiteLLM_VerificationToken`, `LiteLLM_UserTable` and `LiteLLM_SpendLogs` fields the gateway keeps, plus
+ * `status`). Money USD, limits per minute, times ISO 8601. Unknown members pass through (`looseObject`), so a
+ * newer gateway adding a field does not break an older client.
+ */
+import { z } from "zod";
+import { isoTime } from "./fields.js";
+
+/** The limit fields of a key or user, rolled over to the current budget period. */
+const limitState = {
+  /** USD spent in the current period. */
+  spend: z.number(),
+  max_budget: z.number().nullable(),
+  budget_duration: z.string().nullable(),
+  budget_reset_at: isoTime,
+  tpm_limit: z.number().nullable(),
+  rpm_limit: z.number().nullable(),
+};
+
+/** A key as listed: `token` is the SHA-256 hex, `key_name` the display form `sk-…abcd`; never the full key. */
+export const keyRecord = z.looseObject({
+  token: z.string(),
+  key_name: z.string(),
+  key_alias: z.string().nullable(),
+  user_id: z.string().nullable(),
+  models: z.array(z.string()),
+  ...limitState,
+  metadata: z.record(z.string(), z.unknown()),
+  expires: isoTime,
+  created_at: isoTime,
+  updated_at: isoTime,
+  revoked_at: isoTime,
+  status: z.enum(["active", "revoked", "expired"]),
+});
+export type KeyRecord = z.infer<typeof keyRecord>;
+
+/** `POST /key/generate`: the key record plus the full `key` (shown once), `token_id` and `duration`. */
+export const generateKeyResponse = keyRecord.extend({
+  key: z.string().startsWith("sk-"),
+  token_id: z.string(),
+  duration: z.string(),
+});
+export type GenerateKeyResponse = z.infer<typeof generateKeyResponse>;
+
+/** `POST /key/update`: `key` is the hash. */
+export const updateKeyResponse = keyRecord.extend({ key: z.string() });
+
+/** `POST /key/delete`: hashes of the revoked keys. */
+export const deleteKeysResponse = z.looseObject({ deleted_keys: z.array(z.string()) });
+
+/** `GET /key/info`. */
+export const keyInfoResponse = z.looseObject({ key: z.string(), info: keyRecord });
+export type KeyInfoResponse = z.infer<typeof keyInfoResponse>;
+
+/** `GET /key/list`: hashes, or records with `return_full_object=true`. */
+export const listKeysResponse = z.looseObject({
+  keys: z.array(z.union([z.string(), keyRecord])),
+  total_count: z.number(),
+  current_page: z.number(),
+  total_pages: z.number(),
+});
+export type ListKeysResponse = z.infer<typeof listKeysResponse>;
+
+/** A user (`LiteLLM_UserTable` fields the gateway keeps). */
+export const userRecord = z.looseObject({
+  user_id: z.string(),
+  user_email: z.string().nullable(),
+  user_role: z.string(),
+  ...limitState,
+  metadata: z.record(z.string(), z.unknown()),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type UserRecord = z.infer<typeof userRecord>;
+
+/** `POST /user/new`: the stored user and whether this call created it. */
+export const newUserResponse = userRecord.extend({ created: z.boolean() });
+export type NewUserResponse = z.infer<typeof newUserResponse>;
+
+/** `GET /user/info`: the user and every key of theirs (revoked and expired included). */
+export const userInfoResponse = z.looseObject({
+  user_id: z.string(),
+  user_info: userRecord,
+  keys: z.array(keyRecord),
+});
+export type UserInfoResponse = z.infer<typeof userInfoResponse>;
+
+/** `GET /user/list`. */
+export const listUsersResponse = z.looseObject({
+  users: z.array(userRecord),
+  total: z.number(),
+  page: z.number(),
+  page_size: z.number(),
+  total_pages: z.number(),
+});
+export type ListUsersResponse = z.infer<typeof listUsersResponse>;
+
+/** One request in the spend log (`LiteLLM_SpendLogs` names: `user`, `startTime`, `endTime`, …). */
+export const spendLog = z.looseObject({
+  request_id: z.string(),
+  /** Hash of the key, or null (master key). */
+  api_key: z.string().nullable(),
+  key_alias: z.string().nullable(),
+  user: z.string().nullable(),
+  call_type: z.string(),
+  model_group: z.string(),
+  model: z.string(),
+  model_id: z.string().nullable(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+  spend: z.number(),
+  startTime: z.string(),
+  endTime: z.string(),
+  status: z.number(),
+  stream: z.boolean(),
+});
+export type SpendLog = z.infer<typeof spendLog>;
+
+/** `GET /spend/logs`. */
+export const spendLogsResponse = z.array(spendLog);
+
+/** Sums over a set of requests: USD and tokens. */
+export const usageTotals = z.looseObject({
+  spend: z.number(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+  requests: z.number(),
+});
+export type UsageTotals = z.infer<typeof usageTotals>;
+
+/**
+ * `GET /spend/usage`: one user's or key's usage over the last `days` UTC days: totals, one entry per day
+ * (oldest first, empty days as zeros), per model alias, per key, and the 50 most recent requests.
+ */
+export const usageResponse = z.looseObject({
+  user_id: z.string().optional(),
+  api_key: z.string().optional(),
+  days: z.number(),
+  start_date: z.string(),
+  end_date: z.string(),
+  totals: usageTotals,
+  daily: z.array(usageTotals.extend({ date: z.string() })),
+  by_model: z.array(usageTotals.extend({ model: z.string() })),
+  by_key: z.array(
+    usageTotals.extend({
+      api_key: z.string().nullable(),
+      key_name: z.string().nullable(),
+      key_alias: z.string().nullable(),
+    }),
+  ),
+  recent: z.array(spendLog),
+});
+export type UsageResponse = z.infer<typeof usageResponse>;
+
+/** `GET /v1/models` (OpenAI's list shape). */
+export const modelListResponse = z.looseObject({
+  object: z.literal("list"),
+  data: z.array(
+    z.looseObject({ id: z.string(), object: z.string(), created: z.number(), owned_by: z.string() }),
+  ),
+});
+
+/** OpenAI's error body, as every gateway error is shaped. */
+export const openAIErrorBody = z.object({
+  error: z.looseObject({
+    message: z.string(),
+    type: z.string(),
+    param: z.string().nullable().optional(),
+    code: z.union([z.string(), z.number()]).nullable().optional(),
+  }),
+});
+export type OpenAIErrorBody = z.infer<typeof openAIErrorBody>;

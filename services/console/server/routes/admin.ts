@@ -1,0 +1,56 @@
+/**
+ * The Admin view's API (administrators: chat role `ADMIN`, or an operator signed in with the master key).
+ *
+ * - `GET /api/admin/users`: every user with spend, budget and limits.
+ * - `POST /api/admin/users/:userId`: set a user's `max_budget`, `budget_duration`, `tpm_limit`, `rpm_limit`
+ *   (null = unlimited; omitted = unchanged).
+ * - `GET /api/admin/users/:userId/keys`: that user's keys.
+ * - `DELETE /api/admin/keys/:token`: revoke any key.
+ * - `GET /api/admin/spend?days=7|30|90`: platform spend per day and model.
+ */
+import { identifier, limitFields } from "@platform/admin-api";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { parseInput } from "../errors.js";
+import { allUsers, platformSpend } from "../platform-spend.js";
+import type { RouteContext } from "./context.js";
+import { ownedKey, presentKey, revokeKey } from "./keys.js";
+import { usagePeriod } from "./usage.js";
+
+const userParams = z.object({ userId: identifier });
+const tokenParams = z.object({
+  token: z.string().regex(/^[0-9a-f]{64}$/, { message: "expected a key hash" }),
+});
+const limitsBody = z.object(limitFields);
+
+/** Registers the `/api/admin/*` routes (administrators only). */
+export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
+  const admin = { config: { access: "admin" as const } };
+
+  app.get("/api/admin/users", admin, async () => ({ users: await allUsers(ctx.gateway) }));
+
+  app.post("/api/admin/users/:userId", admin, async (request) => {
+    const { userId } = parseInput(userParams, request.params);
+    const limits = parseInput(limitsBody, request.body);
+    const user = await ctx.gateway.updateUser({ user_id: userId, ...limits });
+    request.log.info({ userId, fields: Object.keys(limits) }, "user limits changed by an administrator");
+    return user;
+  });
+
+  app.get("/api/admin/users/:userId/keys", admin, async (request) => {
+    const { userId } = parseInput(userParams, request.params);
+    const info = await ctx.gateway.userInfo(userId);
+    return { user: info.user_info, keys: info.keys.map(presentKey) };
+  });
+
+  app.delete("/api/admin/keys/:token", admin, async (request) => {
+    const { token } = parseInput(tokenParams, request.params);
+    await ownedKey(ctx, token, null);
+    return revokeKey(ctx, token);
+  });
+
+  app.get("/api/admin/spend", admin, async (request) => {
+    const { days } = parseInput(usagePeriod, request.query);
+    return platformSpend(ctx.gateway, days);
+  });
+}

@@ -1,0 +1,118 @@
+/**
+ * The signed-in user's own keys. Every call is scoped to the session's user: the user id never comes from
+ * the request, and a key of anyone else answers 404 exactly like an unknown key (no hint that it exists).
+ *
+ * - `GET /api/keys`: the user's keys (hash, `sk-…abcd`, alias, spend, limits, created, expires, status).
+ * - `POST /api/keys`: generates a key; limits can only be tighter than the account's (the gateway refuses
+ *   looser ones with a 400 naming the limit). The full key is in this response only (`no-store`).
+ * - `DELETE /api/keys/:token`: revokes one of the user's keys (terminal).
+ * - `GET /api/models`: model aliases the gateway serves (for the generate form).
+ */
+import {
+  AdminApiError,
+  duration,
+  identifier,
+  type KeyRecord,
+  keyHash,
+  limitFields,
+  modelList,
+} from "@platform/admin-api";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { notFound, parseInput } from "../errors.js";
+import { ensureProvisioned } from "../provisioning.js";
+import { chatUserId, type RouteContext, sessionOf } from "./context.js";
+
+/** Default key lifetime. */
+export const DEFAULT_KEY_DURATION = "90d";
+
+/** `POST /api/keys` body: `name` (the alias) is required; `duration` defaults to 90 days. */
+export const createKeyBody = z.object({
+  name: identifier,
+  ...limitFields,
+  duration: duration.default(DEFAULT_KEY_DURATION),
+  models: modelList.optional(),
+});
+
+const tokenParams = z.object({ token: keyHash });
+
+/** The fields of a key the console shows (never the full key; `token` is the hash). */
+export function presentKey(key: KeyRecord) {
+  return {
+    token: key.token,
+    key_name: key.key_name,
+    key_alias: key.key_alias,
+    models: key.models,
+    spend: key.spend,
+    max_budget: key.max_budget,
+    budget_duration: key.budget_duration,
+    tpm_limit: key.tpm_limit,
+    rpm_limit: key.rpm_limit,
+    created_at: key.created_at,
+    expires: key.expires,
+    status: key.status,
+  };
+}
+
+/**
+ * The key with hash `token` when it belongs to `userId`.
+ * @throws ConsoleError 404 when it does not exist or belongs to someone else (indistinguishable).
+ */
+export async function ownedKey(ctx: RouteContext, token: string, userId: string | null): Promise<KeyRecord> {
+  try {
+    const { info } = await ctx.gateway.keyInfo(token);
+    if (userId === null || info.user_id === userId) return info;
+  } catch (error) {
+    if (!(error instanceof AdminApiError && error.status === 404)) throw error;
+  }
+  throw notFound("No such key.", "token");
+}
+
+/** Revokes a key through the gateway and counts it. */
+export async function revokeKey(ctx: RouteContext, token: string): Promise<{ revoked: string }> {
+  await ctx.gateway.deleteKeys({ keys: [token] });
+  ctx.metrics.keyOperations.inc({ operation: "revoke" });
+  return { revoked: token };
+}
+
+/** Registers the own-key routes and `GET /api/models`; see the module comment. */
+export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
+  app.get("/api/keys", { config: { access: "user" } }, async (request) => {
+    const list = await ctx.gateway.listKeys({
+      user_id: chatUserId(request),
+      size: 100,
+      return_full_object: true,
+    });
+    return { keys: list.keys.filter((k): k is KeyRecord => typeof k !== "string").map(presentKey) };
+  });
+
+  app.post("/api/keys", { config: { access: "user" } }, async (request, reply) => {
+    const body = parseInput(createKeyBody, request.body);
+    await ensureProvisioned(sessionOf(request), ctx.gateway, ctx.config.userDefaults);
+    const created = await ctx.gateway.generateKey({
+      user_id: chatUserId(request),
+      key_alias: body.name,
+      max_budget: body.max_budget,
+      budget_duration: body.budget_duration,
+      tpm_limit: body.tpm_limit,
+      rpm_limit: body.rpm_limit,
+      duration: body.duration,
+      models: body.models,
+    });
+    ctx.metrics.keyOperations.inc({ operation: "generate" });
+    request.log.info({ keyHash: created.token.slice(0, 12) }, "key generated through the console");
+    reply.header("cache-control", "no-store");
+    return reply.code(201).send({ key: created.key, ...presentKey(created) });
+  });
+
+  app.delete("/api/keys/:token", { config: { access: "user" } }, async (request) => {
+    const { token } = parseInput(tokenParams, request.params);
+    await ownedKey(ctx, token, chatUserId(request));
+    return revokeKey(ctx, token);
+  });
+
+  app.get("/api/models", { config: { access: "session" } }, async () => {
+    const models = await ctx.gateway.models();
+    return { models: models.data.map((m) => m.id) };
+  });
+}

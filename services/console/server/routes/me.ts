@@ -1,0 +1,50 @@
+/**
+ * `GET /api/me`: who is signed in, the CSRF token for state-changing calls, the gateway's public URL for the
+ * snippets, and the account (budget, limits, spend) provisioned just in time; a provisioning failure is
+ * reported (`provisioning_error`) and retried on the next call. `POST /api/logout` ends the console session.
+ */
+import type { UserRecord } from "@platform/admin-api";
+import { AdminApiError } from "@platform/admin-api";
+import type { FastifyInstance } from "fastify";
+import { SESSION_COOKIE } from "../plugins/session.js";
+import { ensureProvisioned } from "../provisioning.js";
+import { isAdmin } from "../session/console-sessions.js";
+import { type RouteContext, sessionOf } from "./context.js";
+
+/** Registers `GET /api/me` and `POST /api/logout` (any session). */
+export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
+  app.get("/api/me", { config: { access: "session" } }, async (request) => {
+    const session = sessionOf(request);
+    const p = session.principal;
+    let account: UserRecord | null = null;
+    let provisioningError: { kind: string; message: string } | null = null;
+    if (p.kind === "chat") {
+      try {
+        await ensureProvisioned(session, ctx.gateway, ctx.config.userDefaults);
+        account = (await ctx.gateway.userInfo(p.userId)).user_info;
+      } catch (error) {
+        if (!(error instanceof AdminApiError)) throw error;
+        request.log.warn({ kind: error.kind, status: error.status }, `provisioning failed: ${error.message}`);
+        provisioningError = { kind: error.kind, message: error.message };
+      }
+    }
+    return {
+      kind: p.kind,
+      user_id: p.kind === "chat" ? p.userId : null,
+      email: p.kind === "chat" ? p.email : null,
+      role: p.kind === "chat" ? p.role : "OPERATOR",
+      is_admin: isAdmin(p),
+      csrf_token: session.csrfToken,
+      gateway_url: ctx.config.gatewayPublicUrl,
+      chat_url: ctx.config.chatUrl,
+      account,
+      provisioning_error: provisioningError,
+    };
+  });
+
+  app.post("/api/logout", { config: { access: "session" } }, async (request, reply) => {
+    ctx.sessions.end(sessionOf(request).id);
+    reply.clearCookie(SESSION_COOKIE, { path: "/" });
+    return { ok: true };
+  });
+}

@@ -1,0 +1,125 @@
+import { Alert, AppShell, Button, Container, Group, Loader, Tabs, Text, Title } from "@mantine/core";
+import { useCallback, useEffect, useState } from "react";
+import { api, type Me, setCsrfToken } from "./api";
+import { BudgetWarning } from "./components/BudgetWarning";
+import { AdminTab } from "./tabs/AdminTab";
+import { KeysTab } from "./tabs/KeysTab";
+import { ProfileTab } from "./tabs/ProfileTab";
+import { UsageTab } from "./tabs/UsageTab";
+
+type Tab = "profile" | "usage" | "keys" | "admin";
+const tabFromPath = (path: string): Tab => {
+  const name = path.replace(/^\//, "");
+  return name === "usage" || name === "keys" || name === "admin" ? name : "profile";
+};
+
+/** The console: who is signed in, a budget warning on every tab, and the tabs (Admin for administrators). */
+export function App() {
+  const [me, setMe] = useState<Me | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tab, setTab] = useState<Tab>(tabFromPath(window.location.pathname));
+
+  const loadMe = useCallback(() => {
+    api<Me>("GET", "/api/me").then(
+      (m) => {
+        setCsrfToken(m.csrf_token);
+        setMe(m);
+      },
+      (e: Error) => setError(e.message),
+    );
+  }, []);
+  useEffect(loadMe, [loadMe]);
+  useEffect(() => {
+    const onPop = () => setTab(tabFromPath(window.location.pathname));
+    window.addEventListener("popstate", onPop);
+    return () => window.removeEventListener("popstate", onPop);
+  }, []);
+
+  const go = (value: string | null) => {
+    const next = tabFromPath(`/${value ?? "profile"}`);
+    setTab(next);
+    window.history.pushState(null, "", `/${next}`);
+  };
+
+  const logout = async () => {
+    await api("POST", "/api/logout");
+    window.location.assign(me?.kind === "operator" ? "/admin/login" : (me?.chat_url ?? "/"));
+  };
+
+  if (me === null) {
+    return (
+      <Container py="xl">
+        {error === null ? (
+          <Loader />
+        ) : (
+          <Alert color="red" title="The console could not load">
+            {error}
+          </Alert>
+        )}
+      </Container>
+    );
+  }
+  const operator = me.kind === "operator";
+  const current: Tab = operator ? "admin" : tab === "admin" && !me.is_admin ? "profile" : tab;
+
+  return (
+    <AppShell header={{ height: 56 }} padding="md">
+      <AppShell.Header>
+        <Container size="lg" h="100%">
+          <Group h="100%" justify="space-between" wrap="nowrap">
+            <Title order={4}>Key console</Title>
+            <Group gap="sm" wrap="nowrap">
+              <Text size="sm" c="dimmed" visibleFrom="xs" truncate maw={220}>
+                {me.email ?? "operator"}
+              </Text>
+              <Button size="xs" variant="default" onClick={logout}>
+                Sign out
+              </Button>
+            </Group>
+          </Group>
+        </Container>
+      </AppShell.Header>
+      <AppShell.Main>
+        <Container size="lg" px={0}>
+          {me.provisioning_error !== null && (
+            <Alert
+              color="red"
+              title="Your gateway account could not be set up"
+              mb="md"
+              data-testid="provisioning-error"
+            >
+              {me.provisioning_error.message}. Reload the page to try again once it is fixed.
+            </Alert>
+          )}
+          <BudgetWarning account={me.account} />
+          <Tabs value={current} onChange={go} keepMounted={false}>
+            <Tabs.List mb="md">
+              {!operator && <Tabs.Tab value="profile">Profile</Tabs.Tab>}
+              {!operator && <Tabs.Tab value="usage">Usage</Tabs.Tab>}
+              {!operator && <Tabs.Tab value="keys">API keys</Tabs.Tab>}
+              {me.is_admin && <Tabs.Tab value="admin">Admin</Tabs.Tab>}
+            </Tabs.List>
+            {!operator && (
+              <>
+                <Tabs.Panel value="profile">
+                  <ProfileTab me={me} />
+                </Tabs.Panel>
+                <Tabs.Panel value="usage">
+                  <UsageTab />
+                </Tabs.Panel>
+                <Tabs.Panel value="keys">
+                  <KeysTab me={me} onChange={loadMe} />
+                </Tabs.Panel>
+              </>
+            )}
+            {me.is_admin && (
+              <Tabs.Panel value="admin">
+                <AdminTab />
+              </Tabs.Panel>
+            )}
+          </Tabs>
+        </Container>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

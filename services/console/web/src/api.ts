@@ -1,0 +1,93 @@
+/**
+ * The console server's JSON API as the web app uses it. State-changing calls carry the session's CSRF token
+ * (from /api/me); a 401 means the session ended, so the page goes to /unauthorized.
+ */
+import type { UsageResponse, UsageTotals, UserRecord } from "@platform/admin-api";
+
+export type { UsageResponse, UsageTotals, UserRecord };
+
+/** `GET /api/me`. */
+export interface Me {
+  kind: "chat" | "operator";
+  user_id: string | null;
+  email: string | null;
+  role: string;
+  is_admin: boolean;
+  csrf_token: string;
+  gateway_url: string;
+  chat_url: string;
+  account: UserRecord | null;
+  provisioning_error: { kind: string; message: string } | null;
+}
+
+/** A key as the console lists it (never the full key; `token` is its hash). */
+export interface ConsoleKey {
+  token: string;
+  key_name: string;
+  key_alias: string | null;
+  models: string[];
+  /** USD spent in the key's current budget period. */
+  spend: number;
+  max_budget: number | null;
+  budget_duration: string | null;
+  tpm_limit: number | null;
+  rpm_limit: number | null;
+  created_at: string | null;
+  expires: string | null;
+  status: "active" | "revoked" | "expired";
+}
+
+/** `POST /api/keys` answer: the key, in full, this once. */
+export interface CreatedKey extends ConsoleKey {
+  key: string;
+}
+
+/** Platform spend for the Admin view. */
+export interface PlatformSpend {
+  days: number;
+  users: number;
+  totals: UsageTotals;
+  daily: Array<UsageTotals & { date: string }>;
+  by_model: Array<UsageTotals & { model: string }>;
+}
+
+/** An OpenAI-shaped error from the console API. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly param: string | null,
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken = "";
+
+/** Remembers the CSRF token of the session (from /api/me). */
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+/** Calls the console API; throws {@link ApiError} with the server's message on a non-2xx. */
+export async function api<T>(method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (method !== "GET") headers["x-csrf-token"] = csrfToken;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json().catch(() => ({}))) as {
+    error?: { message?: string; param?: string | null };
+  };
+  if (res.status === 401 && !path.startsWith("/api/admin/login")) {
+    window.location.assign("/unauthorized");
+  }
+  if (!res.ok) {
+    throw new ApiError(res.status, json.error?.message ?? `HTTP ${res.status}`, json.error?.param ?? null);
+  }
+  return json as T;
+}

@@ -1,0 +1,150 @@
+import {
+  Alert,
+  Badge,
+  Card,
+  Group,
+  Loader,
+  Progress,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Title,
+} from "@mantine/core";
+import type { Me, UsageResponse } from "../api";
+import { SpendBars } from "../components/SpendBars";
+import { UsageChart } from "../components/UsageChart";
+import { budget, budgetShare, count, day, perMinute, usd } from "../format";
+import { useFetch } from "../useFetch";
+
+/** Profile: email, role, available budget, 7-day chart, spend breakdown, per-minute limits, most-used keys. */
+export function ProfileTab({ me }: { me: Me }) {
+  const usage = useFetch<UsageResponse>(me.kind === "chat" ? "/api/usage?days=7" : null);
+  const account = me.account;
+  const share = account === null ? null : budgetShare(account.spend, account.max_budget);
+  return (
+    <Stack>
+      <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        <Card withBorder radius="md">
+          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+            Account
+          </Text>
+          <Text fw={600} mt={4} style={{ wordBreak: "break-all" }}>
+            {me.email ?? "Operator (master key)"}
+          </Text>
+          <Badge mt="xs" variant="light" color={me.is_admin ? "grape" : "blue"}>
+            {me.role}
+          </Badge>
+        </Card>
+        <Card withBorder radius="md">
+          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+            Available budget
+          </Text>
+          {account === null ? (
+            <Text mt={4}>—</Text>
+          ) : account.max_budget === null ? (
+            <Text fw={600} mt={4} data-testid="available-budget">
+              Unlimited usage
+            </Text>
+          ) : (
+            <>
+              <Text fw={600} mt={4} data-testid="available-budget">
+                {usd(Math.max(0, account.max_budget - account.spend))} of{" "}
+                {budget(account.max_budget, account.budget_duration)}
+              </Text>
+              <Progress
+                mt="xs"
+                value={Math.min(100, (share ?? 0) * 100)}
+                color={(share ?? 0) > 0.8 ? "orange" : "blue"}
+              />
+              {account.budget_reset_at !== null && (
+                <Text size="xs" c="dimmed" mt={4}>
+                  Resets {day(account.budget_reset_at)}
+                </Text>
+              )}
+            </>
+          )}
+        </Card>
+        <Card withBorder radius="md">
+          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+            Per-minute limits
+          </Text>
+          <Text mt={4}>{perMinute(account?.rpm_limit ?? null, "requests")}</Text>
+          <Text>{perMinute(account?.tpm_limit ?? null, "tokens")}</Text>
+        </Card>
+      </SimpleGrid>
+      {me.kind === "operator" && (
+        <Alert color="blue">Signed in with the master key: use the Admin tab to manage users and keys.</Alert>
+      )}
+      {usage.loading && me.kind === "chat" && <Loader size="sm" />}
+      {usage.error !== null && <Alert color="red">{usage.error}</Alert>}
+      {usage.data !== null && (
+        <>
+          <Title order={4}>Last 7 days</Title>
+          <SimpleGrid cols={{ base: 2, sm: 4 }}>
+            <Stat label="Spend" value={usd(usage.data.totals.spend)} />
+            <Stat label="Requests" value={count(usage.data.totals.requests)} />
+            <Stat label="Input tokens" value={count(usage.data.totals.prompt_tokens)} />
+            <Stat label="Output tokens" value={count(usage.data.totals.completion_tokens)} />
+          </SimpleGrid>
+          <UsageChart daily={usage.data.daily} />
+          <SimpleGrid cols={{ base: 1, md: 2 }}>
+            <SpendBars
+              title="Spend by model"
+              rows={usage.data.by_model.map((m) => ({ ...m, label: m.model }))}
+            />
+            <Card withBorder radius="md">
+              <Text size="sm" c="dimmed" mb="xs">
+                Most-used keys
+              </Text>
+              <Table>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Key</Table.Th>
+                    <Table.Th ta="right">Requests</Table.Th>
+                    <Table.Th ta="right">Spend</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {usage.data.by_key.slice(0, 5).map((k) => (
+                    <Table.Tr key={k.api_key ?? "none"}>
+                      <Table.Td>
+                        <Text size="sm">{k.key_alias ?? "—"}</Text>
+                        <Text size="xs" c="dimmed" ff="monospace">
+                          {k.key_name ?? ""}
+                        </Text>
+                      </Table.Td>
+                      <Table.Td ta="right">{count(k.requests)}</Table.Td>
+                      <Table.Td ta="right">{usd(k.spend)}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+              {usage.data.by_key.length === 0 && (
+                <Text size="sm" c="dimmed" ta="center" py="md">
+                  No key used in the last 7 days.
+                </Text>
+              )}
+            </Card>
+          </SimpleGrid>
+        </>
+      )}
+    </Stack>
+  );
+}
+
+/** A labelled number. */
+export function Stat({ label, value }: { label: string; value: string }) {
+  return (
+    <Card withBorder radius="md" padding="sm">
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Group>
+        <Text fw={700} size="lg">
+          {value}
+        </Text>
+      </Group>
+    </Card>
+  );
+}

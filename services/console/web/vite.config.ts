@@ -1,0 +1,18 @@
+/**
+ * Builds the console's web app into services/console/dist/web (served by the console server).
+ * `npm run build -w services/console` runs it.
+ */
+import { fileURLToPath } from "node:url";
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+export default defineConfig({
+  root: fileURLToPath(new URL(".", import.meta.url)),
+  plugins: [react()],
+  build: {
+    outDir: fileURLToPath(new URL("../dist/web", import.meta.url)),
+    emptyOutDir: true,
+    chunkSizeWarningLimit: 1500,
+  },
+  server: { proxy: { "/api": "http://localhost:3001" } },
+});
