@@ -7,12 +7,12 @@
  * reservations other instances hold in Redis:
  * - the command link is down (ioredis reports it closed or reconnecting; the connection is then degraded), or
  *   Redis answered the admit with an error;
- * - or an admit got no reply within the command timeout AND a health probe ({@link RedisProbe}: a PING on its
- *   own link, judged after the event loop had a turn to read it) got none within the probe timeout.
- * A timeout alone is not evidence (a busy event loop fires timers before it reads replies that have arrived):
- * the call waits for the probe's verdict and, when Redis is alive, is admitted through Redis again (at most
- * `maxAttempts` tries, then 503 `limits_unavailable`). A timed-out admit may have run in Redis: its reservation
- * is released before the retry (its rpm count stays, which errs on the strict side).
+ * - or an admit got no reply within the command timeout AND its retry on the {@link PatientLink} (no command
+ *   timeout; `probeTimeoutMs` of wall time, judged only after the event loop had a turn to read the reply) got
+ *   none either.
+ * A timeout alone is not evidence (a busy event loop fires timers before it reads replies that have arrived): the
+ * call waits for its patient retry instead of being admitted blindly. A try that got no reply may still have run
+ * in Redis: its reservation is released behind it on the same link (its rpm count stays: strict, never loose).
  *
  * While the connection is degraded the hot path does not touch Redis and the in-process fallback admits, its
  * counters raised to what Redis last reported ({@link SharedFloors}): never looser than the shared state it
@@ -26,10 +26,9 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { RedisConnection } from "../cache/redis.js";
-import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
 import type { InProcessAdmitter } from "./memory-admitter.js";
-import { RedisProbe } from "./redis-probe.js";
+import { PatientLink } from "./patient-link.js";
 import {
   budgetCounterTtlMs,
   budgetError,
@@ -63,10 +62,8 @@ export interface RedisAdmitterOptions {
   fallback: InProcessAdmitter;
   /** Reservation lifetime, ms. Default {@link RESERVATION_TTL_MS}. */
   reservationTtlMs?: number;
-  /** How long the health probe's PING may take before Redis counts as gone, ms. Default 1000. */
+  /** Wall time the patient retry of a late admit may take before Redis counts as gone, ms. Default 1000. */
   probeTimeoutMs?: number;
-  /** Tries through Redis per admit while its replies come late but the probe finds it alive. Default 3. */
-  maxAttempts?: number;
 }
 
 /** How one try through Redis ended when it did not answer the call. */
@@ -74,18 +71,6 @@ type Failure = { kind: "late"; error: unknown } | { kind: "gone"; error: unknown
 
 /** The message of ioredis' `commandTimeout` rejection. */
 const TIMEOUT_MESSAGE = "Command timed out";
-
-/**
- * 503 when Redis stays late though alive: the call is neither admitted blindly nor refused as over a limit.
- * Retryable (`retry-after: 1`).
- */
-export function limitsUnavailable(): GatewayError {
-  return new GatewayError(
-    503,
-    "Rate limits and budgets could not be checked in time (the shared limit store answered too late); retry shortly.",
-    { type: "api_error", code: "limits_unavailable", headers: { "retry-after": "1" } },
-  );
-}
 
 /** A window counter lives two windows (ms), so a settle at the window's edge still finds it. */
 const WINDOW_TTL_MS = 2 * WINDOW_MS;
@@ -100,9 +85,7 @@ export class RedisAdmitter implements Admitter {
   /** Reservation members are `<instance>.<counter>:<micro-USD>`, unique across instances. */
   private readonly instance = randomBytes(6).toString("hex");
   private nextAdmission = 0;
-  private readonly probe: RedisProbe;
-  private readonly probeTimeoutMs: number;
-  private readonly maxAttempts: number;
+  private readonly patient: PatientLink;
   /** The shared counters as last reported, for the fallback. */
   readonly floors = new SharedFloors();
 
@@ -111,44 +94,40 @@ export class RedisAdmitter implements Admitter {
     this.clock = options.clock;
     this.fallback = options.fallback;
     this.reservationTtlMs = options.reservationTtlMs ?? RESERVATION_TTL_MS;
-    this.probeTimeoutMs = options.probeTimeoutMs ?? 1000;
-    this.maxAttempts = Math.max(1, options.maxAttempts ?? 3);
-    this.probe = new RedisProbe(options.connection, this.probeTimeoutMs);
-    const client = options.connection.client;
-    client.defineCommand("gatewayLimitsAdmit", { lua: ADMIT_LUA });
-    client.defineCommand("gatewayLimitsSettle", { lua: SETTLE_LUA });
-    this.client = client as Redis & LimitCommands;
+    this.patient = new PatientLink(options.connection, options.probeTimeoutMs ?? 1000, defineScripts);
+    this.client = defineScripts(options.connection.client);
   }
 
-  /**
-   * @throws GatewayError 429 `rate_limit_error` or `budget_exceeded` (see `rules.ts`); 503 `limits_unavailable`
-   *   when Redis is alive but its replies stayed late for `maxAttempts` tries.
-   */
+  /** @throws GatewayError 429 `rate_limit_error` or `budget_exceeded` (see `rules.ts`). */
   async admit(request: AdmissionRequest): Promise<Admission> {
     const plans = planSubjects(request.subjects);
     if (plans.length === 0) return unlimitedAdmission;
     const estimate = toMicros(request.estimatedCost);
-    for (let attempt = 1; ; attempt++) {
-      if (!this.connection.isConnected()) return this.fallback.admitPlans(plans, estimate, this.floors);
-      const outcome = await this.tryShared(plans, estimate);
-      if (!("kind" in outcome)) return outcome;
-      if (outcome.kind === "late") {
-        if ((await this.probe.check()) === "alive") {
-          this.connection.metrics.fails.inc({ operation: "admit" });
-          if (attempt < this.maxAttempts) continue;
-          throw limitsUnavailable();
-        }
-        const reason = new Error(`no reply, and none to a health probe within ${this.probeTimeoutMs} ms`);
-        this.connection.reportFailure("admit", reason);
-      } else {
-        this.connection.reportFailure("admit", outcome.error);
+    if (!this.connection.isConnected()) return this.fallback.admitPlans(plans, estimate, this.floors);
+    const first = await this.tryShared(plans, estimate, false);
+    if (!("kind" in first)) return first;
+    if (first.kind === "late") {
+      const retry = await this.tryShared(plans, estimate, true);
+      if (!("kind" in retry)) {
+        this.connection.metrics.fails.inc({ operation: "admit" });
+        return retry;
       }
-      return this.fallback.admitPlans(plans, estimate, this.floors);
+      this.connection.reportFailure("admit", retry.error);
+    } else {
+      this.connection.reportFailure("admit", first.error);
     }
+    return this.fallback.admitPlans(plans, estimate, this.floors);
   }
 
-  /** One admit script call: the admission, or how it failed. Throws the script's refusal. */
-  private async tryShared(plans: SubjectPlan[], estimate: number): Promise<Admission | Failure> {
+  /**
+   * One admit script call, on the command link or (`patient`) the patient link: the admission, or how it failed.
+   * Throws the script's refusal.
+   */
+  private async tryShared(
+    plans: SubjectPlan[],
+    estimate: number,
+    patient: boolean,
+  ): Promise<Admission | Failure> {
     const now = this.clock.now();
     const index = windowIndex(now);
     const member = estimate > 0 ? `${this.instance}.${this.nextAdmission++}:${estimate}` : "";
@@ -163,15 +142,22 @@ export class RedisAdmitter implements Admitter {
 
     let reply: ScriptReply;
     const started = performance.now();
-    try {
-      reply = await this.client.gatewayLimitsAdmit(keys.length, ...keys, ...args);
-    } catch (error) {
-      const linkUp = this.client.status === "ready";
-      const late = linkUp && error instanceof Error && error.message === TIMEOUT_MESSAGE;
-      // The script may have run: drop its reservation (sent after it on the same link, so it runs after it).
-      if (linkUp) this.finish(plans, member, estimate, undefined, index);
+    const client = patient ? (this.patient.client as Redis & LimitCommands) : this.client;
+    const sent = patient
+      ? await this.patient.run(() => client.gatewayLimitsAdmit(keys.length, ...keys, ...args))
+      : await client.gatewayLimitsAdmit(keys.length, ...keys, ...args).then(
+          (value) => ({ ok: true as const, value }),
+          (error: unknown) => ({ ok: false as const, error }),
+        );
+    if (!sent.ok) {
+      const { error } = sent;
+      // The script may have run: drop its reservation (sent behind it on the same link, so it runs after it).
+      if (client.status === "ready" || patient)
+        this.finish(plans, member, estimate, undefined, index, client);
+      const late = !patient && client.status === "ready" && (error as Error)?.message === TIMEOUT_MESSAGE;
       return late ? { kind: "late", error } : { kind: "gone", error };
     }
+    reply = sent.value;
     this.connection.observe("admit", (performance.now() - started) / 1000);
 
     const [subjectIndex = -1, kind = 0, used = 0, reserved = 0] = reply;
@@ -206,6 +192,7 @@ export class RedisAdmitter implements Admitter {
     estimate: number,
     usage: SettledUsage | undefined,
     index = windowIndex(this.clock.now()),
+    client: Redis & LimitCommands = this.client,
   ): void {
     const { cost, tokens } = settledAmounts(usage);
     if (member === "" && cost === 0 && tokens === 0) return;
@@ -219,7 +206,7 @@ export class RedisAdmitter implements Admitter {
       flags.push((plan.tpm >= 0 ? "t" : "") + (plan.maxMicros >= 0 ? "b" : ""));
     }
     const started = performance.now();
-    this.client
+    client
       .gatewayLimitsSettle(keys.length, ...keys, member, estimate, cost, tokens, WINDOW_TTL_MS, ...flags)
       .then(
         () => this.connection.observe("settle", (performance.now() - started) / 1000),
@@ -229,4 +216,11 @@ export class RedisAdmitter implements Admitter {
         },
       );
   }
+}
+
+/** Defines the limit scripts on a link (each link needs its own definitions). */
+function defineScripts(client: Redis): Redis & LimitCommands {
+  client.defineCommand("gatewayLimitsAdmit", { lua: ADMIT_LUA });
+  client.defineCommand("gatewayLimitsSettle", { lua: SETTLE_LUA });
+  return client as Redis & LimitCommands;
 }
