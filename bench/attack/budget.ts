@@ -18,6 +18,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { chunkedBody } from "../../test/helpers/chunked.js";
 import { freePort, readyLine, type Service, spawnService, waitForHttp } from "../lib/children.js";
 import { type BenchDatabase, createBenchDatabase } from "../lib/full-pipeline.js";
 
@@ -152,18 +153,6 @@ const chat = (origin: string, key: string, body: unknown, init: RequestInit = {}
     ...init,
   });
 
-/** A body sent with `transfer-encoding: chunked`, in 1 KiB pieces. */
-function chunkedBody(json: string): RequestInit {
-  const bytes = new TextEncoder().encode(json);
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (let i = 0; i < bytes.length; i += 1024) controller.enqueue(bytes.slice(i, i + 1024));
-      controller.close();
-    },
-  });
-  return { body, duplex: "half" } as RequestInit;
-}
-
 try {
   const upstream = spawnService("upstream", { entry: "bench/upstream.ts", env: { ...process.env } });
   services.push(upstream);
@@ -190,12 +179,7 @@ try {
     const n = Number(flags["chunked-calls"]);
     report(
       `chunked (${n} concurrent, no content-length)`,
-      await fire(
-        Array.from(
-          { length: n },
-          () => () => chat(a, key, undefined, { ...chunkedBody(json), body: chunkedBody(json).body }),
-        ),
-      ),
+      await fire(Array.from({ length: n }, () => () => chat(a, key, undefined, chunkedBody(json)))),
     );
   }
 
