@@ -140,7 +140,6 @@ export class RedisAdmitter implements Admitter {
       args.push(plan.rpm, plan.tpm, plan.maxMicros, plan.seedMicros, budgetCounterTtlMs(plan.subject, now));
     }
 
-    let reply: ScriptReply;
     const started = performance.now();
     const client = patient ? (this.patient.client as Redis & LimitCommands) : this.client;
     const sent = patient
@@ -157,7 +156,7 @@ export class RedisAdmitter implements Admitter {
       const late = !patient && client.status === "ready" && (error as Error)?.message === TIMEOUT_MESSAGE;
       return late ? { kind: "late", error } : { kind: "gone", error };
     }
-    reply = sent.value;
+    const reply: ScriptReply = sent.value;
     this.connection.observe("admit", (performance.now() - started) / 1000);
 
     const [subjectIndex = -1, kind = 0, used = 0, reserved = 0] = reply;
