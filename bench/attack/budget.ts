@@ -203,6 +203,16 @@ try {
     );
   }
 
+  // How each instance's limits fared: shared or degraded, and Redis calls that failed (timeouts included).
+  for (const [name, origin] of [
+    ["a", a],
+    ["b", b],
+  ] as const) {
+    const text = await (await fetch(`${origin}/metrics`)).text();
+    const lines = text.split("\n").filter((l) => /^(gateway_limits_shared|litellm_redis_fails)\b/.test(l));
+    say(`instance ${name}: ${lines.join("; ") || "no Redis failures"}`);
+  }
+
   if (attacks.has("metrics")) {
     const key = await newKey(a, 1000);
     const size = async () => (await (await fetch(`${a}/metrics`)).text()).length;
@@ -224,6 +234,7 @@ try {
     );
   }
 } finally {
+  for (const s of services) if (s.output().includes("DEBUG")) say(`${s.name}: ${s.output()}`);
   await Promise.all(services.map((s) => s.stop(5000)));
   await database?.drop();
 }

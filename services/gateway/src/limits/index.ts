@@ -30,14 +30,15 @@ export interface LimitsOptions {
   keyPrefix?: string;
   /**
    * Optional: Redis timings, ms: per-command timeout (default 200), reconnect backoff cap (default 2000),
-   * degraded-mode probe interval (default 1000), and how long the health probe that decides whether a late
-   * Redis is gone may wait for its PING (default 1000; see `redis-admitter.ts`).
+   * degraded-mode probe interval (default 1000), the patient retry of a late admit (default 1000) and how long
+   * Redis must leave that link without any reply before it counts as gone (default 3000; see `redis-admitter.ts`).
    */
   redisTimings?: {
     commandTimeoutMs?: number;
     maxReconnectDelayMs?: number;
     probeIntervalMs?: number;
     healthProbeTimeoutMs?: number;
+    outageAfterMs?: number;
   };
 }
 
@@ -76,7 +77,7 @@ export function createLimits(options: LimitsOptions): Limits {
       close: async () => {},
     };
   }
-  const { healthProbeTimeoutMs, ...timings } = options.redisTimings ?? {};
+  const { healthProbeTimeoutMs, outageAfterMs, ...timings } = options.redisTimings ?? {};
   const connection: RedisConnection = createRedisConnection({
     url: options.redisUrl,
     log,
@@ -90,6 +91,7 @@ export function createLimits(options: LimitsOptions): Limits {
     clock,
     fallback,
     ...(healthProbeTimeoutMs === undefined ? {} : { probeTimeoutMs: healthProbeTimeoutMs }),
+    ...(outageAfterMs === undefined ? {} : { outageAfterMs }),
   });
   const bus = new RedisInvalidationBus(connection, log);
   let closing: Promise<void> | undefined;

@@ -5,7 +5,8 @@
  * timeout, ioredis' timer fires before the loop reads a reply that arrived long ago. A command sent on this link
  * has no ioredis timeout; it gets `timeoutMs` of wall time, and when that timer fires the event loop is given one
  * more turn (`setImmediate` runs after the poll phase that reads sockets) before concluding, so a reply already
- * in the socket buffer still counts. Only a command that got no reply that way is evidence that Redis is gone.
+ * in the socket buffer still counts. The link also measures how long it has gone without any reply while it had
+ * commands outstanding ({@link PatientLink.silentForMs}): the evidence that Redis is gone.
  */
 import type { Redis } from "ioredis";
 import type { RedisConnection } from "../cache/redis.js";
@@ -13,9 +14,13 @@ import type { RedisConnection } from "../cache/redis.js";
 /** How a command on the patient link ended. */
 export type PatientReply<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
-/** A lazily opened duplicate of the gateway's connection (closed with it); see the module comment. */
+/** A duplicate of the gateway's connection without command timeout; see the module comment. */
 export class PatientLink {
-  private link: Redis | undefined;
+  /** The link, opened at once (so that it is connected before a burst needs it) and closed with the connection. */
+  readonly client: Redis;
+  private pending = 0;
+  /** `performance.now()` since when commands have been outstanding without any reply, or undefined. */
+  private silentSince: number | undefined;
 
   /**
    * @param connection the gateway's Redis connection.
@@ -23,18 +28,17 @@ export class PatientLink {
    * @param setup run once on the new link (e.g. `defineCommand`).
    */
   constructor(
-    private readonly connection: RedisConnection,
+    connection: RedisConnection,
     readonly timeoutMs: number,
-    private readonly setup: (link: Redis) => void,
-  ) {}
+    setup: (link: Redis) => void,
+  ) {
+    this.client = connection.duplicate("limits-patient");
+    setup(this.client);
+  }
 
-  /** The link, opened on first use. */
-  get client(): Redis {
-    if (this.link === undefined) {
-      this.link = this.connection.duplicate("limits-patient");
-      this.setup(this.link);
-    }
-    return this.link;
+  /** How long, ms, the link has had commands outstanding without getting any reply (0 when none). */
+  silentForMs(): number {
+    return this.silentSince === undefined ? 0 : performance.now() - this.silentSince;
   }
 
   /** Sends a command; never rejects. `{ok: false}` with the error, or a timeout error when no reply came. */
@@ -55,9 +59,23 @@ export class PatientLink {
           ),
         this.timeoutMs,
       );
+      this.pending++;
+      this.silentSince ??= performance.now();
+      const answered = () => {
+        this.pending--;
+        this.silentSince = this.pending > 0 ? performance.now() : undefined;
+      };
       send(link).then(
-        (value) => done({ ok: true, value }),
-        (error: unknown) => done({ ok: false, error }),
+        (value) => {
+          answered();
+          done({ ok: true, value });
+        },
+        (error: unknown) => {
+          // An error reply is a reply; a rejection without one (link closed) is not.
+          if (error instanceof Error && error.name === "ReplyError") answered();
+          else this.pending--;
+          done({ ok: false, error });
+        },
       );
     });
   }

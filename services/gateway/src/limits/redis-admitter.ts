@@ -7,12 +7,14 @@
  * reservations other instances hold in Redis:
  * - the command link is down (ioredis reports it closed or reconnecting; the connection is then degraded), or
  *   Redis answered the admit with an error;
- * - or an admit got no reply within the command timeout AND its retry on the {@link PatientLink} (no command
+ * - or an admit got no reply within the command timeout, its retry on the {@link PatientLink} (no command
  *   timeout; `probeTimeoutMs` of wall time, judged only after the event loop had a turn to read the reply) got
- *   none either.
+ *   none either, AND the patient link has had no reply to anything for `outageAfterMs`.
  * A timeout alone is not evidence (a busy event loop fires timers before it reads replies that have arrived): the
- * call waits for its patient retry instead of being admitted blindly. A try that got no reply may still have run
- * in Redis: its reservation is released behind it on the same link (its rpm count stays: strict, never loose).
+ * call waits for its patient retry instead of being admitted blindly; when that gets no reply either but the
+ * outage is not yet established, the call is refused with a retryable 503 `limits_unavailable`. A try that got
+ * no reply may still run in Redis: its reservation is released behind it on the same link (its rpm count stays:
+ * strict, never loose).
  *
  * While the connection is degraded the hot path does not touch Redis and the in-process fallback admits, its
  * counters raised to what Redis last reported ({@link SharedFloors}): never looser than the shared state it
@@ -26,6 +28,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { RedisConnection } from "../cache/redis.js";
+import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
 import type { InProcessAdmitter } from "./memory-admitter.js";
 import { PatientLink } from "./patient-link.js";
@@ -62,8 +65,10 @@ export interface RedisAdmitterOptions {
   fallback: InProcessAdmitter;
   /** Reservation lifetime, ms. Default {@link RESERVATION_TTL_MS}. */
   reservationTtlMs?: number;
-  /** Wall time the patient retry of a late admit may take before Redis counts as gone, ms. Default 1000. */
+  /** Wall time the patient retry of a late admit may take, ms. Default 1000. */
   probeTimeoutMs?: number;
+  /** How long the patient link must go without any reply before Redis counts as gone, ms. Default 3000. */
+  outageAfterMs?: number;
 }
 
 /** How one try through Redis ended when it did not answer the call. */
@@ -71,6 +76,18 @@ type Failure = { kind: "late"; error: unknown } | { kind: "gone"; error: unknown
 
 /** The message of ioredis' `commandTimeout` rejection. */
 const TIMEOUT_MESSAGE = "Command timed out";
+
+/**
+ * 503 while Redis answers neither in time nor late, but is not yet shown to be gone: the call is neither admitted
+ * blindly nor refused as over a limit. Retryable (`retry-after: 1`).
+ */
+export function limitsUnavailable(): GatewayError {
+  return new GatewayError(
+    503,
+    "Rate limits and budgets cannot be checked right now: the shared limit store (Redis) is not answering. Retry shortly.",
+    { type: "api_error", code: "limits_unavailable", headers: { "retry-after": "1" } },
+  );
+}
 
 /** A window counter lives two windows (ms), so a settle at the window's edge still finds it. */
 const WINDOW_TTL_MS = 2 * WINDOW_MS;
@@ -86,6 +103,7 @@ export class RedisAdmitter implements Admitter {
   private readonly instance = randomBytes(6).toString("hex");
   private nextAdmission = 0;
   private readonly patient: PatientLink;
+  private readonly outageAfterMs: number;
   /** The shared counters as last reported, for the fallback. */
   readonly floors = new SharedFloors();
 
@@ -95,10 +113,14 @@ export class RedisAdmitter implements Admitter {
     this.fallback = options.fallback;
     this.reservationTtlMs = options.reservationTtlMs ?? RESERVATION_TTL_MS;
     this.patient = new PatientLink(options.connection, options.probeTimeoutMs ?? 1000, defineScripts);
+    this.outageAfterMs = options.outageAfterMs ?? 3 * this.patient.timeoutMs;
     this.client = defineScripts(options.connection.client);
   }
 
-  /** @throws GatewayError 429 `rate_limit_error` or `budget_exceeded` (see `rules.ts`). */
+  /**
+   * @throws GatewayError 429 `rate_limit_error` or `budget_exceeded` (see `rules.ts`); 503 `limits_unavailable`
+   *   while Redis does not answer but is not yet shown to be gone (see the module comment).
+   */
   async admit(request: AdmissionRequest): Promise<Admission> {
     const plans = planSubjects(request.subjects);
     if (plans.length === 0) return unlimitedAdmission;
@@ -111,6 +133,10 @@ export class RedisAdmitter implements Admitter {
       if (!("kind" in retry)) {
         this.connection.metrics.fails.inc({ operation: "admit" });
         return retry;
+      }
+      if (retry.kind === "late") {
+        this.connection.metrics.fails.inc({ operation: "admit" });
+        throw limitsUnavailable();
       }
       this.connection.reportFailure("admit", retry.error);
     } else {
@@ -153,7 +179,9 @@ export class RedisAdmitter implements Admitter {
       // The script may have run: drop its reservation (sent behind it on the same link, so it runs after it).
       if (client.status === "ready" || patient)
         this.finish(plans, member, estimate, undefined, index, client);
-      const late = !patient && client.status === "ready" && (error as Error)?.message === TIMEOUT_MESSAGE;
+      const late = patient
+        ? this.patient.silentForMs() < this.outageAfterMs && !isReplyError(error)
+        : client.status === "ready" && (error as Error)?.message === TIMEOUT_MESSAGE;
       return late ? { kind: "late", error } : { kind: "gone", error };
     }
     const reply: ScriptReply = sent.value;
@@ -222,4 +250,9 @@ function defineScripts(client: Redis): Redis & LimitCommands {
   client.defineCommand("gatewayLimitsAdmit", { lua: ADMIT_LUA });
   client.defineCommand("gatewayLimitsSettle", { lua: SETTLE_LUA });
   return client as Redis & LimitCommands;
+}
+
+/** Redis answered with an error (e.g. OOM, a script error): it is there but cannot serve the shared counters. */
+function isReplyError(error: unknown): boolean {
+  return error instanceof Error && error.name === "ReplyError";
 }

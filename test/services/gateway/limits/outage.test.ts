@@ -33,7 +33,7 @@ async function gauge(registry: Registry, name: string): Promise<number> {
   return values.reduce((sum, v) => sum + v.value, 0);
 }
 
-function start(port: number, password?: string) {
+function start(port: number, password?: string, outageAfterMs = 250) {
   const registry = new Registry();
   const log = captureLogger();
   const limits = createLimits({
@@ -47,6 +47,7 @@ function start(port: number, password?: string) {
       maxReconnectDelayMs: 200,
       probeIntervalMs: 100,
       healthProbeTimeoutMs: 300,
+      outageAfterMs,
     },
   });
   open.push(limits);
@@ -145,7 +146,28 @@ describe("Redis outage", () => {
     }
   });
 
-  it("stall: a call that gets no reply, nor does a health probe, is admitted in process; later calls do not wait", async () => {
+  it("stall not yet established as an outage: the call is refused with a retryable 503, not admitted", async () => {
+    const stall = await startStallingProxy(6379);
+    try {
+      const { limits, registry } = start(stall.port, undefined, 60_000);
+      await waitFor("connected", async () => (await status(limits)) === "connected");
+      const key = keySubject({ maxBudget: 1 });
+      await limits.admitter.admit(request([key], 0.1));
+
+      stall.hold(true);
+      const error = await refusal(limits.admitter.admit(request([key], 0.1)));
+      expect(error.status).toBe(503);
+      expect(error.code).toBe("limits_unavailable");
+      expect(error.headers["retry-after"]).toBe("1");
+      expect(await status(limits)).toBe("connected");
+      expect(await failures(registry, "admit")).toBe(1);
+    } finally {
+      stall.hold(false);
+      await stall.close();
+    }
+  });
+
+  it("stall: a call that gets no reply, nor its patient retry, on a link silent past outageAfterMs is admitted in process; later calls do not wait", async () => {
     const stall = await startStallingProxy(6379);
     try {
       const { limits, registry } = start(stall.port);
