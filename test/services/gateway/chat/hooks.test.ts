@@ -62,6 +62,7 @@ const guard: ChatGuard = {
     const held: string[] = [];
     return {
       onData: (payload) => {
+        if (payload.includes("explode")) throw new Error("classifier crashed");
         held.push(payload.replaceAll("said", "SAID"));
         return "hold";
       },
@@ -148,6 +149,17 @@ describe("chat hooks", () => {
     await waitFor("the call observed", () => finished.length === 1);
     expect(finished[0]?.result).toMatchObject({ status: 400, errorType: "invalid_request_error" });
     expect(finished[0]?.result.cost).toBeGreaterThan(0);
+  });
+
+  it("a stream guard that throws withholds the rest of the answer behind a 500 guardrail_error event", async () => {
+    finished.length = 0;
+    const text = await (await chat("explode", { stream: true })).text();
+    expect(text).not.toContain("explode");
+    expect(text).not.toContain("[DONE]");
+    const last = text.trim().split("\n\n").at(-1)!;
+    expect(JSON.parse(last.slice("data: ".length))).toMatchObject({ error: { type: "guardrail_error" } });
+    await waitFor("the call observed", () => finished.length === 1);
+    expect(finished[0]?.result).toMatchObject({ status: 500, errorType: "guardrail_error" });
   });
 
   it("tells the observers about every finished call: status, cost, usage and all decisions", async () => {
