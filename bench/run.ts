@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the gateway benchmark (targets in DESIGN.md §7). In one run on this machine it puts the same
+ * `npm run bench`: the gateway benchmark (targets in docs/architecture.md). In one run on this machine it puts the same
  * load on (a) the fake OpenAI-compatible upstream directly, (b) a bare pass-through proxy, (c) the gateway with
  * the master key only and (d) the gateway with its full pipeline (virtual key, Postgres, Redis), each in its
  * own child process, and reports added latency at fixed rates, throughput at saturation with the CPU each
@@ -56,7 +56,7 @@ const usage = `Usage: npm run bench -- [flags]
   --chunk-delay <ms>      upstream delay between streamed chunks (default 2)
   --no-autocannon-rate    skip the autocannon overallRate runs
   --soak <s>              after the rest, load the gateway for <s> seconds at --soak-rate, sampling RSS
-                          every 30 s (DESIGN.md's soak is 600; default 0)
+                          every 30 s (the target's soak is 600; default 0)
   --soak-rate <n>         req/s during the soak (default 1000)
   --no-full               leave out (d), the gateway's full pipeline (then the targets are judged on (c));
                           (d) gets a fresh Postgres database (DATABASE_URL, dropped at the end), Redis

@@ -6,7 +6,7 @@ import * as docker from "@pulumi/docker";
 import type * as pulumi from "@pulumi/pulumi";
 import { REPO_ROOT } from "./files.js";
 
-/** Tag of every locally built image (SPEC.md §9.3). */
+/** Tag of every locally built image. */
 export const LOCAL_TAG = "local";
 
 /** Build context of every local image: the repository root (npm workspaces, one package-lock.json). */
@@ -17,7 +17,7 @@ export const BUILD_CONTEXT = REPO_ROOT;
  *
  * pulumi-docker hashes the build context (minus `.dockerignore`) and rebuilds when it changes; the container
  * then receives the new image ID through `repoDigest`, so a source or litellm/config.yaml change replaces it on
- * the next `pulumi up` (the manual rebuild rule of SPEC.md §4.5 is gone).
+ * the next `pulumi up` (no manual rebuild step).
  */
 export function localImage(
   parent: pulumi.Resource,

@@ -1,6 +1,6 @@
 /**
  * The vm stack's Caddyfile: HTTPS per public host, and the Set-Cookie rewrite that lets the console read the
- * chat's session (SPEC.md §5.2: cookie domain COOKIE_DOMAIN, SameSite=Lax, both over HTTPS).
+ * chat's session (cookie domain COOKIE_DOMAIN, SameSite=Lax, both over HTTPS).
  */
 
 /** One site of the reverse proxy. */

@@ -2,7 +2,7 @@
  * The stack's settings, read and validated in one place.
  *
  * Two sources: the Pulumi stack config (`Pulumi.<stack>.yaml`, namespace `platform`: where and how to deploy)
- * and the operator's `.env` at the repository root (SPEC.md §2.4: secrets and operator variables). A `.env`
+ * and the operator's `.env` at the repository root (secrets and operator variables, listed in `.env.example`). A `.env`
  * value that is empty or the placeholder `replace-me` counts as unset: the stack then generates the secret.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import { z } from "zod";
 import { REPO_ROOT } from "./files.js";
 import { IMAGES, type ImageKey } from "./images.js";
 
-/** The containers of SPEC.md §1; each name is the container name and its network alias. */
+/** The stack's containers (docs/architecture.md, "The stack"); each name is the container name and its network alias. */
 export const SERVICES = [
   "chat",
   "console",
@@ -36,10 +36,10 @@ export const SERVICES = [
   "cache-exporter",
 ] as const;
 
-/** A container of SPEC.md §1. */
+/** A container of the stack. */
 export type ServiceName = (typeof SERVICES)[number];
 
-/** Host ports of SPEC.md §1, the only ones the stack publishes (besides 80/443 of the vm reverse proxy). */
+/** Host ports, the only ones the stack publishes (besides 80/443 of the vm reverse proxy). */
 export const HOST_PORTS = {
   chat: 3080,
   console: 3001,
@@ -59,7 +59,7 @@ export const PUBLIC_HOSTS = {
   dashboards: "dashboards",
 } as const satisfies Partial<Record<keyof typeof HOST_PORTS, string>>;
 
-/** The placeholder `.env.example` ships for every secret (SPEC.md §2.4). */
+/** The placeholder `.env.example` ships for every secret. */
 export const PLACEHOLDER = "replace-me";
 
 const unsetIfPlaceholder = (v: string | undefined) =>
@@ -74,7 +74,7 @@ const numberFrom = (def: number, check: z.ZodNumber) =>
   optional.transform((v) => (v === undefined ? def : Number(v))).pipe(check);
 const positiveInt = (def: number) => numberFrom(def, z.number().int().positive());
 
-/** Schema of the operator's `.env` (SPEC.md §2.4 plus the overridable internal secrets). */
+/** Schema of the operator's `.env` (the variables of `.env.example` plus the overridable internal secrets). */
 export const operatorEnvSchema = z.object({
   GATEWAY_MASTER_KEY: optional.refine((v) => v === undefined || v.startsWith("sk-"), {
     message: "must start with sk-",
@@ -84,7 +84,7 @@ export const operatorEnvSchema = z.object({
   DASHBOARD_ADMIN_PASSWORD: optional,
   COOKIE_DOMAIN: optional,
   COOKIE_SAMESITE: optional.refine((v) => v === undefined || v.toLowerCase() === "lax", {
-    message: "must be lax (strict blocks the console on another subdomain, SPEC.md §5.2)",
+    message: "must be lax (strict blocks the console on another subdomain)",
   }),
   JWT_REFRESH_SECRET: optional,
   SHARED_NETWORK: optional,
@@ -93,6 +93,8 @@ export const operatorEnvSchema = z.object({
   TRACE_PUBLIC_KEY: optional,
   TRACE_SECRET_KEY: optional,
   GUARD_SCANNER_API_BASE: optional.pipe(z.url().optional()),
+  /** Where the alertmanager posts alerts (its webhook receiver); unset: alerts are listed in alertmanager only. */
+  ALERT_WEBHOOK_URL: optional.pipe(z.url().optional()),
   AGENTS_URL: optional.pipe(z.url().optional()),
   CONSOLE_TAG: optional.transform((v) => v ?? "main"),
   DEFAULT_USER_BUDGET: numberFrom(10, z.number().nonnegative()),
@@ -140,7 +142,7 @@ export const stackConfigSchema = z
     acmeEmail: z.email().optional(),
     /** Host address the seven published ports bind to (loopback unless told otherwise). */
     bindAddress: z.union([z.ipv4(), z.ipv6()]).default("127.0.0.1"),
-    /** Per-service platform, e.g. `{chat: linux/amd64, console: linux/amd64}` on arm64 hosts (SPEC.md §7). */
+    /** Per-service platform, e.g. `{chat: linux/amd64, console: linux/amd64}` on arm64 hosts (the chat image is amd64-only). */
     platforms: z.partialRecord(serviceName, z.string().regex(/^linux\/[a-z0-9]+(\/v\d)?$/)).default({}),
     /** Replacement image references (e.g. digest pins), keyed like IMAGES in infra/images.ts. */
     images: z.partialRecord(imageKey, z.string().min(1)).default({}),
@@ -149,7 +151,7 @@ export const stackConfigSchema = z
     /** Registry of the private images and its user; the token is REGISTRY_TOKEN in `.env`. */
     registryAddress: z.string().default("ghcr.io"),
     registryUsername: z.string().optional(),
-    /** Memory caps in MiB where SPEC.md §7 warns about OOM. */
+    /** Memory caps in MiB for the services known to run out of memory (analytics database, trace worker). */
     analyticsDbMemoryMb: z.number().int().min(512).default(3072),
     traceWorkerMemoryMb: z.number().int().min(256).default(1536),
     /** Login of the trace viewer's initial admin user. */
@@ -165,7 +167,7 @@ export const stackConfigSchema = z
 /** The validated stack config. */
 export type StackConfig = z.infer<typeof stackConfigSchema>;
 
-/** Public URLs of the stack (SPEC.md's address placeholders). */
+/** Public URLs of the stack. */
 export interface PlatformUrls {
   chat: string;
   console: string;

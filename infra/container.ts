@@ -1,6 +1,6 @@
 /**
- * The one way this program declares a container: name and network alias from SPEC.md §1, a pinned or locally
- * built image, a health check that can run inside that image, a restart policy, named volumes, capped logs.
+ * The one way this program declares a container: name and network alias from SERVICES (infra/config.ts), a
+ * pinned or locally built image, a health check that can run inside that image, a restart policy, named volumes, capped logs.
  */
 import * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
@@ -78,13 +78,13 @@ export interface ContainerContext {
 
 /** What a component says about one of its containers. */
 export interface ServiceSpec {
-  /** Service name of SPEC.md §1 (or `reverse-proxy`): container name and network alias. */
+  /** Service name from SERVICES (or `reverse-proxy`): container name and network alias. */
   name: ServiceName | "reverse-proxy";
   image: ImageSource;
   env?: Record<string, pulumi.Input<string>>;
   command?: pulumi.Input<string>[];
   entrypoint?: string[];
-  /** Container port → host port. Only SPEC.md's seven (and the proxy's 80/443) may appear anywhere. */
+  /** Container port → host port. Only the seven of HOST_PORTS (and the proxy's 80/443) may appear anywhere. */
   publish?: { internal: number; external: number; protocol?: "tcp" | "udp" }[];
   /** Named volumes: key (volume `<prefix>-<service>-<key>`) → path inside the container. */
   volumes?: Record<string, string>;

@@ -27,12 +27,15 @@ export function readRepoFile(relPath: string, root: string = REPO_ROOT): string 
 
 /**
  * Every file under a folder of the checkout, as uploads below `containerDir` (same relative layout),
- * sorted by path so the container definition is stable. A missing folder gives no uploads: the image's
- * own defaults then apply (the monitoring configuration lands in its own issue).
+ * sorted by path so the container definition is stable.
+ * @throws Error naming the folder when it does not exist or holds no file (a deployment without it would
+ *   silently run on the image's defaults).
  */
 export function uploadTree(relDir: string, containerDir: string, root: string = REPO_ROOT): Upload[] {
   const base = path.join(root, relDir);
-  if (!existsSync(base) || !statSync(base).isDirectory()) return [];
+  if (!existsSync(base) || !statSync(base).isDirectory()) {
+    throw new Error(`${relDir}/ is missing (looked in ${root})`);
+  }
   const out: Upload[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -45,11 +48,14 @@ export function uploadTree(relDir: string, containerDir: string, root: string = 
     }
   };
   walk(base);
+  if (out.length === 0) throw new Error(`${relDir}/ holds no file (looked in ${root})`);
   return out.sort((a, b) => a.file.localeCompare(b.file));
 }
 
-/** One file of the checkout as an upload, or none when it does not exist yet (see {@link uploadTree}). */
-export function uploadIfPresent(relPath: string, containerFile: string, root: string = REPO_ROOT): Upload[] {
-  const abs = path.join(root, relPath);
-  return existsSync(abs) ? [{ file: containerFile, content: readFileSync(abs, "utf8") }] : [];
+/**
+ * One file of the checkout as an upload to `containerFile`.
+ * @throws Error naming the file when it does not exist (see {@link readRepoFile}).
+ */
+export function requiredUpload(relPath: string, containerFile: string, root: string = REPO_ROOT): Upload {
+  return { file: containerFile, content: readRepoFile(relPath, root) };
 }

@@ -1,6 +1,6 @@
 /**
  * The AI gateway (services/gateway), built locally with litellm/config.yaml baked in and the guardrail policy
- * shipped into the container (DESIGN.md §3 lists its environment).
+ * shipped into the container (its environment is listed in the README, "Gateway settings").
  */
 import type * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
@@ -64,7 +64,7 @@ export class Gateway extends pulumi.ComponentResource {
       },
       publish: [{ internal: HOST_PORTS.gateway, external: HOST_PORTS.gateway }],
       uploads: [{ file: `${GATEWAY_APP_DIR}/${POLICY_FILE}`, content: readRepoFile(POLICY_FILE) }],
-      // 180 s: the guard scanner may be unreachable on a cold start (SPEC.md §7).
+      // 180 s: the guard scanner may be unreachable on a cold start (its model loads first).
       healthcheck: httpCheck("node", `http://127.0.0.1:${HOST_PORTS.gateway}/health/liveliness`, {
         startPeriod: "180s",
         interval: "15s",

@@ -46,7 +46,7 @@ export class Guardrails extends pulumi.ComponentResource {
       image: { built: this.scannerImage },
       env: { PORT: String(SCANNER_PORT), SCANNER_MODEL_DIR, HF_HOME: SCANNER_MODEL_DIR },
       volumes: { models: SCANNER_MODEL_DIR },
-      // Unhealthy until the model is loaded; the first start downloads it (SPEC.md §3.2: five minutes).
+      // Unhealthy until the model is loaded; the first start downloads it (allow five minutes).
       healthcheck: httpCheck("node", `http://127.0.0.1:${SCANNER_PORT}/health`, { startPeriod: "300s" }),
     });
 

@@ -1,8 +1,7 @@
 /**
  * Every third-party image of the stack, pinned, with the binaries its health check may rely on.
  *
- * `tools` lists what exists inside the image (checked against each image's own Dockerfile or docs, see
- * REFERENCE.md's image table); `serviceContainer` refuses a health check whose program is not listed, so a
+ * `tools` lists what exists inside the image (checked against each image's own Dockerfile or docs); `serviceContainer` refuses a health check whose program is not listed, so a
  * probe that cannot run inside its image fails at `pulumi preview`, not as a container stuck "unhealthy".
  */
 
@@ -22,7 +21,7 @@ export const IMAGES = {
   postgres: { ref: "postgres:17", tools: ["sh", "grep", "pg_isready"] },
   /** Debian-based; redis-cli reads the password from REDISCLI_AUTH. */
   redis: { ref: "redis:7.2", tools: ["sh", "grep", "redis-cli"] },
-  /** Last 4.4 release: MongoDB 5.0+ needs AVX, which the target VM lacks (SPEC.md §1). Legacy `mongo` shell. */
+  /** Last 4.4 release: MongoDB 5.0+ needs AVX, which the target VM lacks. Legacy `mongo` shell. */
   mongo: { ref: "mongo:4.4.30", tools: ["sh", "grep", "mongo"] },
   /** Ubuntu-based, busybox wget. Langfuse v4 needs ClickHouse >= 25.12. */
   clickhouse: { ref: "clickhouse/clickhouse-server:25.12", tools: ["sh", "wget"] },

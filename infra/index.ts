@@ -7,7 +7,7 @@ import { buildPlatform } from "./platform.js";
 
 const { outputs } = buildPlatform(loadConfig());
 
-/** Every URL of SPEC.md (chat, console, gateway, gatewayApi, trace, dashboards, metrics, alertmanager). */
+/** Every public URL of the stack (chat, console, gateway, gatewayApi, trace, dashboards, metrics, alertmanager). */
 export const urls = outputs.urls;
 /** Trace viewer login: initial admin e-mail and TRACE_INIT_USER_PASSWORD (secret). */
 export const traceLogin = outputs.traceLogin;

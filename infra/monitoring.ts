@@ -1,18 +1,16 @@
 /**
  * Monitoring: metrics (Prometheus), dashboards (Grafana), alertmanager, and the exporters of relational-db and
- * cache. Configuration comes from monitoring/ (uploaded; a change replaces the container):
- *   monitoring/prometheus.yml → /etc/prometheus/prometheus.yml, monitoring/rules/ → /etc/prometheus/rules/,
- *   monitoring/alertmanager.yml → /etc/alertmanager/alertmanager.yml,
- *   monitoring/grafana/provisioning/ → /etc/grafana/provisioning/, monitoring/grafana/dashboards/ →
- *   /var/lib/grafana/dashboards/. Missing files leave the image defaults.
+ * cache. Configuration comes from monitoring/ (uploaded; a change replaces the container; see
+ * monitoring-files.ts for the layout). A missing file fails the program with its name. The alertmanager's
+ * webhook URL is ALERT_WEBHOOK_URL from `.env` (a secret: it often carries a token).
  */
 import type * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
 import { HOST_PORTS } from "./config.js";
 import { httpCheck, serviceContainer } from "./container.js";
 import { DB_USER, GATEWAY_DB, type ServiceComponentArgs } from "./datastores.js";
-import { uploadIfPresent, uploadTree } from "./files.js";
 import { IMAGES } from "./images.js";
+import { monitoringUploads } from "./monitoring-files.js";
 
 /** Inputs of {@link Monitoring}. */
 export interface MonitoringArgs extends ServiceComponentArgs {
@@ -28,6 +26,8 @@ export class Monitoring extends pulumi.ComponentResource {
     super("platform:monitoring:Monitoring", name, {}, opts);
     const { ctx, config, secrets } = args;
     const img = config.images;
+    const webhookUrl = config.env.ALERT_WEBHOOK_URL;
+    const files = monitoringUploads(webhookUrl);
 
     const metrics = serviceContainer(this, ctx, {
       name: "metrics",
@@ -39,10 +39,7 @@ export class Monitoring extends pulumi.ComponentResource {
         "--web.enable-lifecycle",
       ],
       volumes: { data: "/prometheus" },
-      uploads: [
-        ...uploadIfPresent("monitoring/prometheus.yml", "/etc/prometheus/prometheus.yml"),
-        ...uploadTree("monitoring/rules", "/etc/prometheus/rules"),
-      ],
+      uploads: files.metrics,
       publish: [{ internal: 9090, external: HOST_PORTS.metrics }],
       healthcheck: httpCheck("wget", "http://127.0.0.1:9090/-/healthy"),
     });
@@ -52,7 +49,7 @@ export class Monitoring extends pulumi.ComponentResource {
       image: { pull: img.alertmanager, tools: IMAGES.alertmanager.tools },
       command: ["--config.file=/etc/alertmanager/alertmanager.yml", "--storage.path=/alertmanager"],
       volumes: { data: "/alertmanager" },
-      uploads: uploadIfPresent("monitoring/alertmanager.yml", "/etc/alertmanager/alertmanager.yml"),
+      uploads: [webhookUrl === undefined ? files.alertmanager : pulumi.secret(files.alertmanager)],
       publish: [{ internal: 9093, external: HOST_PORTS.alertmanager }],
       healthcheck: httpCheck("wget", "http://127.0.0.1:9093/-/healthy"),
     });
@@ -69,10 +66,7 @@ export class Monitoring extends pulumi.ComponentResource {
         GF_ANALYTICS_REPORTING_ENABLED: "false",
       },
       volumes: { data: "/var/lib/grafana" },
-      uploads: [
-        ...uploadTree("monitoring/grafana/provisioning", "/etc/grafana/provisioning"),
-        ...uploadTree("monitoring/grafana/dashboards", "/var/lib/grafana/dashboards"),
-      ],
+      uploads: files.dashboards,
       publish: [{ internal: 3000, external: HOST_PORTS.dashboards }],
       healthcheck: httpCheck("curl", "http://127.0.0.1:3000/api/health"),
       dependsOn: [metrics.container],

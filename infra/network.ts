@@ -1,5 +1,5 @@
 /**
- * The stack's container network: every service joins it under its service name (SPEC.md §1).
+ * The stack's container network: every service joins it under its service name (SERVICES in infra/config.ts).
  */
 import * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";

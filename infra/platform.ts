@@ -33,7 +33,7 @@ export interface PlatformOutputs {
 export interface Platform {
   outputs: PlatformOutputs;
   provider: docker.Provider;
-  /** Every container, SPEC.md §1 order by component, plus the reverse proxy on the vm stack. */
+  /** Every container, in SERVICES order by component, plus the reverse proxy on the vm stack. */
   containers: docker.Container[];
   components: pulumi.ComponentResource[];
 }

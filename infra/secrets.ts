@@ -1,6 +1,6 @@
 /**
  * Every secret of the stack: the operator's `.env` value when set, otherwise a @pulumi/random value kept in
- * the stack's state (stable across runs; SPEC.md §2.4 "values already present are kept").
+ * the stack's state (stable across runs: values already present are kept).
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";

@@ -1,7 +1,7 @@
 /**
  * The benchmark's full-pipeline gateway (target (d), left out with `--no-full`): the gateway with a database
- * (virtual keys, spend) and Redis (limits), called with a virtual key instead of the master key, as DESIGN.md
- * §7's targets assume. The database is a fresh one on the local Postgres, dropped at the end.
+ * (virtual keys, spend) and Redis (limits), called with a virtual key instead of the master key, as the targets
+ * of docs/architecture.md assume. The database is a fresh one on the local Postgres, dropped at the end.
  */
 import pg from "pg";
 

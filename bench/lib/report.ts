@@ -1,6 +1,6 @@
 /**
- * Turns the benchmark's measurements into the console tables and bench/RESULTS.md, with DESIGN.md §7's
- * targets beside the figures. A hand-written analysis between the markers {@link ANALYSIS_START} and
+ * Turns the benchmark's measurements into the console tables and bench/RESULTS.md, with the targets of
+ * docs/architecture.md ("Targets") beside the figures. A hand-written analysis between the markers {@link ANALYSIS_START} and
  * {@link ANALYSIS_END} in an existing RESULTS.md is kept across runs.
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -29,7 +29,7 @@ export interface BenchResults {
   command: string;
   /** The gateway targets of this run, in order, each with what it runs (master key only, or the full pipeline). */
   gateways: Array<{ name: string; mode: string }>;
-  /** The gateway target DESIGN.md §7's targets are judged on (the full pipeline when it ran). */
+  /** The gateway target the targets are judged on (the full pipeline when it ran). */
   judged: string;
   settings: Record<string, string | number | boolean>;
   /** Open-loop fixed-rate runs, merged over rounds. */
@@ -118,7 +118,7 @@ function soakTrend(
   };
 }
 
-/** DESIGN.md §7, row by row, for one gateway target (the soak row only for the judged one). */
+/** The targets (docs/architecture.md), row by row, for one gateway target (the soak row only for the judged one). */
 export function verdicts(r: BenchResults, gateway: string): Verdict[] {
   const at1000 = added(r.paced, gateway, 1000);
   const has1000 = find(r.paced, gateway, 1000) !== undefined;
@@ -301,13 +301,13 @@ export function figures(r: BenchResults): string {
   return parts.join("\n");
 }
 
-/** DESIGN.md §7's targets: measured on every gateway target, judged on {@link BenchResults.judged}. */
+/** The targets (docs/architecture.md): measured on every gateway target, judged on {@link BenchResults.judged}. */
 export function targetsTable(r: BenchResults): string {
   const others = r.gateways.map((g) => g.name).filter((name) => name !== r.judged);
   const judged = verdicts(r, r.judged);
   const rest = others.map((name) => verdicts(r, name));
   return table(
-    ["DESIGN.md §7 target", `${r.judged} (judged)`, "result", ...others],
+    ["target (docs/architecture.md)", `${r.judged} (judged)`, "result", ...others],
     judged.map((v, i) => [v.target, v.measured, v.result, ...rest.map((row) => row[i]?.measured ?? "")]),
   );
 }
@@ -395,9 +395,9 @@ const notes = `## How to read this
 - (a) **upstream**: the contract fake of an OpenAI-compatible server (test/fixtures/openai-upstream.ts) called
   directly; (b) **passthrough**: bench/passthrough.ts, node:http + an undici Pool forwarding bytes, no parsing;
   (c) **gateway**: services/gateway, built, with the master key only (no database, limits in process);
-  (d) **gateway-full**: the same code with the full pipeline of DESIGN.md §7, a virtual key from
+  (d) **gateway-full**: the same code with the full pipeline the targets assume, a virtual key from
   \`POST /key/generate\` (cached key lookup), rpm/tpm and budget admission and settlement in Redis, batched spend
-  rows in Postgres, metrics. The §7 targets are judged on (d). Each runs in its own process; the load generators
+  rows in Postgres, metrics. The targets are judged on (d). Each runs in its own process; the load generators
   run in the benchmark's process; all share this machine's two cores with Redis and Postgres, so a request
   through (d) costs CPU in five processes (see the CPU table).
 - **Added latency** is the gateway's (or proxy's) percentile minus the upstream's at the same rate: a
@@ -448,7 +448,7 @@ export function resultsMarkdown(r: BenchResults, previousFile: string): string {
     `- Settings: ${settings}`,
     `- Run time: ${r.seconds.toFixed(0)} s`,
     "",
-    "## Targets (DESIGN.md §7)",
+    "## Targets (docs/architecture.md)",
     "",
     targetsTable(r),
     "",

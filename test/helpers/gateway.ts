@@ -29,7 +29,10 @@ export function writeConfig(yaml: string): string {
   return path;
 }
 
-/** Starts a gateway with `configYaml` and extra environment variables. */
+/**
+ * Starts a gateway with `configYaml` and extra environment variables; its spend spool is a fresh temporary
+ * folder unless `env` names one (GATEWAY_SPOOL_DIR).
+ */
 export async function startTestGateway(
   configYaml: string,
   env: Record<string, string> = {},
@@ -39,6 +42,7 @@ export async function startTestGateway(
     readEnv({
       GATEWAY_CONFIG: writeConfig(configYaml),
       GATEWAY_MASTER_KEY: MASTER_KEY,
+      GATEWAY_SPOOL_DIR: mkdtempSync(join(tmpdir(), "gw-spool-")),
       LOG_LEVEL: "silent",
       ...env,
     }),

@@ -11,7 +11,7 @@ import { SECRET_SPECS } from "../../infra/secrets.js";
 const example = parseDotenv(readFileSync(`${REPO_ROOT}.env.example`, "utf8"));
 
 describe("parseConfig", () => {
-  it("defaults to the local stack on loopback with SPEC.md's organisation defaults", () => {
+  it("defaults to the local stack on loopback with the organisation defaults of .env.example", () => {
     const config = parseConfig({}, {});
     expect(config.stack).toMatchObject({
       target: "local",
@@ -79,7 +79,7 @@ describe("parseConfig", () => {
 });
 
 describe(".env.example", () => {
-  it("lists every variable of SPEC.md §2.4", () => {
+  it("lists every operator variable", () => {
     const spec = [
       "GATEWAY_MASTER_KEY",
       "TRACE_INIT_USER_PASSWORD",

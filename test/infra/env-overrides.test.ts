@@ -1,5 +1,5 @@
 /**
- * `.env` values win over generated secrets; `replace-me` and empty values generate (SPEC.md §2.4). Built under
+ * `.env` values win over generated secrets; `replace-me` and empty values generate. Built under
  * Pulumi mocks from a `.env` with a mix of pinned values and placeholders.
  */
 import { beforeAll, describe, expect, it } from "vitest";

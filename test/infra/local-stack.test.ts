@@ -1,5 +1,5 @@
 /**
- * The local stack under Pulumi mocks: the containers of SPEC.md §1, their ports, health checks, volumes,
+ * The local stack under Pulumi mocks: the containers of docs/architecture.md ("The stack"), their ports, health checks, volumes,
  * images and the wiring of shared secrets. `.env` here is the shipped `.env.example` (all placeholders).
  */
 import { readFileSync } from "node:fs";
@@ -63,7 +63,7 @@ beforeAll(async () => {
 });
 
 describe("local stack: containers", () => {
-  it("declares exactly the containers of SPEC.md §1", () => {
+  it("declares exactly the stack's containers", () => {
     expect([...run.containers.keys()].sort()).toEqual([...SPEC_CONTAINERS].sort());
     const registeredContainers = run.registered.filter((r) => r.type === "docker:index/container:Container");
     expect(registeredContainers).toHaveLength(SPEC_CONTAINERS.length);
@@ -77,7 +77,7 @@ describe("local stack: containers", () => {
     expect(network?.inputs.name).toBe("platform");
   });
 
-  it("publishes exactly the seven ports of SPEC.md, each on its own service", () => {
+  it("publishes exactly the seven host ports, each on its own service", () => {
     const published = all.flatMap((c) => c.ports.map((p) => [c.name, p.external] as const));
     expect(Object.fromEntries(published)).toEqual(SPEC_PORTS);
     expect(published).toHaveLength(7);
@@ -308,7 +308,7 @@ describe("local stack: wiring", () => {
     );
   });
 
-  it("gives the gateway its settings (DESIGN.md §3) and the guardrail policy file", () => {
+  it("gives the gateway its settings and the guardrail policy file", () => {
     const gw = container(run, "gateway");
     expect(gw.env).toMatchObject({
       PORT: "4000",
@@ -337,7 +337,7 @@ describe("local stack: wiring", () => {
     });
   });
 
-  it("exports every URL of SPEC.md and the logins", async () => {
+  it("exports every public URL and the logins", async () => {
     expect(run.platform.outputs.urls).toEqual({
       chat: "http://localhost:3080",
       console: "http://localhost:3001",

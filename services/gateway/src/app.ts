@@ -13,10 +13,12 @@ import Fastify, {
 } from "fastify";
 import type { KeyAuthenticator } from "./auth/types.js";
 import type { CallObserver, ChatGuard } from "./chat/hooks.js";
+import type { ServerTimeouts } from "./config/env.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import type { Admitter } from "./limits/types.js";
 import type { GatewayMetrics } from "./metrics/metrics.js";
 import authPlugin from "./plugins/auth.js";
+import { registerJsonBodyParser } from "./plugins/json-body.js";
 import type { Router } from "./router/router.js";
 import { chatCompletionsRoutes } from "./routes/chat-completions.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
@@ -48,14 +50,27 @@ export interface AppDeps {
   guard?: ChatGuard;
   /** Told about every finished chat call, after the response (tracing). */
   observers?: CallObserver[];
-  /** Admin API (/key/*, /user/*, /spend/*); each handler checks for the master key itself. */
+  /**
+   * Admin API (/key/*, /user/*, /spend/*); each handler checks for the master key itself. Without a database
+   * the gateway passes the plugin that answers 501 "needs DATABASE_URL" on the same paths.
+   */
   adminRoutes?: FastifyPluginAsync;
+  /** Client connection timeouts, ms (default: {@link DEFAULT_TIMEOUTS}). */
+  timeouts?: ServerTimeouts;
   readiness: ReadinessCheck[];
   version: string;
   /** fastify's `logger` / `loggerInstance` option. */
   logger?: FastifyServerOptions["logger"];
   loggerInstance?: FastifyServerOptions["loggerInstance"];
 }
+
+/** The defaults of GATEWAY_REQUEST_TIMEOUT_MS, …_HEADERS_…, …_KEEP_ALIVE_… and …_CONNECTION_TIMEOUT_MS. */
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  requestMs: 60_000,
+  headersMs: 10_000,
+  keepAliveMs: 72_000,
+  connectionMs: 600_000,
+};
 
 /** Maps fastify's own client errors (bad JSON, body too large, …) to OpenAI-shaped ones. */
 function fromFastifyError(error: FastifyError, maxBodyBytes: number): GatewayError | undefined {
@@ -89,6 +104,10 @@ function fromFastifyError(error: FastifyError, maxBodyBytes: number): GatewayErr
 
 /** Creates the app. Throws only for programming errors (duplicate routes). */
 export function buildApp(deps: AppDeps): FastifyInstance {
+  const timeouts = deps.timeouts ?? DEFAULT_TIMEOUTS;
+  // Node checks request and header deadlines on an interval (default 30 s): check often enough to keep them.
+  const deadlines = [timeouts.requestMs, timeouts.headersMs].filter((ms) => ms > 0);
+  const checkEveryMs = Math.min(30_000, Math.max(50, Math.floor(Math.min(...deadlines, 60_000) / 4)));
   const app = Fastify({
     ...(deps.loggerInstance ? { loggerInstance: deps.loggerInstance } : { logger: deps.logger ?? false }),
     bodyLimit: deps.maxBodyBytes,
@@ -96,13 +115,16 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: "idle",
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.connectionMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: checkEveryMs },
     // Request lines are not logged (they would carry model names and ids at 1,000s/s); errors are.
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.decorateRequest("errorType", undefined);
 
-  // Clients that forget Content-Type (curl -d) still send JSON: parse any body as JSON.
-  app.addContentTypeParser("*", { parseAs: "string" }, app.getDefaultJsonParser("error", "ignore"));
+  registerJsonBodyParser(app);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = error instanceof GatewayError ? error : fromFastifyError(error, deps.maxBodyBytes);

@@ -7,14 +7,18 @@ import { createRequire } from "node:module";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
+import type { CallObserver } from "./chat/hooks.js";
 import type { GatewayEnv } from "./config/env.js";
 import { loadModelConfig } from "./config/load-model-config.js";
 import { createLimits, type LimitsOptions } from "./limits/index.js";
 import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import { Router } from "./router/router.js";
+import { adminNeedsDatabase, createAdminRoutes } from "./routes/admin/index.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import { createStore, type Store, type StoreOptions } from "./store/index.js";
 import { type Clock, systemClock } from "./time/clock.js";
+import { createLangfuseTracer } from "./tracing/langfuse-tracer.js";
+import { tracingObserver } from "./tracing/observer.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
 
@@ -77,7 +81,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
         databaseUrl: env.databaseUrl,
         clock,
         bus: limits.bus,
-        userDefaults: env.userDefaults,
+        spoolDir: env.spoolDir,
         log,
         registry: metrics.registry,
         ...options.store,
@@ -87,7 +91,9 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
       throw error;
     }
     const opened = store;
-    closers.push(() => opened.close());
+    closers.push(async () => {
+      await opened.close();
+    });
     readiness.push({ name: "db", critical: true, check: () => opened.readiness() });
   } else {
     readiness.push({
@@ -95,6 +101,15 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
       critical: false,
       check: async () => ({ status: "disabled", detail: "DATABASE_URL not set: only the master key works" }),
     });
+  }
+
+  const observers: CallObserver[] = [];
+  if (env.trace !== undefined) {
+    const tracer = createLangfuseTracer(env.trace, { registry: metrics.registry, log });
+    observers.push(tracingObserver(tracer, env.trace.capture));
+    // Runs after the app closed (closers run in reverse order): every finished call has been recorded.
+    closers.unshift(() => tracer.shutdown(Math.min(5000, env.shutdownTimeoutMs)));
+    log.info({ host: env.trace.host, capture: env.trace.capture }, "traces go to Langfuse");
   }
 
   const app = buildApp({
@@ -106,8 +121,13 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     keys: store?.keys,
     admitter: limits.admitter,
     spend: store?.spend,
-    adminRoutes: store?.adminRoutes,
+    adminRoutes:
+      store === undefined
+        ? adminNeedsDatabase
+        : createAdminRoutes({ pool: store.pool, clock, bus: limits.bus, userDefaults: env.userDefaults }),
+    timeouts: env.timeouts,
     readiness,
+    observers,
     version,
     loggerInstance: log,
   });

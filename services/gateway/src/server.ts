@@ -9,7 +9,7 @@ import { readEnv, repoRoot } from "./config/env.js";
 import { createGateway } from "./gateway.js";
 
 async function main(): Promise<void> {
-  // Run from source, the gateway reads the operator's .env at the repository root (SPEC.md §2.4);
+  // Run from source, the gateway reads the operator's .env at the repository root (the same file the stack reads);
   // variables already set in the environment win. In the image there is no such file.
   loadDotenv({ path: `${repoRoot}.env`, quiet: true });
   const env = readEnv();

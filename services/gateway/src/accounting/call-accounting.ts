@@ -8,6 +8,7 @@ import type { Deployment } from "../config/types.js";
 import { costOf, priceOf } from "../cost/pricing.js";
 import type { Admission } from "../limits/types.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
+import { recordCallMetrics } from "../metrics/record-call.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Usage } from "../streaming/relay-sse.js";
 
@@ -41,6 +42,8 @@ export interface CallRecord {
   upstreamMs: number;
   /** Prompt tokens estimated before the call (used when the upstream reports no usage). */
   estimatedPromptTokens: number;
+  /** The upstream's response headers (its `x-ratelimit-remaining-*` feed the remaining-limit gauges). */
+  upstreamHeaders?: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** Costs are kept to this many decimal places of USD (1e-10): no `0.00015000000000000001` in headers or rows. */
@@ -76,28 +79,24 @@ export function accountCall(
 
   const d = record.deployment;
   const model = `${d.provider}/${d.upstreamModel}`;
-  const tokenLabels = { ...record.labels, model };
-  metrics.spend.inc(tokenLabels, cost);
-  metrics.totalTokens.inc(tokenLabels, totalTokens);
-  metrics.inputTokens.inc(tokenLabels, promptTokens);
-  metrics.outputTokens.inc(tokenLabels, completionTokens);
-  const totalMs = performance.now() - record.startedAt;
-  metrics.totalLatency.observe(
-    {
-      requested_model: record.requestedModel,
-      model,
-      hashed_api_key: record.labels.hashed_api_key,
-      api_key_alias: record.labels.api_key_alias,
-    },
-    totalMs / 1000,
-  );
-  metrics.llmApiLatency.observe({ requested_model: record.requestedModel, model }, record.upstreamMs / 1000);
-  metrics.overheadLatency.observe(
-    { model_group: record.requestedModel, api_provider: d.provider, litellm_model_name: d.upstreamModel },
-    Math.max(0, totalMs - record.upstreamMs) / 1000,
-  );
-
   const endTime = now();
+  const subjects = record.auth.kind === "virtual" ? record.auth.subjects : [];
+  const totalMs = performance.now() - record.startedAt;
+  recordCallMetrics(metrics, {
+    caller: record.labels,
+    subjects,
+    requestedModel: record.requestedModel,
+    deployment: d,
+    promptTokens,
+    completionTokens,
+    totalTokens,
+    cost,
+    totalMs,
+    upstreamMs: record.upstreamMs,
+    upstreamHeaders: record.upstreamHeaders,
+    nowEpochMs: endTime,
+  });
+
   spend?.record({
     requestId: record.requestId,
     keyHash: record.auth.kind === "virtual" ? record.auth.keyHash : null,

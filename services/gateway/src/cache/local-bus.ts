@@ -27,7 +27,7 @@ export class LocalInvalidationBus implements InvalidationBus {
       try {
         handler(message);
       } catch (error) {
-        this.log?.warn({ err: error, message }, "invalidation handler failed");
+        this.log?.warn({ err: error, kind: message.kind }, "invalidation handler failed");
       }
     }
   }

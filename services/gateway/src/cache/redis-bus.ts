@@ -2,23 +2,27 @@
  * {@link InvalidationBus} over Redis pub/sub (https://redis.io/docs/latest/develop/interact/pubsub/): PUBLISH on
  * the command connection, SUBSCRIBE on a dedicated connection (a subscribed connection can issue nothing else).
  *
- * Wire format on channel `<keyPrefix>invalidate`: `<instance id> <message>`, e.g. `3f9c… key:ab12…`. The
- * publishing instance delivers to its own handlers at once and skips its echo, so a change is visible locally
- * even while Redis is down.
+ * Wire format on channel `<keyPrefix>invalidate`: `<instance id> <message as JSON>`, e.g.
+ * `3f9c… {"kind":"key","key":{"token":"ab12…","revokedAt":1767225600000,…}}`. The publishing instance delivers to
+ * its own handlers at once and skips its echo, so a change is visible locally even while Redis is down.
  *
  * Delivery is at most once: Redis pub/sub keeps no backlog, so a message published while Redis is down, or
  * while a subscriber is reconnecting, never reaches the other instances. The key store's short cache TTL bounds
- * how long such an instance keeps a stale key (that TTL is the revocation bound during an outage).
+ * how long such an instance keeps a stale key (that TTL is the revocation bound during a Redis outage).
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
 import { LocalInvalidationBus } from "./local-bus.js";
 import type { RedisConnection } from "./redis.js";
-import type { InvalidationBus, InvalidationMessage } from "./types.js";
+import { type InvalidationBus, type InvalidationMessage, parseInvalidationMessage } from "./types.js";
 
-function isInvalidationMessage(value: string): value is InvalidationMessage {
-  return (value.startsWith("key:") || value.startsWith("user:")) && value.indexOf(":") < value.length - 1;
+function decode(text: string): InvalidationMessage | undefined {
+  try {
+    return parseInvalidationMessage(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Cross-instance invalidation through Redis pub/sub; see the module comment for delivery guarantees. */
@@ -70,7 +74,7 @@ export class RedisInvalidationBus implements InvalidationBus {
     if (!this.connection.isConnected()) return;
     const started = performance.now();
     try {
-      await this.connection.client.publish(this.channel, `${this.instanceId} ${message}`);
+      await this.connection.client.publish(this.channel, `${this.instanceId} ${JSON.stringify(message)}`);
       this.connection.observe("publish", (performance.now() - started) / 1000);
     } catch (error) {
       this.connection.reportFailure("publish", error);
@@ -85,9 +89,9 @@ export class RedisInvalidationBus implements InvalidationBus {
     if (channel !== this.channel) return;
     const space = payload.indexOf(" ");
     const origin = payload.slice(0, space);
-    const message = payload.slice(space + 1);
     if (space < 0 || origin === this.instanceId) return;
-    if (!isInvalidationMessage(message)) {
+    const message = decode(payload.slice(space + 1));
+    if (message === undefined) {
       this.log.warn({ channel }, "ignored a malformed invalidation message");
       return;
     }

@@ -1,15 +1,46 @@
 /**
- * Cross-instance invalidation. When a key is revoked or updated, or a user's limits change, the instance that
- * made the change publishes a message and every instance drops its cached copy (DESIGN.md §3: revocation
- * visible on every instance within seconds).
+ * Cross-instance change messages. When a key is revoked or updated, or a user's limits change, the instance
+ * that made the change publishes the new state and every instance applies it to its cached copy. The message
+ * carries the state itself (the key or user row as it is after the change), so an instance that cannot reach
+ * Postgres still refuses a revoked key and enforces a lowered budget at once; revocation is visible on every
+ * instance within the pub/sub delivery time.
  */
+import type { KeyRecord } from "../keys/records.js";
+import type { UserRecord } from "../users/records.js";
 
-/** `key:<sha256 hex>` for one key, `user:<user_id>` for every key of a user. */
-export type InvalidationMessage = `key:${string}` | `user:${string}`;
+/**
+ * The state of one key after a change (revocation included), or of one user after a change of limits (it
+ * applies to every cached key of that user). Records as the repositories return them: epoch ms, USD.
+ */
+export type InvalidationMessage = { kind: "key"; key: KeyRecord } | { kind: "user"; user: UserRecord };
 
 export interface InvalidationBus {
   /** Sends a message to every instance, this one included. Never throws; a lost message is covered by cache TTLs. */
   publish(message: InvalidationMessage): Promise<void>;
   /** Registers a handler called for every message, from any instance. */
   subscribe(handler: (message: InvalidationMessage) => void): void;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isTime = (value: unknown) => typeof value === "number" && Number.isFinite(value);
+
+/**
+ * Checks the shape of a message read off the wire (JSON from another instance): the identifying field and
+ * the fields the key cache compares (`updatedAt`, `revokedAt`). Returns the message, or undefined.
+ */
+export function parseInvalidationMessage(value: unknown): InvalidationMessage | undefined {
+  if (!isObject(value)) return undefined;
+  if (value.kind === "key" && isObject(value.key)) {
+    const key = value.key;
+    const revokedOk = key.revokedAt === null || isTime(key.revokedAt);
+    if (typeof key.token === "string" && isTime(key.updatedAt) && revokedOk && Array.isArray(key.models)) {
+      return value as InvalidationMessage;
+    }
+  }
+  if (value.kind === "user" && isObject(value.user)) {
+    const user = value.user;
+    if (typeof user.userId === "string" && isTime(user.updatedAt)) return value as InvalidationMessage;
+  }
+  return undefined;
 }

@@ -27,6 +27,8 @@ export interface ChatDeps {
   /** Guardrails, when configured. */
   guard: ChatGuard | undefined;
   observers: readonly CallObserver[];
+  /** Some observer wants the answer's content (`CallContext.output`); streams collect their text then. */
+  collectOutput: boolean;
   log: FastifyBaseLogger;
 }
 
@@ -43,6 +45,13 @@ export interface CallContext {
   readonly startedAtEpoch: number;
   /** The validated request. The input guard may rewrite its `messages` (masking) before it is sent. */
   body: ChatCompletionRequest;
+  /**
+   * `messages` exactly as the client sent them (fastify's parsed body; validation and guards work on copies),
+   * for observers that record the original input (tracing with `TRACE_CAPTURE_CONTENT=full`).
+   */
+  readonly clientMessages: unknown;
+  /** The client's conversation id (`x-session-id` header; the chat sends LibreChat's), for traces. */
+  readonly sessionId: string | undefined;
   /** The client asked for a stream. */
   readonly stream: boolean;
   /** Prompt tokens estimated from the parsed body (tokens). */
@@ -67,4 +76,13 @@ export interface CallContext {
   /** Set by the account step: USD (rounded to 1e-10) and the tokens counted. */
   cost: number;
   usage: Usage | undefined;
+  /** Epoch ms of the answer's first byte from the upstream (time to first token); set by the answer step. */
+  firstByteAtEpoch: number | undefined;
+  /**
+   * The answer's content as the client got it (after the output guard), when `ChatDeps.collectOutput`: a
+   * completion's first `message`, or a stream's concatenated `delta.content` text (capped). Undefined otherwise.
+   */
+  output: unknown;
+  /** The answer's content as the upstream gave it, when it differs from `output` (an output guard rewrote it). */
+  upstreamOutput: unknown;
 }

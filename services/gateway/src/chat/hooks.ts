@@ -101,4 +101,20 @@ export interface CallResult {
 export interface CallObserver {
   /** Must not throw (a throw is logged and ignored); must not block (queue work instead). */
   onCallFinished(call: CallContext, result: CallResult): void;
+  /** Headers this observer adds to the call's response (e.g. `x-trace-id`); called once the call is parsed. */
+  responseHeaders?(call: CallContext): Record<string, string>;
+  /** This observer reads `call.output` (the answer's content): the answer step collects it then. */
+  readonly wantsOutput?: boolean;
+}
+
+/** Every observer's response headers for `call`. */
+export function observerHeaders(
+  observers: readonly CallObserver[],
+  call: CallContext,
+): Record<string, string> {
+  let headers: Record<string, string> = {};
+  for (const observer of observers) {
+    if (observer.responseHeaders) headers = { ...headers, ...observer.responseHeaders(call) };
+  }
+  return headers;
 }

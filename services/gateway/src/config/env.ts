@@ -1,9 +1,13 @@
 /**
- * The gateway's environment, read and validated in one place (DESIGN.md §3 lists the variables).
+ * The gateway's environment, read and validated in one place. README.md's "Gateway settings" table lists every
+ * variable with its default.
  */
-import { isAbsolute, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { databaseUrlProblem } from "../db/pool.js";
+import { readTraceSettings, type TraceSettings } from "../tracing/settings.js";
 
 /** Repository root: this file sits at services/gateway/{src,dist}/config/, in the checkout and in the image. */
 export const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -19,12 +23,25 @@ const envSchema = z.object({
   GATEWAY_CONFIG: z.string().default(`${repoRoot}litellm/config.yaml`),
   GUARDRAIL_POLICY: z.string().default(`${repoRoot}litellm/guardrails/policy.yaml`),
   GATEWAY_MASTER_KEY: optionalString,
-  DATABASE_URL: optionalString,
+  DATABASE_URL: optionalString.superRefine((value, ctx) => {
+    const problem = value === undefined ? undefined : databaseUrlProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+  }),
   REDIS_URL: optionalString,
   /** Largest accepted request body, MiB (LiteLLM: general_settings.max_request_size_mb). */
   GATEWAY_MAX_REQUEST_SIZE_MB: z.coerce.number().positive().default(10),
   /** How long SIGTERM waits for in-flight requests and streams, ms (Docker's stop timeout is 10 s). */
   GATEWAY_SHUTDOWN_TIMEOUT_MS: int(8000),
+  /** Folder of the spend spool: rows Postgres could not take yet, replayed at the next start. */
+  GATEWAY_SPOOL_DIR: z.string().default(join(tmpdir(), "gateway-spend-spool")),
+  /** Whole request (headers and body) must arrive within this, ms (Node's server.requestTimeout). */
+  GATEWAY_REQUEST_TIMEOUT_MS: int(60_000),
+  /** Request headers must arrive within this, ms (Node's server.headersTimeout). */
+  GATEWAY_HEADERS_TIMEOUT_MS: int(10_000),
+  /** An idle kept-alive connection is closed after this, ms (Node's server.keepAliveTimeout). */
+  GATEWAY_KEEP_ALIVE_TIMEOUT_MS: int(72_000),
+  /** A connection with no bytes either way for this long is closed, ms (Node's server.timeout); 0 = never. */
+  GATEWAY_CONNECTION_TIMEOUT_MS: int(600_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DEFAULT_USER_BUDGET: z.coerce.number().nonnegative().default(10),
   DEFAULT_BUDGET_DURATION: z.string().default("30d"),
@@ -45,9 +62,27 @@ export interface GatewayEnv {
   redisUrl: string | undefined;
   maxBodyBytes: number;
   shutdownTimeoutMs: number;
+  /** Absolute folder of the spend spool (GATEWAY_SPOOL_DIR). */
+  spoolDir: string;
+  /** Client connection timeouts, ms; see {@link ServerTimeouts}. */
+  timeouts: ServerTimeouts;
   logLevel: string;
-  /** Defaults for users provisioned without explicit limits (SPEC.md §2.2). */
+  /** Trace export to Langfuse (`TRACE_*`, or `LANGFUSE_*`); undefined when not configured. */
+  trace: TraceSettings | undefined;
+  /** Defaults for users provisioned without explicit limits (DEFAULT_USER_BUDGET, DEFAULT_BUDGET_DURATION, …). */
   userDefaults: { maxBudget: number; budgetDuration: string; tpmLimit: number; rpmLimit: number };
+}
+
+/** How long the gateway waits on its clients, ms; 0 turns a timeout off. */
+export interface ServerTimeouts {
+  /** Headers and body must have arrived within this (a slow-body client is answered 408 and cut). */
+  requestMs: number;
+  /** Headers must have arrived within this (at most `requestMs` when that is set). */
+  headersMs: number;
+  /** Idle time allowed between two requests on a kept-alive connection. */
+  keepAliveMs: number;
+  /** Inactivity (no bytes either way) after which a connection is closed, streams included. */
+  connectionMs: number;
 }
 
 /** Raised for an invalid environment; the message names each variable and what is wrong. */
@@ -57,7 +92,7 @@ export class EnvError extends Error {
 
 /**
  * Reads the gateway's settings from an environment map.
- * @throws EnvError naming every invalid variable.
+ * @throws EnvError naming every invalid variable; TraceSettingsError for invalid `TRACE_*` settings.
  */
 export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
   const parsed = envSchema.safeParse(source);
@@ -79,7 +114,18 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
     redisUrl: e.REDIS_URL,
     maxBodyBytes: Math.round(e.GATEWAY_MAX_REQUEST_SIZE_MB * 1024 * 1024),
     shutdownTimeoutMs: e.GATEWAY_SHUTDOWN_TIMEOUT_MS,
+    spoolDir: fromBase(e.GATEWAY_SPOOL_DIR),
+    timeouts: {
+      requestMs: e.GATEWAY_REQUEST_TIMEOUT_MS,
+      headersMs:
+        e.GATEWAY_REQUEST_TIMEOUT_MS > 0
+          ? Math.min(e.GATEWAY_HEADERS_TIMEOUT_MS, e.GATEWAY_REQUEST_TIMEOUT_MS)
+          : e.GATEWAY_HEADERS_TIMEOUT_MS,
+      keepAliveMs: e.GATEWAY_KEEP_ALIVE_TIMEOUT_MS,
+      connectionMs: e.GATEWAY_CONNECTION_TIMEOUT_MS,
+    },
     logLevel: e.LOG_LEVEL,
+    trace: readTraceSettings(source),
     userDefaults: {
       maxBudget: e.DEFAULT_USER_BUDGET,
       budgetDuration: e.DEFAULT_BUDGET_DURATION,

@@ -30,9 +30,15 @@ const plain = (...names: string[]): Record<string, string> => Object.fromEntries
 
 /** The top level of the file. */
 export const topLevelKeys: KeySet = {
-  used: ["model_list", "router_settings", "litellm_settings", "general_settings", "environment_variables"],
+  used: [
+    "model_list",
+    "router_settings",
+    "litellm_settings",
+    "general_settings",
+    "environment_variables",
+    "guardrails",
+  ],
   ignored: {
-    guardrails: "guardrails are configured in litellm/guardrails/policy.yaml (GUARDRAIL_POLICY)",
     credential_list: "put api_key/api_base in each entry's litellm_params (os.environ/VAR)",
     callback_settings: callbacks,
     ...plain("mcp_servers", "assistant_settings", "files_settings", "finetune_settings", "search_tools"),
@@ -61,6 +67,7 @@ export const litellmParamsKeys: KeySet = {
     "timeout",
     "stream_timeout",
     "weight",
+    "tags",
   ],
   ignored: {
     temperature: "the gateway forwards the client's request parameters unchanged",
@@ -73,7 +80,6 @@ export const litellmParamsKeys: KeySet = {
     additional_drop_params: "the gateway forwards the client's request parameters unchanged",
     max_retries: "retries are set by router_settings.num_retries",
     num_retries: "retries are set by router_settings.num_retries",
-    tags: "tag-based routing is not implemented; model_info.tags is read",
     ...plain(
       "organization",
       "api_version",
@@ -99,17 +105,7 @@ export const litellmParamsKeys: KeySet = {
 
 /** `model_list[].model_info`: LiteLLM accepts any key here (free-form metadata). */
 export const modelInfoKeys: KeySet = {
-  used: [
-    "id",
-    "tags",
-    "mode",
-    "base_model",
-    "max_tokens",
-    "max_input_tokens",
-    "max_output_tokens",
-    "input_cost_per_token",
-    "output_cost_per_token",
-  ],
+  used: ["id", "tags", "mode", "base_model", "input_cost_per_token", "output_cost_per_token"],
   ignored: {},
   open: true,
 };
@@ -174,6 +170,8 @@ export const routerSettingsKeys: KeySet = {
     "allowed_fails",
     "cooldown_time",
     "fallbacks",
+    "enable_tag_filtering",
+    "tag_filtering_match_any",
   ],
   ignored: {
     redis_host: noRedis,
@@ -190,8 +188,6 @@ export const routerSettingsKeys: KeySet = {
       "enable_pre_call_checks",
       "enable_pre_call_check",
       "disable_cooldowns",
-      "enable_tag_filtering",
-      "tag_filtering_match_any",
       "retry_policy",
       "allowed_fails_policy",
       "default_max_parallel_requests",

@@ -23,23 +23,44 @@ export interface Deployment {
   apiKey?: string;
   /** Name of the env var the key came from, for messages (never the value). */
   apiKeyEnv?: string;
-  /** Deployment limits, requests and tokens per minute (`litellm_params.rpm`/`tpm`). */
+  /**
+   * Deployment limits, requests and tokens per minute (`litellm_params.rpm`/`tpm`), counted in process per
+   * clock minute; a deployment at its limit is skipped when picking (router/deployment-state.ts).
+   */
   rpm?: number;
   tpm?: number;
+  /**
+   * `model_info.base_model` without a provider prefix: the model whose list price applies when the upstream
+   * name is not a public model name (LiteLLM's use of it for cost tracking, docs proxy/cost_tracking.md).
+   */
+  baseModel?: string;
   /** USD per token (`litellm_params.input_cost_per_token`/`output_cost_per_token`). */
   inputCostPerToken?: number;
   outputCostPerToken?: number;
   /** Upstream timeout in ms (`litellm_params.timeout` seconds × 1000), overriding the router's. */
   timeoutMs?: number;
-  /** Upstream timeout for streaming requests in ms (`litellm_params.stream_timeout` seconds × 1000); else `timeoutMs`. */
+  /**
+   * Timeout of streaming requests in ms (`litellm_params.stream_timeout` seconds × 1000): the longest wait for
+   * the response headers, for the first chunk and between chunks; else the router's, then `timeoutMs`.
+   */
   streamTimeoutMs?: number;
   /** Relative pick weight within its group for simple-shuffle (`litellm_params.weight`); absent means 1. */
   weight?: number;
-  /** `model_info.tags` (e.g. `npu`). */
+  /**
+   * Routing tags: `litellm_params.tags` (where LiteLLM's tag-based routing reads them) and `model_info.tags`,
+   * merged (e.g. `npu`, `default`). Used when `router_settings.enable_tag_filtering` is true.
+   */
   tags: string[];
   /** Unix seconds when the config was loaded; reported as `created` in /v1/models. */
   created: number;
 }
+
+/**
+ * How a deployment is picked within a model group (`router_settings.routing_strategy`, LiteLLM's names):
+ * `simple-shuffle` (random, weighted by `weight`, else `rpm`, else `tpm`), `least-busy` (fewest requests in
+ * flight), `usage-based-routing` (fewest tokens this minute). docs.litellm.ai/docs/routing.
+ */
+export type RoutingStrategy = "simple-shuffle" | "least-busy" | "usage-based-routing";
 
 /** Routing settings merged from `router_settings` and `litellm_settings`. */
 export interface RouterSettings {
@@ -55,8 +76,12 @@ export interface RouterSettings {
   allowedFails: number;
   /** How long a failing deployment is skipped, in ms (`cooldown_time` seconds × 1000; default 5 s). */
   cooldownMs: number;
-  /** `routing_strategy`; only `simple-shuffle` is implemented. */
-  routingStrategy: "simple-shuffle";
+  /** `routing_strategy` (default `simple-shuffle`). */
+  routingStrategy: RoutingStrategy;
+  /** `enable_tag_filtering`: a request's tags choose among a group's deployments (default false). */
+  tagFiltering: boolean;
+  /** `tag_filtering_match_any`: a deployment matches when it has any (true, default) or all request tags. */
+  tagMatchAny: boolean;
 }
 
 /** The loaded, validated, environment-resolved config. */
@@ -65,6 +90,11 @@ export interface ModelConfig {
   sourcePath: string;
   deployments: Deployment[];
   router: RouterSettings;
+  /**
+   * The top-level `guardrails:` list as written (LiteLLM's format: `guardrail_name`, `litellm_params`, …),
+   * unvalidated: the guardrails module parses it.
+   */
+  guardrails: unknown[];
   /** `general_settings.master_key`, resolved; GATEWAY_MASTER_KEY wins over it. */
   masterKey?: string;
 }

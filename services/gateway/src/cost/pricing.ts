@@ -1,51 +1,59 @@
 /**
  * What a deployment costs, in USD per token. A deployment's own `input_cost_per_token` /
- * `output_cost_per_token` win; otherwise the table below, keyed by upstream model name (longest prefix wins,
- * so dated snapshots like `gpt-4o-2024-08-06` match `gpt-4o`). Figures are the providers' list prices per
- * million tokens (OpenAI and Anthropic pricing pages, late 2026; the same figures as LiteLLM's
- * model_prices_and_context_window.json). Unknown models cost 0 and are counted in tokens only.
+ * `output_cost_per_token` (litellm_params or model_info, LiteLLM's custom pricing keys) win; otherwise the
+ * list price of its `model_info.base_model` (else its upstream model) from the provider's table
+ * (providers/<provider>/index.ts), by the longest model-name prefix;
+ * then the other providers' tables (a Claude model served through an OpenAI-compatible proxy keeps its
+ * list price). Unknown models cost 0 and are counted in tokens only; the config loader warns about them once
+ * at start-up ({@link isPriced}).
  */
-import type { Deployment } from "../config/types.js";
+import type { Deployment, ProviderName } from "../config/types.js";
+import { type Price, providers } from "../providers/index.js";
 
-/** USD per token. */
-export interface Price {
-  input: number;
-  output: number;
-}
+export type { Price } from "../providers/index.js";
 
-const perMillion = (input: number, output: number): Price => ({ input: input / 1e6, output: output / 1e6 });
-
-/** List prices for common models, USD per token. */
-export const PRICE_TABLE: Readonly<Record<string, Price>> = {
-  "gpt-4o-mini": perMillion(0.15, 0.6),
-  "gpt-4o": perMillion(2.5, 10),
-  "gpt-4.1-nano": perMillion(0.1, 0.4),
-  "gpt-4.1-mini": perMillion(0.4, 1.6),
-  "gpt-4.1": perMillion(2, 8),
-  "gpt-4-turbo": perMillion(10, 30),
-  "gpt-3.5-turbo": perMillion(0.5, 1.5),
-  "o3-mini": perMillion(1.1, 4.4),
-  "o4-mini": perMillion(1.1, 4.4),
-  o3: perMillion(2, 8),
-  o1: perMillion(15, 60),
-  "claude-3-5-haiku": perMillion(0.8, 4),
-  "claude-3-5-sonnet": perMillion(3, 15),
-  "claude-3-7-sonnet": perMillion(3, 15),
-  "claude-sonnet-4": perMillion(3, 15),
-  "claude-opus-4": perMillion(15, 75),
-  "claude-haiku-4": perMillion(1, 5),
-};
-
-const byLength = Object.keys(PRICE_TABLE).sort((a, b) => b.length - a.length);
 const ZERO: Price = { input: 0, output: 0 };
 const cache = new WeakMap<Deployment, Price>();
 
-/** The price of one deployment (memoized; deployments are immutable after load). */
+/** Each provider's price table keys, longest first (longest prefix wins). */
+const prefixes = Object.values(providers).map((p) => ({
+  name: p.name,
+  prices: p.prices,
+  keys: Object.keys(p.prices).sort((a, b) => b.length - a.length),
+}));
+
+/**
+ * The list price of `upstreamModel` (e.g. `gpt-4o-2024-08-06`), searching `provider`'s table first, then
+ * the others; undefined when no table lists it.
+ */
+export function listPrice(provider: ProviderName, upstreamModel: string): Price | undefined {
+  const ordered = [
+    ...prefixes.filter((p) => p.name === provider),
+    ...prefixes.filter((p) => p.name !== provider),
+  ];
+  for (const table of ordered) {
+    const key = table.keys.find((name) => upstreamModel.startsWith(name));
+    if (key !== undefined) return table.prices[key];
+  }
+  return undefined;
+}
+
+/** The list price of a deployment's model: its `model_info.base_model` when set, else its upstream model. */
+function listPriceOf(deployment: Deployment): Price | undefined {
+  return listPrice(deployment.provider, deployment.baseModel ?? deployment.upstreamModel);
+}
+
+/** Whether a deployment has a price: both costs set in the config, or a list price for its model. */
+export function isPriced(deployment: Deployment): boolean {
+  if (deployment.inputCostPerToken !== undefined && deployment.outputCostPerToken !== undefined) return true;
+  return listPriceOf(deployment) !== undefined;
+}
+
+/** The price of one deployment, USD per token (memoized; deployments are immutable after load). */
 export function priceOf(deployment: Deployment): Price {
   let price = cache.get(deployment);
   if (price === undefined) {
-    const prefix = byLength.find((name) => deployment.upstreamModel.startsWith(name));
-    const listed = prefix === undefined ? ZERO : PRICE_TABLE[prefix]!;
+    const listed = listPriceOf(deployment) ?? ZERO;
     price = {
       input: deployment.inputCostPerToken ?? listed.input,
       output: deployment.outputCostPerToken ?? listed.output,
@@ -60,7 +68,7 @@ export function costOf(price: Price, promptTokens: number, completionTokens: num
   return promptTokens * price.input + completionTokens * price.output;
 }
 
-/** The highest input and output prices among deployments (what a reservation must assume). */
+/** The highest input and output prices among deployments, USD per token (what a reservation must assume). */
 export function maxPrice(deployments: readonly Deployment[]): Price {
   let input = 0;
   let output = 0;

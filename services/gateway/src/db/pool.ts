@@ -3,6 +3,7 @@
  */
 import type { FastifyBaseLogger } from "fastify";
 import pg from "pg";
+import { permanentConnectionProblem } from "./errors.js";
 
 /** OIDs of the types read back as JS numbers instead of pg's default strings. */
 const NUMERIC_OID = 1700;
@@ -69,6 +70,24 @@ export function describeDatabase(databaseUrl: string): string {
   }
 }
 
+/**
+ * Why a DATABASE_URL cannot be used, or undefined when it can: it must parse as a URL with the `postgres:` or
+ * `postgresql:` scheme and name a host. The message never repeats the URL (it may hold a password).
+ */
+export function databaseUrlProblem(databaseUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return "not a URL; expected postgres://user:password@host:5432/database";
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    return `scheme "${url.protocol}" is not postgres: or postgresql:; expected postgres://user:password@host:5432/database`;
+  }
+  if (url.hostname === "") return "no host; expected postgres://user:password@host:5432/database";
+  return undefined;
+}
+
 /** Options of {@link waitForDatabase}. */
 export interface WaitOptions {
   /** Give up after this many ms. */
@@ -83,12 +102,18 @@ export class DatabaseUnavailableError extends Error {
   override name = "DatabaseUnavailableError";
 }
 
+/** Raised at once for a DATABASE_URL that waiting cannot fix (unparseable, no such database, login refused). */
+export class DatabaseConfigError extends Error {
+  override name = "DatabaseConfigError";
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Waits until `SELECT 1` succeeds, retrying an unreachable database (a container still starting) for a
  * bounded time and logging progress ("waiting for Postgres at host:port …").
- * @throws DatabaseUnavailableError after `timeoutMs`, with the last error's message.
+ * @throws DatabaseConfigError at once for an unparseable URL, a database that does not exist or a refused
+ *   login; DatabaseUnavailableError after `timeoutMs`, with the last error's message.
  */
 export async function waitForDatabase(
   pool: pg.Pool,
@@ -96,6 +121,8 @@ export async function waitForDatabase(
   options: WaitOptions,
 ): Promise<void> {
   const target = describeDatabase(databaseUrl);
+  const urlProblem = databaseUrlProblem(databaseUrl);
+  if (urlProblem !== undefined) throw new DatabaseConfigError(`DATABASE_URL: ${urlProblem}.`);
   const started = performance.now();
   let delay = options.retryDelayMs ?? 500;
   let attempt = 0;
@@ -107,6 +134,10 @@ export async function waitForDatabase(
       return;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      const permanent = permanentConnectionProblem(error);
+      if (permanent !== undefined) {
+        throw new DatabaseConfigError(`Postgres at ${target}: ${permanent}. Server said: ${message}`);
+      }
       const elapsed = performance.now() - started;
       if (elapsed + delay > options.timeoutMs) {
         throw new DatabaseUnavailableError(

@@ -2,15 +2,20 @@
  * The {@link KeyAuthenticator} over Postgres, built to keep the database off the hot path:
  *
  * - Known keys are served from an in-process cache. An entry older than `refreshAfterMs` (1 s) is still served
- *   while a background refresh runs; one older than `maxStaleMs` (1.5 s) is refreshed before answering. So a
- *   change in the database (revocation on another instance) is seen within `maxStaleMs` even without any
- *   message, and at once when the {@link InvalidationBus} delivers `key:<hash>` or `user:<id>`.
+ *   while a background refresh runs; one older than `maxStaleMs` (1.5 s) is refreshed before answering, but the
+ *   caller waits for that refresh at most `knownKeyWaitMs` (250 ms) and then gets the cached record
+ *   (stale-while-revalidate): a database that hangs (packets dropped) never stalls a known key.
+ * - Changes arrive through the {@link InvalidationBus} with the new state in the message (a revoked key, new
+ *   limits, a user's new budget) and are applied to the cache without a query, so an instance cut off from
+ *   Postgres refuses a revoked key as soon as the message arrives. A refresh that read the database before a
+ *   message was applied never overwrites what the message said, and a revocation is never undone.
  * - Unknown keys are remembered for `negativeTtlMs` (1 s), so a flood of bad keys costs one query per key per
  *   second at most.
- * - Database outage: keys already known keep working from their last record (stale) and never wait on the
- *   database (it is probed in the background at most once per `outageBackoffMs`); unknown keys are still
- *   looked up (so a key made just before is accepted as soon as the database is back) and get 503, never
- *   500, when the lookup fails.
+ * - Database outage (a failed query, or one that did not answer within the wait): keys already known keep
+ *   working from their last record and never wait on the database (it is probed in the background at most
+ *   once per `outageBackoffMs`); unknown keys are still looked up (so a key made just before is accepted as
+ *   soon as the database is back), waiting at most `unknownKeyWaitMs` (2 s), and get 503 "the key store is
+ *   unreachable", never 500.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
@@ -35,6 +40,10 @@ export interface KeyCacheSettings {
   outageBackoffMs?: number;
   /** Most keys cached (least recently refreshed dropped first); the same bound for unknown keys. Default 100 000. */
   maxEntries?: number;
+  /** How long a known key's caller waits for a due refresh before the cached record is served. Default 250. */
+  knownKeyWaitMs?: number;
+  /** How long an unknown key's caller waits for the database before a 503. Default 2000. */
+  unknownKeyWaitMs?: number;
 }
 
 export interface KeyAuthenticatorOptions extends KeyCacheSettings {
@@ -65,12 +74,35 @@ WHERE k.token = $1`;
 function storeUnavailable(cause: unknown): GatewayError {
   return new GatewayError(
     503,
-    "The key store is unreachable, so this key cannot be checked now. Try again shortly.",
-    {
-      type: "service_unavailable_error",
-      cause,
-    },
+    "The key store (Postgres) is unreachable, so this key cannot be checked now. Try again shortly.",
+    { type: "service_unavailable_error", code: "key_store_unreachable", cause },
   );
+}
+
+/** What {@link waitAtMost} resolves to when the time ran out first. */
+const TIMED_OUT = Symbol("timed out");
+
+/** Resolves with `promise`'s value, or {@link TIMED_OUT} after `ms`; rejects as `promise` does. */
+function waitAtMost<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The newer of a cached and a read record; a revocation is final, and `preferCached` wins ties. */
+function newer<T extends { updatedAt: number; revokedAt?: number | null }>(
+  cached: T | null | undefined,
+  read: T,
+  preferCached: boolean,
+): T {
+  if (cached === null || cached === undefined) return read;
+  if (cached.revokedAt != null && read.revokedAt == null) return cached;
+  if (read.revokedAt != null && cached.revokedAt == null) return read;
+  if (cached.updatedAt > read.updatedAt || (preferCached && cached.updatedAt === read.updatedAt))
+    return cached;
+  return read;
 }
 
 function revoked(): GatewayError {
@@ -112,6 +144,8 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   private readonly negativeTtlMs: number;
   private readonly outageBackoffMs: number;
   private readonly maxEntries: number;
+  private readonly knownKeyWaitMs: number;
+  private readonly unknownKeyWaitMs: number;
 
   constructor(private readonly options: KeyAuthenticatorOptions) {
     this.refreshAfterMs = options.refreshAfterMs ?? 1000;
@@ -119,6 +153,8 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     this.negativeTtlMs = options.negativeTtlMs ?? 1000;
     this.outageBackoffMs = options.outageBackoffMs ?? 2000;
     this.maxEntries = options.maxEntries ?? 100_000;
+    this.knownKeyWaitMs = options.knownKeyWaitMs ?? 250;
+    this.unknownKeyWaitMs = options.unknownKeyWaitMs ?? 2000;
     options.bus.subscribe((message) => this.onInvalidation(message));
   }
 
@@ -126,7 +162,8 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
    * Resolves a presented `sk-…` key.
    * @returns the caller's context, or null for a key that does not exist.
    * @throws GatewayError 401 (`invalid_api_key`) when revoked, 401 `expired_key` when past `expires` per the
-   *   clock, 503 when the key is not cached and the database is unreachable.
+   *   clock, 503 `key_store_unreachable` when the key is not cached and the database does not answer within
+   *   `unknownKeyWaitMs`.
    */
   async authenticate(presentedKey: string): Promise<VirtualKeyAuth | null> {
     if (!looksLikeVirtualKey(presentedKey)) return null;
@@ -135,19 +172,26 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     return entry === null ? null : this.toAuth(entry);
   }
 
-  /** Marks a key's cached record for refresh before its next use (local revocation, update). */
-  invalidateKey(hash: string): void {
+  /**
+   * Applies a key's new state (from a change message): the cached record is replaced when the message is at
+   * least as new. A key not cached is left to its next lookup.
+   */
+  applyKey(key: KeyRecord): void {
     this.epoch += 1;
-    this.unknown.delete(hash);
-    const entry = this.entries.get(hash);
-    if (entry !== undefined) entry.fetchedAt = Number.NEGATIVE_INFINITY;
+    this.unknown.delete(key.token);
+    const entry = this.entries.get(key.token);
+    if (entry === undefined) return;
+    entry.key = newer(key, entry.key, true);
+    entry.auth = null;
   }
 
-  /** Marks every cached key of a user for refresh (limits or budget changed). */
-  invalidateUser(userId: string): void {
+  /** Applies a user's new state to every cached key of that user. */
+  applyUser(user: UserRecord): void {
     this.epoch += 1;
     for (const entry of this.entries.values()) {
-      if (entry.key.userId === userId) entry.fetchedAt = Number.NEGATIVE_INFINITY;
+      if (entry.key.userId !== user.userId) continue;
+      entry.user = entry.user === null ? user : newer(user, entry.user, true);
+      entry.auth = null;
     }
   }
 
@@ -157,8 +201,8 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   }
 
   private onInvalidation(message: InvalidationMessage): void {
-    if (message.startsWith("key:")) this.invalidateKey(message.slice(4));
-    else if (message.startsWith("user:")) this.invalidateUser(message.slice(5));
+    if (message.kind === "key") this.applyKey(message.key);
+    else this.applyUser(message.user);
   }
 
   private async lookup(hash: string): Promise<CacheEntry | null> {
@@ -173,18 +217,28 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
         return entry;
       }
       try {
-        return await this.load(hash);
+        const fresh = await waitAtMost(this.load(hash), this.knownKeyWaitMs);
+        if (fresh !== TIMED_OUT) return fresh;
+        this.noteOutage(new Error(`no answer within ${this.knownKeyWaitMs} ms`));
       } catch {
-        return entry;
+        // noted by query(); serve the cached record
       }
+      return this.entries.get(hash) ?? entry;
     }
     const unknownSince = this.unknown.get(hash);
     if (unknownSince !== undefined && now - unknownSince < this.negativeTtlMs) return null;
+    let found: CacheEntry | null | typeof TIMED_OUT;
     try {
-      return await this.load(hash);
+      found = await waitAtMost(this.load(hash), this.unknownKeyWaitMs);
     } catch (error) {
       throw storeUnavailable(error);
     }
+    if (found === TIMED_OUT) {
+      const error = new Error(`no answer within ${this.unknownKeyWaitMs} ms`);
+      this.noteOutage(error);
+      throw storeUnavailable(error);
+    }
+    return found;
   }
 
   /** One query per hash at a time; concurrent callers share it. */
@@ -214,11 +268,15 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       return null;
     }
     this.unknown.delete(hash);
+    // A change message applied while the query ran may postdate what it read: keep the message's state on a
+    // tie, and refresh again next time.
+    const raced = epoch !== this.epoch;
+    const cached = this.entries.get(hash);
+    const readUser = row.u_user_id === null ? null : userFromRow(row, "u_");
     const entry: CacheEntry = {
-      key: keyFromRow(row),
-      user: row.u_user_id === null ? null : userFromRow(row, "u_"),
-      // An invalidation that arrived while the query ran may postdate what it read: refresh next time.
-      fetchedAt: epoch === this.epoch ? started : Number.NEGATIVE_INFINITY,
+      key: newer(cached?.key, keyFromRow(row), raced),
+      user: readUser === null ? null : newer(cached?.user, readUser, raced),
+      fetchedAt: raced ? Number.NEGATIVE_INFINITY : started,
       auth: null,
       authValidUntil: 0,
     };

@@ -36,7 +36,7 @@ export const isKeyHash = (value: string): boolean => /^[0-9a-f]{64}$/.test(value
 export const toKeyHash = (keyOrHash: string): string =>
   isKeyHash(keyOrHash) ? keyOrHash : hashKey(keyOrHash);
 
-/** The display form `sk-…abcd`: first three characters, an ellipsis, the last four (SPEC.md §2.1). */
+/** The display form `sk-…abcd`: first three characters, an ellipsis, the last four. */
 export function keyDisplayName(key: string): string {
   return `${key.slice(0, 3)}…${key.slice(-4)}`;
 }

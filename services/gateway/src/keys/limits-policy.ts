@@ -1,5 +1,5 @@
 /**
- * A key's limits can only be tighter than its user's (DESIGN.md §3, SPEC.md §8).
+ * A key's limits can only be tighter than its user's.
  *
  * Compared: `max_budget`, `tpm_limit`, `rpm_limit`, each when both the key and the user set one (a key
  * without its own value is bounded by the user's, because both are enforced on every call). Budget periods

@@ -109,15 +109,15 @@ export async function updateKey(
 /**
  * Revokes keys (sets `revoked_at`, keeps the row for history). Already revoked keys keep their first
  * revocation time.
- * @returns the hashes that exist (revoked now or before).
+ * @returns the keys that exist (revoked now or before), as stored after the change.
  */
-export async function revokeKeys(db: Queryable, tokens: string[], now: number): Promise<string[]> {
-  const result = await db.query<{ token: string }>(
+export async function revokeKeys(db: Queryable, tokens: string[], now: number): Promise<KeyRecord[]> {
+  const result = await db.query(
     `UPDATE keys SET revoked_at = COALESCE(revoked_at, $2), updated_at = $2
-     WHERE token = ANY($1::text[]) RETURNING token`,
+     WHERE token = ANY($1::text[]) ${RETURNING_KEY}`,
     [tokens, iso(now)],
   );
-  return result.rows.map((r) => r.token);
+  return result.rows.map(keyFromRow);
 }
 
 /** The hashes of keys holding any of these aliases (any user), not yet revoked. */

@@ -1,8 +1,12 @@
 /**
- * Prometheus metrics under LiteLLM's names and labels (docs/my-website/docs/proxy/prometheus.md in
- * BerriAI/litellm), so dashboards built for LiteLLM work unchanged. Counters are exposed with the `_total`
- * suffix (`litellm_proxy_total_requests_metric_total`), as LiteLLM's Grafana dashboards query them.
- * Latencies are in seconds.
+ * Prometheus metrics under LiteLLM's names and labels (docs/my-website/docs/proxy/prometheus.md and
+ * litellm/types/integrations/prometheus.py in BerriAI/litellm), so dashboards built for LiteLLM work
+ * unchanged. Counters are exposed with the `_total` suffix (`litellm_proxy_total_requests_metric_total`,
+ * `litellm_total_tokens_metric_total`), as LiteLLM's Grafana dashboards
+ * (cookbook/litellm_proxy_server/grafana_dashboard/) query them. Latencies are in seconds, money in USD.
+ *
+ * Every label value is bounded: key hashes and aliases of existing keys, user ids of existing users, model
+ * aliases and deployments of the config. A value a client picks freely never becomes a label.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
@@ -21,9 +25,12 @@ export interface GatewayMetrics {
   >;
   /** USD spent (labels: …, model). */
   spend: Counter<"hashed_api_key" | "api_key_alias" | "user" | "model">;
-  totalTokens: Counter<"hashed_api_key" | "api_key_alias" | "user" | "model">;
-  inputTokens: Counter<"hashed_api_key" | "api_key_alias" | "user" | "model">;
-  outputTokens: Counter<"hashed_api_key" | "api_key_alias" | "user" | "model">;
+  /** `litellm_total_tokens_metric_total`: prompt + completion tokens (labels: …, requested_model, model, model_id). */
+  totalTokens: Counter<TokenLabel>;
+  /** `litellm_input_tokens_metric_total`: prompt tokens. */
+  inputTokens: Counter<TokenLabel>;
+  /** `litellm_output_tokens_metric_total`: completion tokens. */
+  outputTokens: Counter<TokenLabel>;
   /** Whole request, seconds (for streams: until the last byte). */
   totalLatency: Histogram<"requested_model" | "model" | "hashed_api_key" | "api_key_alias">;
   /** Time the gateway itself added, seconds: total minus time spent waiting on the upstream. */
@@ -34,7 +41,33 @@ export interface GatewayMetrics {
   timeToFirstToken: Histogram<"requested_model" | "model">;
   /** 0 healthy, 1 partial outage (cooling down after failures), 2 complete outage. */
   deploymentState: Gauge<"litellm_model_name" | "model_id" | "api_base" | "api_provider">;
+  /** The upstream's `x-ratelimit-remaining-requests` as last seen on a response of the deployment. */
+  remainingRequests: Gauge<DeploymentLimitLabel>;
+  /** The upstream's `x-ratelimit-remaining-tokens` as last seen on a response of the deployment. */
+  remainingTokens: Gauge<DeploymentLimitLabel>;
+  /** A key's budget, USD (`+Inf` when it has none). */
+  apiKeyMaxBudget: Gauge<"hashed_api_key" | "api_key_alias">;
+  /** A key's budget left in the current period, USD (`+Inf` when it has none; negative when overspent). */
+  remainingApiKeyBudget: Gauge<"hashed_api_key" | "api_key_alias">;
+  /** Hours until a key's budget period resets (absent for lifetime budgets). */
+  apiKeyBudgetRemainingHours: Gauge<"hashed_api_key" | "api_key_alias">;
+  /** A user's budget, USD (`+Inf` when they have none). */
+  userMaxBudget: Gauge<"user">;
+  /** A user's budget left in the current period, USD. */
+  remainingUserBudget: Gauge<"user">;
+  /** Hours until a user's budget period resets. */
+  userBudgetRemainingHours: Gauge<"user">;
 }
+
+type TokenLabel = "hashed_api_key" | "api_key_alias" | "user" | "requested_model" | "model" | "model_id";
+type DeploymentLimitLabel =
+  | "model_group"
+  | "api_provider"
+  | "api_base"
+  | "litellm_model_name"
+  | "hashed_api_key"
+  | "api_key_alias"
+  | "model_id";
 
 /** Creates the metrics on a fresh registry (one per gateway instance, so tests can run several). */
 export function createMetrics(): GatewayMetrics {
@@ -42,7 +75,18 @@ export function createMetrics(): GatewayMetrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   const requestLabels = [...keyLabels, "requested_model"] as const;
-  const tokenLabels = [...keyLabels, "model"] as const;
+  const spendLabels = [...keyLabels, "model"] as const;
+  const tokenLabels = [...keyLabels, "requested_model", "model", "model_id"] as const;
+  const deploymentLimitLabels = [
+    "model_group",
+    "api_provider",
+    "api_base",
+    "litellm_model_name",
+    "hashed_api_key",
+    "api_key_alias",
+    "model_id",
+  ] as const;
+  const keyBudgetLabels = ["hashed_api_key", "api_key_alias"] as const;
   return {
     registry,
     requests: new Counter({
@@ -60,23 +104,23 @@ export function createMetrics(): GatewayMetrics {
     spend: new Counter({
       name: "litellm_spend_metric_total",
       help: "Total spend on LLM requests, USD",
-      labelNames: tokenLabels,
+      labelNames: spendLabels,
       registers,
     }),
     totalTokens: new Counter({
-      name: "litellm_total_tokens_total",
+      name: "litellm_total_tokens_metric_total",
       help: "Input + output tokens",
       labelNames: tokenLabels,
       registers,
     }),
     inputTokens: new Counter({
-      name: "litellm_input_tokens_total",
+      name: "litellm_input_tokens_metric_total",
       help: "Input (prompt) tokens",
       labelNames: tokenLabels,
       registers,
     }),
     outputTokens: new Counter({
-      name: "litellm_output_tokens_total",
+      name: "litellm_output_tokens_metric_total",
       help: "Output (completion) tokens",
       labelNames: tokenLabels,
       registers,
@@ -113,6 +157,54 @@ export function createMetrics(): GatewayMetrics {
       name: "litellm_deployment_state",
       help: "Deployment state: 0 healthy, 1 partial outage, 2 complete outage",
       labelNames: ["litellm_model_name", "model_id", "api_base", "api_provider"],
+      registers,
+    }),
+    remainingRequests: new Gauge({
+      name: "litellm_remaining_requests_metric",
+      help: "x-ratelimit-remaining-requests returned by the LLM API deployment",
+      labelNames: deploymentLimitLabels,
+      registers,
+    }),
+    remainingTokens: new Gauge({
+      name: "litellm_remaining_tokens_metric",
+      help: "x-ratelimit-remaining-tokens returned by the LLM API deployment",
+      labelNames: deploymentLimitLabels,
+      registers,
+    }),
+    apiKeyMaxBudget: new Gauge({
+      name: "litellm_api_key_max_budget_metric",
+      help: "Maximum budget set for the API key, USD",
+      labelNames: keyBudgetLabels,
+      registers,
+    }),
+    remainingApiKeyBudget: new Gauge({
+      name: "litellm_remaining_api_key_budget_metric",
+      help: "Remaining budget for the API key in its current period, USD",
+      labelNames: keyBudgetLabels,
+      registers,
+    }),
+    apiKeyBudgetRemainingHours: new Gauge({
+      name: "litellm_api_key_budget_remaining_hours_metric",
+      help: "Hours before the API key's budget is reset",
+      labelNames: keyBudgetLabels,
+      registers,
+    }),
+    userMaxBudget: new Gauge({
+      name: "litellm_user_max_budget_metric",
+      help: "Maximum budget set for the user, USD",
+      labelNames: ["user"],
+      registers,
+    }),
+    remainingUserBudget: new Gauge({
+      name: "litellm_remaining_user_budget_metric",
+      help: "Remaining budget for the user in their current period, USD",
+      labelNames: ["user"],
+      registers,
+    }),
+    userBudgetRemainingHours: new Gauge({
+      name: "litellm_user_budget_remaining_hours_metric",
+      help: "Hours before the user's budget is reset",
+      labelNames: ["user"],
       registers,
     }),
   };

@@ -1,15 +1,24 @@
+/**
+ * The providers the gateway can call, by `litellm_params.model` prefix. Each provider's facts (default base
+ * URL, key variable, adapter, prices) live in its own folder; this is the registry.
+ */
 import type { ProviderName } from "../config/types.js";
-import { openAICompatible } from "./openai-compatible.js";
-import type { ProviderAdapter } from "./provider.js";
+import { anthropic } from "./anthropic/index.js";
+import { openai } from "./openai/index.js";
+import type { ProviderAdapter, ProviderFacts } from "./types.js";
 
-const adapters: Record<ProviderName, ProviderAdapter> = {
-  openai: openAICompatible("openai"),
-  anthropic: openAICompatible("anthropic"),
-};
+/** Every supported provider, by name. */
+export const providers: Readonly<Record<ProviderName, ProviderFacts>> = { openai, anthropic };
+
+/** Whether `prefix` names a supported provider. */
+export function isProviderName(prefix: string): prefix is ProviderName {
+  return Object.hasOwn(providers, prefix);
+}
 
 /** The adapter for a deployment's provider. */
 export function adapterFor(provider: ProviderName): ProviderAdapter {
-  return adapters[provider];
+  return providers[provider].adapter;
 }
 
-export type { ProviderAdapter, UpstreamRequest } from "./provider.js";
+export { openAICompatiblePrefixes } from "./openai-compatible/adapter.js";
+export type { Price, ProviderAdapter, ProviderFacts, UpstreamRequest } from "./types.js";

@@ -1,12 +1,23 @@
 /**
- * Picks a deployment for a model alias and calls it: simple-shuffle load balancing across the alias's
- * deployments, retries with exponential backoff and jitter on 408/409/429/5xx, timeouts and connection errors,
- * then the alias's fallbacks (`litellm_settings.fallbacks`), and a cooldown for deployments that keep failing
- * (`allowed_fails`, `cooldown_time`). Retry storms are bounded three ways: at most `1 + num_retries` attempts
- * per alias, at most {@link MAX_ATTEMPTS} in all, and no waiting longer than {@link MAX_BACKOFF_MS} between
- * attempts (an upstream asking for a longer `retry-after` moves us to the next fallback instead).
+ * Picks a deployment for a model alias and calls it, as LiteLLM's router does (docs.litellm.ai/docs/routing):
+ * - the candidates are the alias's deployments, narrowed by the request's tags when
+ *   `router_settings.enable_tag_filtering` is on (tags.ts), then to those under their `rpm`/`tpm` for this
+ *   minute (deployment-state.ts), preferring ones not cooling down and not tried yet for this request;
+ * - one of them is chosen by `routing_strategy` (strategy.ts: simple-shuffle weighted by `weight`,
+ *   least-busy, usage-based-routing);
+ * - retries with exponential backoff and jitter on 408/409/429/5xx, timeouts and connection errors, then the
+ *   alias's fallbacks (`litellm_settings.fallbacks`), and a cooldown for deployments that keep failing
+ *   (`allowed_fails`, `cooldown_time`). Retry storms are bounded three ways: at most `1 + num_retries`
+ *   attempts per alias, at most {@link MAX_ATTEMPTS} in all, and no waiting longer than
+ *   {@link MAX_BACKOFF_MS} between attempts (an upstream asking for a longer `retry-after` moves us to the
+ *   next fallback instead);
+ * - timeouts: `timeout` bounds a non-streamed call (headers, then each wait for body data); `stream_timeout`
+ *   bounds a stream's wait for its headers, its first chunk and each next chunk (LiteLLM docs,
+ *   proxy/timeout.md: "maximum time to wait for the first chunk"), so a stream that never starts is retried
+ *   on another deployment.
  */
 
+import { once } from "node:events";
 import type { Dispatcher } from "undici";
 import { Agent, errors as undiciErrors } from "undici";
 import type { Deployment, ModelConfig } from "../config/types.js";
@@ -14,6 +25,9 @@ import { GatewayError } from "../errors/gateway-error.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
 import { adapterFor } from "../providers/index.js";
 import type { Clock } from "../time/clock.js";
+import { type DeploymentLoad, DeploymentStates } from "./deployment-state.js";
+import { choose, shuffleWeights } from "./strategy.js";
+import { deploymentsForTags, requestTags } from "./tags.js";
 import {
   type AttemptFailure,
   isRetriable,
@@ -50,9 +64,29 @@ export interface ModelEntry {
   owned_by: string;
 }
 
-interface DeploymentHealth {
-  consecutiveFails: number;
-  cooledUntil: number;
+/** Per-call options of {@link Router.send}. */
+export interface SendOptions {
+  /** Routing tags; default: the body's `tags` or `metadata.tags` (tags.ts). Used with tag filtering on. */
+  tags?: string[];
+  /**
+   * Tokens this call is expected to use, counted against deployments' `tpm` when it is sent (default: the
+   * prompt estimated from the body, one token per four bytes, computed only for groups with a `tpm` and for
+   * usage-based routing).
+   */
+  estimatedTokens?: number;
+}
+
+/** Options of the {@link Router} itself. */
+export interface RouterOptions {
+  /** Uniform random numbers in [0, 1) for the shuffle (default Math.random; tests seed it). */
+  random?: () => number;
+}
+
+/** Where one attempt counted its tokens, so that actual usage can replace the estimate. */
+interface Counted {
+  deployment: Deployment;
+  minute: number;
+  tokens: number;
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -74,23 +108,61 @@ function retryAfterSeconds(headers: Dispatcher.ResponseData["headers"]): number 
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
+/** The 429 when every deployment of every alias tried is at its rpm/tpm limit (LiteLLM's wording). */
+function allAtLimit(modelName: string, retryAfterMs: number): GatewayError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new GatewayError(
+    429,
+    `No deployments available for selected model=${modelName}: every deployment of the model group is at its rpm/tpm limit for this minute. Try again in ${seconds} seconds.`,
+    { type: "rate_limit_error", code: "429", headers: { "retry-after": String(seconds) } },
+  );
+}
+
+/** The body without LiteLLM's `tags` routing field. */
+function withoutTags(body: Record<string, unknown>): Record<string, unknown> {
+  const { tags: _routing, ...rest } = body;
+  return rest;
+}
+
+/** The 400 when tag filtering leaves no deployment for the request's tags. */
+function noTaggedDeployment(modelName: string, tags: readonly string[]): GatewayError {
+  const wanted = tags.length === 0 ? "no tags" : `tags=${tags.join(",")}`;
+  return new GatewayError(
+    400,
+    `No deployment of model=${modelName} matches ${wanted} (tag-based routing is on: router_settings.enable_tag_filtering).`,
+    { type: "invalid_request_error", param: "tags", code: "no_deployments_with_tag_routing" },
+  );
+}
+
+/** Routes chat completions to deployments; one per gateway. */
 export class Router {
   private readonly groups = new Map<string, Deployment[]>();
-  private readonly health = new Map<Deployment, DeploymentHealth>();
+  private readonly states: DeploymentStates;
+  private readonly weights = new Map<Deployment, number>();
+  /** Groups where some deployment has a `tpm` (they, and usage-based routing, need a token estimate). */
+  private readonly tokenLimited = new Set<string>();
+  private readonly counted = new WeakMap<UpstreamResponse, Counted>();
   private readonly agent: Agent;
   private readonly modelList: ModelEntry[];
+  private readonly random: () => number;
 
   constructor(
     private readonly config: ModelConfig,
     private readonly metrics: GatewayMetrics,
     private readonly clock: Clock,
+    options: RouterOptions = {},
   ) {
+    this.random = options.random ?? Math.random;
+    this.states = new DeploymentStates(config.deployments);
     for (const d of config.deployments) {
       const group = this.groups.get(d.modelName) ?? [];
       group.push(d);
       this.groups.set(d.modelName, group);
-      this.health.set(d, { consecutiveFails: 0, cooledUntil: 0 });
+      if (d.tpm !== undefined) this.tokenLimited.add(d.modelName);
       this.setState(d, 0);
+    }
+    for (const group of this.groups.values()) {
+      for (const [d, w] of shuffleWeights(group)) this.weights.set(d, w);
     }
     this.modelList = [...this.groups.entries()].map(([id, ds]) => ({
       id,
@@ -117,24 +189,48 @@ export class Router {
     return [modelName, ...(this.config.router.fallbacks[modelName] ?? [])];
   }
 
+  /** A deployment's current load in this process: in flight, and requests and tokens this minute. */
+  load(deployment: Deployment): DeploymentLoad {
+    return this.states.load(deployment, this.clock.now());
+  }
+
   /**
-   * Calls an upstream for an OpenAI-format chat completion body, with retries and fallbacks.
+   * Calls an upstream for an OpenAI-format chat completion body, with retries and fallbacks. The body's
+   * `tags` (LiteLLM's routing field, which OpenAI's API refuses) is not sent upstream.
    * @param body the client's body; `model` is replaced per deployment.
    * @param signal aborted when the client goes away; the in-flight upstream request is aborted with it.
-   * @throws GatewayError 400 for an unknown alias; the upstream's failure mapped by `toClientError` when
-   *   every attempt failed; 499-style abort errors propagate as the signal's reason.
+   * @param options routing tags and token estimate ({@link SendOptions}).
+   * @throws GatewayError 400 `invalid_request_error` for malformed `tags`, 400
+   *   `no_deployments_with_tag_routing` when tag filtering leaves no deployment, 429 `rate_limit_error` with
+   *   `retry-after` (seconds to the next minute) when every eligible deployment is at its rpm/tpm limit; the
+   *   upstream's failure mapped by `toClientError` when every attempt failed; the signal's reason on abort.
    */
   async send(
     modelName: string,
     body: Record<string, unknown>,
     signal: AbortSignal,
+    options: SendOptions = {},
   ): Promise<UpstreamResponse> {
     const started = performance.now();
+    const upstreamBody = "tags" in body ? withoutTags(body) : body;
+    const tags = this.config.router.tagFiltering ? (options.tags ?? requestTags(body)) : [];
+    const stream = body.stream === true;
     let attempts = 0;
     let last: AttemptFailure | undefined;
+    let limitedMs: number | undefined;
+    let tagMatched = false;
     for (const alias of this.plan(modelName)) {
-      const group = this.groups.get(alias);
-      if (group === undefined) continue;
+      const all = this.groups.get(alias);
+      if (all === undefined) continue;
+      const group = this.config.router.tagFiltering
+        ? deploymentsForTags(all, tags, this.config.router.tagMatchAny)
+        : all;
+      if (group.length === 0) continue;
+      tagMatched = true;
+      const countsTokens =
+        this.tokenLimited.has(alias) || this.config.router.routingStrategy === "usage-based-routing";
+      const tokens =
+        options.estimatedTokens ?? (countsTokens ? Math.ceil(JSON.stringify(upstreamBody).length / 4) : 0);
       const tried = new Set<Deployment>();
       for (let i = 0; i <= this.config.router.numRetries && attempts < MAX_ATTEMPTS; i++) {
         if (i > 0) {
@@ -145,27 +241,61 @@ export class Router {
           await sleep(Math.max(backoff, wanted), signal);
         }
         if (signal.aborted) throw signal.reason;
-        const deployment = this.pick(group, tried);
+        const now = this.clock.now();
+        const deployment = this.pick(group, tried, tokens, now);
+        if (deployment === undefined) {
+          limitedMs = this.states.msUntilReset(now);
+          break; // every deployment is at its limit this minute: try the fallback
+        }
         tried.add(deployment);
         attempts++;
+        const minute = this.states.start(deployment, tokens, now);
         const sentAt = performance.now();
-        const outcome = await this.attempt(deployment, body, signal);
+        const outcome = await this.attempt(deployment, upstreamBody, stream, signal).catch(
+          (error: unknown) => {
+            this.states.finish(deployment);
+            throw error;
+          },
+        );
         if ("statusCode" in outcome) {
           this.recordSuccess(deployment);
-          return { ...outcome, deployment, attempts, sentAt, retryMs: sentAt - started };
+          // In flight until the body has been read to its end (or closed early); whichever comes first.
+          let done = false;
+          const finish = () => {
+            if (done) return;
+            done = true;
+            this.states.finish(deployment);
+          };
+          outcome.body.once("end", finish).once("close", finish);
+          const response = { ...outcome, deployment, attempts, sentAt, retryMs: sentAt - started };
+          this.counted.set(response, { deployment, minute, tokens });
+          return response;
         }
+        this.states.finish(deployment);
         if (signal.aborted) throw signal.reason;
         last = outcome;
         this.recordFailure(deployment);
         if (!isRetriable(outcome)) throw toClientError(outcome, attempts);
       }
     }
-    if (last === undefined) {
-      throw new GatewayError(500, `No deployment registered for model=${modelName}.`, {
-        type: "internal_error",
-      });
-    }
-    throw toClientError(last, attempts);
+    if (last !== undefined) throw toClientError(last, attempts);
+    if (limitedMs !== undefined) throw allAtLimit(modelName, limitedMs);
+    if (!tagMatched && this.groups.has(modelName)) throw noTaggedDeployment(modelName, tags);
+    throw new GatewayError(500, `No deployment registered for model=${modelName}.`, {
+      type: "internal_error",
+    });
+  }
+
+  /**
+   * Replaces the token estimate counted for a call with its actual usage (`usage.total_tokens`), so that
+   * `tpm` limits and usage-based routing see real figures. Call once, when the call's usage is known; a
+   * call whose minute is over is not corrected.
+   */
+  recordUsage(response: UpstreamResponse, totalTokens: number): void {
+    const counted = this.counted.get(response);
+    if (counted === undefined || !Number.isFinite(totalTokens)) return;
+    this.counted.delete(response);
+    this.states.addTokens(counted.deployment, totalTokens - counted.tokens, counted.minute, this.clock.now());
   }
 
   /** Closes the upstream connection pools. */
@@ -176,13 +306,17 @@ export class Router {
   private async attempt(
     deployment: Deployment,
     body: Record<string, unknown>,
+    stream: boolean,
     signal: AbortSignal,
   ): Promise<Omit<UpstreamResponse, "deployment" | "attempts" | "sentAt" | "retryMs"> | AttemptFailure> {
     const request = adapterFor(deployment.provider).chatCompletions(deployment, {
       ...body,
       model: deployment.upstreamModel,
     });
-    const timeout = deployment.timeoutMs ?? this.config.router.timeoutMs;
+    const settings = this.config.router;
+    const timeout = stream
+      ? (deployment.streamTimeoutMs ?? settings.streamTimeoutMs ?? deployment.timeoutMs ?? settings.timeoutMs)
+      : (deployment.timeoutMs ?? settings.timeoutMs);
     const target = `${deployment.provider}/${deployment.upstreamModel}`;
     try {
       const response = await this.agent.request({
@@ -196,6 +330,8 @@ export class Router {
         bodyTimeout: timeout,
       });
       if (response.statusCode >= 200 && response.statusCode < 300) {
+        // A stream counts as started once its first chunk is there: one that never starts is retried.
+        if (stream) await once(response.body, "readable", { signal });
         return { statusCode: response.statusCode, headers: response.headers, body: response.body };
       }
       const text = await response.body.text().catch(() => "");
@@ -221,35 +357,40 @@ export class Router {
     }
   }
 
-  /** Simple shuffle: a random deployment that is not cooling down, preferring ones not tried yet. */
-  private pick(group: Deployment[], tried: Set<Deployment>): Deployment {
-    const now = this.clock.now();
-    const warm = group.filter((d) => (this.health.get(d)?.cooledUntil ?? 0) <= now);
-    const pool = warm.length > 0 ? warm : group;
+  /**
+   * A deployment of `group` for the next attempt: among those under their rpm/tpm limits, preferring ones
+   * not cooling down, then ones not tried yet, chosen by the routing strategy. Undefined when every
+   * deployment is at its limit.
+   */
+  private pick(
+    group: readonly Deployment[],
+    tried: Set<Deployment>,
+    tokens: number,
+    now: number,
+  ): Deployment | undefined {
+    const open = group.filter((d) => this.states.hasRoom(d, tokens, now));
+    if (open.length === 0) return undefined;
+    const warm = open.filter((d) => !this.states.isCooling(d, now));
+    const pool = warm.length > 0 ? warm : open;
     const fresh = pool.filter((d) => !tried.has(d));
     const choices = fresh.length > 0 ? fresh : pool;
-    return choices[Math.floor(Math.random() * choices.length)] ?? group[0]!;
+    return choose(
+      this.config.router.routingStrategy,
+      choices,
+      this.weights,
+      (d) => this.states.load(d, now),
+      this.random,
+    );
   }
 
   private recordSuccess(deployment: Deployment): void {
-    const h = this.health.get(deployment);
-    if (h !== undefined && h.consecutiveFails > 0) {
-      h.consecutiveFails = 0;
-      h.cooledUntil = 0;
-      this.setState(deployment, 0);
-    }
+    if (this.states.recordSuccess(deployment)) this.setState(deployment, 0);
   }
 
   private recordFailure(deployment: Deployment): void {
-    const h = this.health.get(deployment);
-    if (h === undefined) return;
-    h.consecutiveFails++;
-    if (h.consecutiveFails >= this.config.router.allowedFails) {
-      h.cooledUntil = this.clock.now() + this.config.router.cooldownMs;
-      this.setState(deployment, 2);
-    } else {
-      this.setState(deployment, 1);
-    }
+    const { allowedFails, cooldownMs } = this.config.router;
+    const state = this.states.recordFailure(deployment, allowedFails, cooldownMs, this.clock.now());
+    this.setState(deployment, state === "cooling" ? 2 : 1);
   }
 
   private setState(d: Deployment, state: number): void {

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { CallContext, ChatDeps } from "../chat/context.js";
-import type { CallObserver, ChatGuard } from "../chat/hooks.js";
+import { type CallObserver, type ChatGuard, observerHeaders } from "../chat/hooks.js";
 import { clientLeft, finish } from "../chat/steps/account.js";
 import { admit } from "../chat/steps/admit.js";
 import { answerJson, answerStream, decisionHeaders } from "../chat/steps/answer.js";
@@ -45,6 +45,7 @@ export async function chatCompletionsRoutes(
     spend: options.spend,
     guard: options.guard,
     observers: options.observers ?? [],
+    collectOutput: (options.observers ?? []).some((o) => o.wantsOutput === true),
     log: app.log,
   };
   app.decorateRequest("countedByHandler", false);
@@ -53,6 +54,8 @@ export async function chatCompletionsRoutes(
   async function handler(request: FastifyRequest, reply: FastifyReply) {
     const call = parse(request, reply, deps.clock);
     request.chatCall = call;
+    // Observers' headers (x-trace-id) go on every answer from here on, refusals included.
+    reply.headers(observerHeaders(deps.observers, call));
     resolve(call, deps.router);
     authorize(call);
     await admit(call, deps.admitter);

@@ -8,11 +8,20 @@
  * (default 100 000, roughly 50 MB). Past that bound new rows are dropped, counted in
  * `litellm_spend_rows_dropped_total` and logged once per outage: the gateway keeps serving, budgets are still
  * enforced by the limits in Redis, only those log rows and their spend increments are lost.
+ *
+ * Durability: with a {@link SpendSpool}, once a write has failed every queued row is also appended to the
+ * spool (fsync'd, in one batch per tick), and {@link BatchingSpendRecorder.close} spools whatever is left, so
+ * rows waiting for Postgres survive SIGTERM, a crash and a restart. The queue's spooled rows are always a
+ * prefix of it (rows are spooled in order and written from the head); a segment file is deleted once all its
+ * rows are written. Rows recorded since the last tick of a healthy period (at most `flushIntervalMs` worth)
+ * are only in memory.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
 import { Counter, Gauge, type Registry } from "prom-client";
+import { isDataError } from "../db/errors.js";
 import type { Clock } from "../time/clock.js";
+import type { SpendSpool, SpooledSegment } from "./spool.js";
 import type { SpendLogRow, SpendRecorder } from "./types.js";
 import { writeSpendBatch } from "./write.js";
 
@@ -32,6 +41,29 @@ export interface SpendRecorderOptions {
   initialBackoffMs?: number;
   /** Default 30 000. */
   maxBackoffMs?: number;
+  /** Local durable copy of rows Postgres has not taken; without it they live in memory only. */
+  spool?: SpendSpool;
+}
+
+/** What {@link BatchingSpendRecorder.close} left for the next start. */
+export interface SpendHandover {
+  /** Rows not written to Postgres. */
+  pending: number;
+  /** Those rows are in the spool's folder ({@link SpendHandover.dir}); false: they are lost. */
+  spooled: boolean;
+  /** The spool folder, when there is a spool. */
+  dir: string | undefined;
+}
+
+/** Rows per segment file before the recorder starts a new one. */
+const SEGMENT_ROWS = 10_000;
+
+interface Segment {
+  file: string;
+  /** Rows appended to it. */
+  rows: number;
+  /** Of those, rows not written to Postgres yet. */
+  remaining: number;
 }
 
 /** Metrics of the recorder, get-or-create on a registry (several stores may share one in a process). */
@@ -74,6 +106,11 @@ export class BatchingSpendRecorder implements SpendRecorder {
   private droppedSinceLog = 0;
   /** Rows at the head of the queue to write one at a time (after a batch was refused for its data). */
   private isolating = 0;
+  /** How many rows at the head of the queue are in the spool. */
+  private spooled = 0;
+  /** Spool segments holding the first {@link spooled} queue rows, in queue order. */
+  private readonly segments: Segment[] = [];
+  private spoolFailed = false;
   private readonly metrics: ReturnType<typeof recorderMetrics>;
   private readonly batchSize: number;
   private readonly maxBufferedRows: number;
@@ -104,6 +141,81 @@ export class BatchingSpendRecorder implements SpendRecorder {
   /** Rows queued and not yet written. */
   get pending(): number {
     return this.queue.length;
+  }
+
+  /**
+   * Queues rows read back from the spool (at start, before any {@link record}); each segment file is deleted
+   * once its rows are written.
+   */
+  loadSpooled(segments: SpooledSegment[]): void {
+    const spool = this.options.spool;
+    if (spool === undefined) return;
+    for (const segment of segments) {
+      if (segment.rows.length === 0) {
+        void spool.release(segment.file);
+        continue;
+      }
+      this.queue.push(...segment.rows);
+      this.spooled = this.queue.length;
+      this.segments.push({ file: segment.file, rows: SEGMENT_ROWS, remaining: segment.rows.length });
+    }
+    this.metrics.buffered.set(this.queue.length);
+  }
+
+  /**
+   * Appends every queued row not yet in the spool to it (one batch, fsync'd).
+   * @returns false when there is no spool or the file system refused the write (logged).
+   */
+  async spoolPending(): Promise<boolean> {
+    const spool = this.options.spool;
+    if (spool === undefined) return false;
+    const rows = this.queue.slice(this.spooled);
+    this.spooled = this.queue.length;
+    const appends: Promise<void>[] = [];
+    for (let offset = 0; offset < rows.length; ) {
+      let segment = this.segments.at(-1);
+      if (segment === undefined || segment.rows >= SEGMENT_ROWS) {
+        segment = { file: spool.newSegment(), rows: 0, remaining: 0 };
+        this.segments.push(segment);
+      }
+      const part = rows.slice(offset, offset + SEGMENT_ROWS - segment.rows);
+      segment.rows += part.length;
+      segment.remaining += part.length;
+      offset += part.length;
+      appends.push(spool.append(segment.file, part));
+    }
+    try {
+      await Promise.all(appends);
+      await spool.settled();
+      return !this.spoolFailed;
+    } catch (error) {
+      this.spoolFailed = true;
+      this.options.log.error(
+        { dir: spool.dir, err: error instanceof Error ? error.message : String(error) },
+        "spend spool: cannot write to disk; queued spend rows are in memory only",
+      );
+      return false;
+    }
+  }
+
+  /**
+   * Shutdown: stops the timer and hands every row over, to Postgres or to the spool. While Postgres is failing
+   * the rows are spooled first and one more write is tried for at most 1 s; otherwise writing is tried for up to
+   * `timeoutMs` and what is left is spooled. Never throws.
+   */
+  async close(timeoutMs = 5000): Promise<SpendHandover> {
+    this.stop();
+    const dir = this.options.spool?.dir;
+    let spooled = true;
+    if (this.failuresInRow > 0) {
+      spooled = await this.spoolPending();
+      await this.flush(Math.min(timeoutMs, 1000));
+    } else {
+      await this.flush(timeoutMs);
+      if (this.queue.length > 0) spooled = await this.spoolPending();
+    }
+    await this.options.spool?.settled();
+    return { pending: this.queue.length, spooled: spooled && this.options.spool !== undefined, dir };
   }
 
   /** Queues one row; never throws, never waits. */
@@ -145,6 +257,7 @@ export class BatchingSpendRecorder implements SpendRecorder {
   }
 
   private async tick(): Promise<void> {
+    if (this.failuresInRow > 0 && this.spooled < this.queue.length) void this.spoolPending();
     if (this.writing !== null || performance.now() < this.retryAt) return;
     while (this.queue.length > 0 && performance.now() >= this.retryAt) {
       if (!(await this.writeOne())) return;
@@ -185,6 +298,7 @@ export class BatchingSpendRecorder implements SpendRecorder {
           },
           "spend write to Postgres failed; rows kept and retried",
         );
+        void this.spoolPending();
         return false;
       })
       .finally(() => {
@@ -198,6 +312,19 @@ export class BatchingSpendRecorder implements SpendRecorder {
     this.queue.splice(0, count);
     this.metrics.buffered.set(this.queue.length);
     if (this.isolating > 0) this.isolating = Math.max(0, this.isolating - count);
+    let written = Math.min(count, this.spooled);
+    this.spooled -= written;
+    while (written > 0) {
+      const segment = this.segments[0];
+      if (segment === undefined) break;
+      const done = Math.min(written, segment.remaining);
+      segment.remaining -= done;
+      written -= done;
+      if (segment.remaining === 0) {
+        this.segments.shift();
+        void this.options.spool?.release(segment.file);
+      }
+    }
   }
 
   /**
@@ -218,10 +345,4 @@ export class BatchingSpendRecorder implements SpendRecorder {
     this.isolating = batch.length;
     return true;
   }
-}
-
-/** SQLSTATE classes 22 (data exception) and 23 (integrity violation): retrying the same rows cannot help. */
-function isDataError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
 }

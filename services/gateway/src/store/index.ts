@@ -1,18 +1,26 @@
 /**
  * The gateway's Postgres store (DATABASE_URL): virtual keys, users, budgets and spend. One call builds it at
- * start-up: wait for the database, migrate, then hand out the key authenticator, the spend recorder and the
- * admin API plugin.
+ * start-up: wait for the database, migrate, replay the spend spool, then hand out the pool (for the
+ * repositories the admin API uses), the key authenticator and the spend recorder. It builds no HTTP routes.
  */
-import type { FastifyBaseLogger, FastifyPluginAsync } from "fastify";
+
+import { join } from "node:path";
+import type { FastifyBaseLogger } from "fastify";
+import type pg from "pg";
 import type { Registry } from "prom-client";
 import type { KeyAuthenticator } from "../auth/types.js";
 import type { InvalidationBus } from "../cache/types.js";
-import type { GatewayEnv } from "../config/env.js";
 import { migrate } from "../db/migrate.js";
-import { createPool, describeDatabase, waitForDatabase } from "../db/pool.js";
+import {
+  createPool,
+  DatabaseConfigError,
+  databaseUrlProblem,
+  describeDatabase,
+  waitForDatabase,
+} from "../db/pool.js";
 import { CachedKeyAuthenticator, type KeyCacheSettings } from "../keys/authenticator.js";
-import { createAdminRoutes } from "../routes/admin/index.js";
-import { BatchingSpendRecorder } from "../spend/recorder.js";
+import { BatchingSpendRecorder, type SpendHandover } from "../spend/recorder.js";
+import { SpendSpool, spoolFolderName } from "../spend/spool.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 
@@ -23,9 +31,12 @@ export interface StoreOptions {
   clock: Clock;
   /** Cross-instance invalidation (Redis pub/sub, or in-process without Redis). */
   bus: InvalidationBus;
-  /** Limits for users created by /user/new without explicit values. */
-  userDefaults: GatewayEnv["userDefaults"];
   log: FastifyBaseLogger;
+  /**
+   * GATEWAY_SPOOL_DIR: spend rows Postgres has not taken are kept under `<spoolDir>/<host_port_database>/`
+   * and replayed at the next start.
+   */
+  spoolDir: string;
   /** Gets `litellm_spend_buffer_rows`, `litellm_spend_flush_failures_total`, `litellm_spend_rows_dropped_total`. */
   registry: Registry;
   /** How long start-up waits for an unreachable database, ms. Default 60 000. */
@@ -39,13 +50,17 @@ export interface StoreOptions {
 }
 
 export interface Store {
+  /** The pool the repositories run on (the admin API gets it injected). */
+  pool: pg.Pool;
   keys: KeyAuthenticator;
   spend: SpendRecorder;
-  adminRoutes: FastifyPluginAsync;
   /** `SELECT 1` within 2 s. */
   readiness(): Promise<{ status: "connected" | "disconnected"; detail?: string }>;
-  /** Flushes spend (waits up to `timeoutMs`, default 5000), then ends the pool. */
-  close(timeoutMs?: number): Promise<void>;
+  /**
+   * Hands spend over (written to Postgres within `timeoutMs`, default 5000, or spooled to disk), logs how many
+   * rows went to the spool and where, then ends the pool (waiting at most 2 s for queries still running).
+   */
+  close(timeoutMs?: number): Promise<SpendHandover>;
 }
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, message: string): Promise<T> => {
@@ -59,10 +74,13 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, message: string): Promi
 /**
  * Connects (retrying an unreachable database for `startupTimeoutMs`, logging "waiting for Postgres at
  * host:port …"), applies migrations (safe with several instances starting at once), starts the spend writer.
- * @throws DatabaseUnavailableError when the database stays unreachable; the migration's error when one fails.
+ * @throws DatabaseConfigError at once for an unusable DATABASE_URL, a database that does not exist or a refused
+ *   login; DatabaseUnavailableError when the database stays unreachable; the migration's error when one fails.
  */
 export async function createStore(options: StoreOptions): Promise<Store> {
   const { log, clock, bus } = options;
+  const urlProblem = databaseUrlProblem(options.databaseUrl);
+  if (urlProblem !== undefined) throw new DatabaseConfigError(`DATABASE_URL: ${urlProblem}.`);
   const target = describeDatabase(options.databaseUrl);
   const pool = createPool(options.databaseUrl, log);
   try {
@@ -73,7 +91,9 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     throw error;
   }
   const keys = new CachedKeyAuthenticator({ pool, clock, bus, log, ...options.keyCache });
+  const spool = new SpendSpool(join(options.spoolDir, spoolFolderName(target)), log);
   const spend = new BatchingSpendRecorder({
+    spool,
     pool,
     clock,
     log,
@@ -81,21 +101,23 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     flushIntervalMs: options.flushIntervalMs ?? 1000,
     maxBufferedRows: options.maxBufferedSpendRows ?? 100_000,
   });
+  const replayed = await spool.replay();
+  spend.loadSpooled(replayed);
+  const replayedRows = replayed.reduce((sum, segment) => sum + segment.rows.length, 0);
+  if (replayedRows > 0) {
+    log.info(
+      { rows: replayedRows, files: replayed.length, dir: spool.dir },
+      "spend spool: replaying rows an earlier run could not write to Postgres",
+    );
+  }
   spend.start();
-  const adminRoutes = createAdminRoutes({
-    pool,
-    clock,
-    bus,
-    userDefaults: options.userDefaults,
-    keyCache: keys,
-  });
   log.info({ database: target }, "Postgres store ready");
 
   let closed = false;
   return {
+    pool,
     keys,
     spend,
-    adminRoutes,
     async readiness() {
       try {
         await withTimeout(pool.query("SELECT 1"), 2000, "no answer within 2 s");
@@ -106,17 +128,26 @@ export async function createStore(options: StoreOptions): Promise<Store> {
       }
     },
     async close(timeoutMs = 5000) {
-      if (closed) return;
+      if (closed) return { pending: 0, spooled: true, dir: spool.dir };
       closed = true;
-      spend.stop();
-      await spend.flush(timeoutMs);
-      if (spend.pending > 0) {
-        log.error(
-          { rows: spend.pending },
-          "spend rows not written before shutdown (Postgres unreachable); lost",
+      const handover = await spend.close(timeoutMs);
+      if (handover.pending > 0 && handover.spooled) {
+        log.warn(
+          { rows: handover.pending, dir: handover.dir },
+          `spend: ${handover.pending} rows not yet in Postgres handed to the spool at ${handover.dir}; the next start writes them`,
         );
+      } else if (handover.pending > 0) {
+        log.error(
+          { rows: handover.pending, dir: handover.dir },
+          `spend: ${handover.pending} rows not written to Postgres and not spooled (see the spool error above); lost`,
+        );
+      } else {
+        log.info("spend: every row written to Postgres");
       }
-      await pool.end();
+      await withTimeout(pool.end(), 2000, "queries still running after 2 s").catch((error: unknown) =>
+        log.warn({ err: error instanceof Error ? error.message : String(error) }, "Postgres pool not closed"),
+      );
+      return handover;
     },
   };
 }

@@ -28,6 +28,8 @@ export interface RelayOptions {
   onFirstChunk?: () => void;
   /** Output guard: sees every payload before the client does (see {@link StreamOutputGuard}). */
   guard?: StreamOutputGuard;
+  /** Called with every `data:` payload written to the client (after the guard), `[DONE]` included. */
+  onPayload?: (payload: string) => void;
 }
 
 /** What happened on a relayed stream. */
@@ -68,6 +70,7 @@ export async function relaySse(
   let first = true;
   const write = (data: string) => {
     res.write(`data: ${data}\n\n`);
+    options.onPayload?.(data);
     if (first) {
       first = false;
       options.onFirstChunk?.();

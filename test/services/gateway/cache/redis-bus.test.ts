@@ -16,6 +16,55 @@ import {
 import { startTcpProxy } from "../../../helpers/tcp-proxy.js";
 
 const prefix = uniquePrefix("bus");
+
+/** A key change message (the key's state after the change). */
+function keyMessage(token: string, revokedAt: number | null = null): InvalidationMessage {
+  return {
+    kind: "key",
+    key: {
+      token,
+      keyName: "sk-…abcd",
+      keyAlias: null,
+      userId: null,
+      models: [],
+      maxBudget: 1,
+      budgetDuration: null,
+      budgetResetAt: null,
+      spend: 0,
+      tpmLimit: null,
+      rpmLimit: null,
+      metadata: {},
+      expires: null,
+      createdAt: 1,
+      updatedAt: 2,
+      revokedAt,
+    },
+  };
+}
+
+/** A user change message. */
+function userMessage(userId: string): InvalidationMessage {
+  return {
+    kind: "user",
+    user: {
+      userId,
+      userEmail: null,
+      userRole: "internal_user",
+      metadata: {},
+      maxBudget: 5,
+      budgetDuration: "30d",
+      budgetResetAt: 3,
+      spend: 0,
+      tpmLimit: null,
+      rpmLimit: null,
+      createdAt: 1,
+      updatedAt: 2,
+    },
+  };
+}
+
+/** `key:<token>` / `user:<id>`: what a received message is about, for compact assertions. */
+const about = (m: InvalidationMessage) => (m.kind === "key" ? `key:${m.key.token}` : `user:${m.user.userId}`);
 const open: Limits[] = [];
 
 afterAll(async () => {
@@ -33,12 +82,16 @@ async function instance(url: string, keyPrefix = prefix) {
     registry: new Registry(),
   });
   open.push(limits);
-  const received: InvalidationMessage[] = [];
-  limits.bus.subscribe((message) => received.push(message));
+  const received: string[] = [];
+  const messages: InvalidationMessage[] = [];
+  limits.bus.subscribe((message) => {
+    received.push(about(message));
+    messages.push(message);
+  });
   expect(limits.bus).toBeInstanceOf(RedisInvalidationBus);
   await (limits.bus as RedisInvalidationBus).ready();
   await waitFor("connected", async () => (await limits.readiness()).status === "connected");
-  return { limits, received };
+  return { limits, received, messages };
 }
 
 describe("RedisInvalidationBus", () => {
@@ -48,16 +101,32 @@ describe("RedisInvalidationBus", () => {
     const other = await instance(REDIS_URL, uniquePrefix("bus-other"));
     const hash = "ab".repeat(32);
 
-    await a.limits.bus.publish(`key:${hash}`);
+    await a.limits.bus.publish(keyMessage(hash));
     expect(a.received).toEqual([`key:${hash}`]);
     await waitFor("delivery to b", () => b.received.length === 1);
     expect(b.received).toEqual([`key:${hash}`]);
 
-    await b.limits.bus.publish("user:alice");
+    await b.limits.bus.publish(userMessage("alice"));
     await waitFor("delivery to a", () => a.received.length === 2);
     expect(a.received).toEqual([`key:${hash}`, "user:alice"]);
     expect(b.received).toEqual([`key:${hash}`, "user:alice"]);
     expect(other.received).toEqual([]);
+  });
+
+  it("carries the new state itself, and ignores a malformed message", async () => {
+    const a = await instance(REDIS_URL);
+    const b = await instance(REDIS_URL);
+    const token = "cd".repeat(32);
+    const connection = new (await import("ioredis")).Redis(REDIS_URL);
+    try {
+      await connection.publish(`${prefix}invalidate`, "someone-else key:not-json");
+      await connection.publish(`${prefix}invalidate`, 'someone-else {"kind":"key","key":{"token":1}}');
+      await a.limits.bus.publish(keyMessage(token, 1_767_225_600_000));
+      await waitFor("delivery to b", () => b.messages.length === 1);
+      expect(b.messages[0]).toEqual(keyMessage(token, 1_767_225_600_000));
+    } finally {
+      connection.disconnect();
+    }
   });
 
   it("while Redis is down, publish still resolves and reaches this instance; delivery resumes after", async () => {
@@ -67,7 +136,7 @@ describe("RedisInvalidationBus", () => {
       const b = await instance(REDIS_URL);
       proxy.cut();
       await waitFor("a degraded", async () => (await a.limits.readiness()).status === "degraded");
-      await expect(a.limits.bus.publish("key:lost")).resolves.toBeUndefined();
+      await expect(a.limits.bus.publish(keyMessage("lost"))).resolves.toBeUndefined();
       expect(a.received).toEqual(["key:lost"]);
 
       proxy.restore();
@@ -76,7 +145,7 @@ describe("RedisInvalidationBus", () => {
       await waitFor(
         "a resubscribed",
         async () => {
-          await b.limits.bus.publish("key:after");
+          await b.limits.bus.publish(keyMessage("after"));
           return a.received.includes("key:after");
         },
         10_000,
@@ -103,8 +172,8 @@ describe("RedisInvalidationBus started while Redis is down", () => {
         redisTimings: { maxReconnectDelayMs: 100 },
       });
       open.push(late);
-      const received: InvalidationMessage[] = [];
-      late.bus.subscribe((message) => received.push(message));
+      const received: string[] = [];
+      late.bus.subscribe((message) => received.push(about(message)));
       await new Promise((resolve) => setTimeout(resolve, 300)); // several failed connection attempts
       expect((await late.readiness()).status).toBe("degraded");
       proxy.restore();
@@ -112,7 +181,7 @@ describe("RedisInvalidationBus started while Redis is down", () => {
       await waitFor(
         "late instance subscribed",
         async () => {
-          await b.limits.bus.publish("user:late");
+          await b.limits.bus.publish(userMessage("late"));
           return received.includes("user:late");
         },
         10_000,
@@ -132,8 +201,8 @@ describe("LocalInvalidationBus", () => {
     bus.subscribe(() => {
       throw new Error("boom");
     });
-    bus.subscribe((message) => received.push(message));
-    await bus.publish("key:x");
+    bus.subscribe((message) => received.push(about(message)));
+    await bus.publish(keyMessage("x"));
     expect(received).toEqual(["key:x"]);
     expect(log.lines.some((l) => l.level === "warn" && l.msg === "invalidation handler failed")).toBe(true);
   });

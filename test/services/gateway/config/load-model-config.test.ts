@@ -39,6 +39,7 @@ function fail(text: string, env: NodeJS.ProcessEnv = {}): { error: ConfigError; 
   throw new Error("expected loadModelConfig to throw");
 }
 
+/** A local model without a price (it draws the one "no price" warning). */
 const local = `
 model_list:
   - model_name: general
@@ -46,6 +47,9 @@ model_list:
       model: openai/llama3
       api_base: http://127.0.0.1:11434/v1/
 `;
+const noPrice = expect.stringMatching(
+  /^model_list\[0\] in .* \(line 3, column 5\): no price is known for openai\/llama3 \(model_name "general"\), so its calls are recorded with spend 0 and budgets do not limit it; set litellm_params\.input_cost_per_token and output_cost_per_token/,
+);
 
 describe("loadModelConfig: files that cannot be read", () => {
   it("names a missing file and GATEWAY_CONFIG", () => {
@@ -119,7 +123,10 @@ describe("loadModelConfig: empty registries are valid", () => {
       cooldownMs: 5_000,
       fallbacks: {},
       routingStrategy: "simple-shuffle",
+      tagFiltering: false,
+      tagMatchAny: true,
     });
+    expect(load("model_list: []").guardrails).toEqual([]);
   });
 });
 
@@ -138,7 +145,7 @@ describe("loadModelConfig: deployments", () => {
         created: 1_700_000_000,
       },
     ]);
-    expect(config.warnings).toEqual([]);
+    expect(config.warnings).toEqual([noPrice]);
   });
 
   it("keeps slashes inside the upstream model name", () => {
@@ -146,8 +153,10 @@ describe("loadModelConfig: deployments", () => {
     expect(config.deployments[0]?.upstreamModel).toBe("meta-llama/Llama-3.1-8B-Instruct");
   });
 
-  it("reads limits, costs, timeouts (seconds → ms), weight, id and tags", () => {
+  it("reads limits, costs, timeouts (seconds → ms), weight, id and tags from both places", () => {
     const config = load(`
+router_settings:
+  enable_tag_filtering: true
 model_list:
   - model_name: general
     litellm_params:
@@ -160,6 +169,7 @@ model_list:
       timeout: 30
       stream_timeout: 2.5
       weight: 3
+      tags: [fast, npu]
     model_info:
       id: gpu-1
       tags: [npu, local]
@@ -176,9 +186,13 @@ model_list:
       timeoutMs: 30_000,
       streamTimeoutMs: 2_500,
       weight: 3,
-      tags: ["npu", "local"],
+      tags: ["fast", "npu", "local"],
+      baseModel: "llama-3.1-8b",
     });
-    expect(config.warnings).toEqual([]);
+    // max_tokens is model_info metadata LiteLLM shows in /model/info; this gateway says it does not use it
+    expect(config.warnings).toEqual([
+      expect.stringMatching(/^model_list\[0\]\.model_info in .*: max_tokens is ignored by this gateway/),
+    ]);
   });
 
   it("takes costs from model_info when litellm_params has none (LiteLLM accepts both places)", () => {
@@ -231,7 +245,7 @@ model_list:
 
   it("warns about a key written in the file without printing it", () => {
     const config = load(
-      "model_list:\n  - model_name: g\n    litellm_params: { model: openai/x, api_base: 'http://h/v1', api_key: sk-LITERAL-SECRET }\n",
+      "model_list:\n  - model_name: g\n    litellm_params: { model: openai/gpt-4o, api_base: 'http://h/v1', api_key: sk-LITERAL-SECRET }\n",
     );
     expect(config.deployments[0]?.apiKey).toBe("sk-LITERAL-SECRET");
     expect(config.warnings).toHaveLength(1);
@@ -574,11 +588,11 @@ general_settings:
   database_url: postgres://u:SECRET@db/litellm
 router_settings:
   redis_host: redis
-guardrails: []
 `);
     expect(config.deployments).toHaveLength(1);
     const text = config.warnings.join("\n");
     expect(config.warnings).toHaveLength(7);
+    expect(config.warnings).toContainEqual(noPrice);
     expect(text).toMatch(
       /model_list\[0\]\.litellm_params\.temperature in .* \(line 7, column 7\): temperature is ignored/,
     );
@@ -590,9 +604,6 @@ guardrails: []
       "database_url is ignored by this gateway (set DATABASE_URL in the gateway's environment instead)",
     );
     expect(text).toContain("redis_host is ignored by this gateway (set REDIS_URL");
-    expect(text).toContain(
-      "guardrails is ignored by this gateway (guardrails are configured in litellm/guardrails/policy.yaml",
-    );
     expect(text).not.toContain("SECRET");
   });
 
@@ -602,6 +613,7 @@ guardrails: []
       expect.stringMatching(
         /^model_list\[0\]\.model_info in .*: supports_vision, description are ignored by this gateway/,
       ),
+      noPrice,
     ]);
   });
 
@@ -708,6 +720,8 @@ model_list:
       cooldownMs: 5_000,
       fallbacks: { general: ["claude"] },
       routingStrategy: "simple-shuffle",
+      tagFiltering: false,
+      tagMatchAny: true,
     });
     const both = load(`${groups}litellm_settings:
   num_retries: 4
@@ -720,6 +734,9 @@ router_settings:
   allowed_fails: 5
   cooldown_time: 0.5
   fallbacks: [{gpt-4o: [general]}]
+  routing_strategy: least-busy
+  enable_tag_filtering: true
+  tag_filtering_match_any: false
 `);
     expect(both.router).toEqual({
       numRetries: 0,
@@ -728,16 +745,44 @@ router_settings:
       allowedFails: 5,
       cooldownMs: 500,
       fallbacks: { "gpt-4o": ["general"] },
-      routingStrategy: "simple-shuffle",
+      routingStrategy: "least-busy",
+      tagFiltering: true,
+      tagMatchAny: false,
     });
   });
 
-  it("falls back to simple-shuffle with a warning for other routing strategies", () => {
-    const config = load("router_settings:\n  routing_strategy: latency-based-routing\n");
-    expect(config.router.routingStrategy).toBe("simple-shuffle");
+  it.each([
+    ["simple-shuffle", "simple-shuffle"],
+    ["least-busy", "least-busy"],
+    ["usage-based-routing", "usage-based-routing"],
+    ["usage-based-routing-v2", "usage-based-routing"],
+  ])("reads routing_strategy %s", (name, strategy) => {
+    const config = load(`router_settings:\n  routing_strategy: ${name}\n`);
+    expect(config.router.routingStrategy).toBe(strategy);
+    expect(config.warnings).toEqual([]);
+  });
+
+  it.each([
+    [
+      "latency-based-routing",
+      "is not implemented by this gateway (the gateway keeps no per-deployment latency",
+    ],
+    ["cost-based-routing", "is not implemented by this gateway (deployments of one model group"],
+    ["round-robin", "is not a routing strategy this gateway knows"],
+  ])("refuses routing_strategy %s at start-up, naming the file and key", (name, why) => {
+    const { error, path } = fail(`router_settings:\n  routing_strategy: ${name}\n`);
+    expect(error.message).toContain(`routing_strategy "${name}" ${why}`);
+    expect(error.message).toContain(
+      `; use one of simple-shuffle, least-busy, usage-based-routing, usage-based-routing-v2 at router_settings.routing_strategy in ${path} (line 2, column 3)`,
+    );
+  });
+
+  it("warns once when deployments carry tags but tag filtering is off (the tags would not route)", () => {
+    const config = load(`${local}      tags: [npu]\n`);
     expect(config.warnings).toEqual([
+      noPrice,
       expect.stringMatching(
-        /^router_settings\.routing_strategy in .* \(line 2, column 3\): routing_strategy "latency-based-routing" is not implemented; using simple-shuffle$/,
+        /^router_settings in .*: deployment\(s\) general-0 carry tags, but router_settings\.enable_tag_filtering is not true/,
       ),
     ]);
   });
@@ -824,6 +869,79 @@ describe("the shipped config files", () => {
       "GENERAL_2_API_BASE",
       "OPENAI_API_KEY",
       "ANTHROPIC_API_KEY",
+    ]);
+  });
+});
+
+describe("loadModelConfig: guardrails and prices", () => {
+  it("keeps the top-level guardrails list as raw data for the guardrails module, without a warning", () => {
+    const config = load(`guardrails:
+  - guardrail_name: pii-mask
+    litellm_params: { guardrail: presidio, mode: pre_call, pii_entities_config: { EMAIL_ADDRESS: MASK } }
+  - guardrail_name: injection
+    litellm_params: { guardrail: prompt_injection, mode: pre_call }
+`);
+    expect(config.guardrails).toEqual([
+      {
+        guardrail_name: "pii-mask",
+        litellm_params: {
+          guardrail: "presidio",
+          mode: "pre_call",
+          pii_entities_config: { EMAIL_ADDRESS: "MASK" },
+        },
+      },
+      { guardrail_name: "injection", litellm_params: { guardrail: "prompt_injection", mode: "pre_call" } },
+    ]);
+    expect(config.warnings).toEqual([]);
+  });
+
+  it("refuses a guardrails value that is not a list", () => {
+    const { error, path } = fail("guardrails: { pii: presidio }\n");
+    expect(error.message).toBe(
+      `expected a list of guardrails (each with guardrail_name and litellm_params), got a mapping at guardrails in ${path} (line 1, column 1)`,
+    );
+  });
+
+  it("prices a deployment by model_info.base_model when its own name is not a public model", () => {
+    const config = load(`model_list:
+  - model_name: a
+    litellm_params: { model: openai/my-gpt4o-deployment, api_base: 'http://h/v1' }
+    model_info: { base_model: openai/gpt-4o }
+`);
+    expect(config.deployments[0]?.baseModel).toBe("gpt-4o");
+    expect(config.warnings).toEqual([]);
+  });
+
+  it("does not warn about models with a list price or with prices set (0 for a free model)", () => {
+    const config = load(
+      `model_list:
+  - model_name: a
+    litellm_params: { model: openai/gpt-4o-2024-08-06, api_key: k1 }
+  - model_name: b
+    litellm_params: { model: anthropic/claude-sonnet-4-5, api_key: k2 }
+  - model_name: c
+    litellm_params: { model: openai/llama3, api_base: 'http://h/v1', input_cost_per_token: 0, output_cost_per_token: 0 }
+  - model_name: d
+    litellm_params: { model: openai/llama3, api_base: 'http://h/v1' }
+    model_info: { input_cost_per_token: 0.000001, output_cost_per_token: 0.000002 }
+`,
+    );
+    expect(config.warnings.filter((w) => w.includes("api_key is written"))).toHaveLength(2);
+    expect(config.warnings.filter((w) => w.includes("no price"))).toEqual([]);
+  });
+
+  it("warns once per unpriced deployment, naming each", () => {
+    const config = load(`model_list:
+  - model_name: a
+    litellm_params: { model: openai/llama3, api_base: 'http://h/v1' }
+  - model_name: a
+    litellm_params: { model: openai/qwen3, api_base: 'http://h2/v1', input_cost_per_token: 0.000001 }
+`);
+    expect(config.warnings).toEqual([
+      expect.stringMatching(
+        /^model_list\[0\] in .*: no price is known for openai\/llama3 \(model_name "a"\)/,
+      ),
+      expect.stringMatching(/^model_list\[1\] in .*: no price is known for openai\/qwen3 \(model_name "a"\)/),
     ]);
   });
 });

@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { LocalInvalidationBus } from "../../../../services/gateway/src/cache/local-bus.js";
 import { generateKey, hashKey, keyDisplayName } from "../../../../services/gateway/src/keys/key-material.js";
 import type { Store } from "../../../../services/gateway/src/store/index.js";
+import { openLimits } from "../../../helpers/limits.js";
 import { databasePerTest } from "../../../helpers/postgres.js";
+import { deleteKeys, uniquePrefix, waitFor } from "../../../helpers/redis.js";
 import { adminApp, call, ManualClock, openStore, spendRow } from "../store/harness.js";
 
 const DAY = 86_400_000;
@@ -11,7 +13,7 @@ const { cleanups, database, proxyTo, sqlClient } = databasePerTest();
 
 async function instance(url: string, options: Parameters<typeof openStore>[1] = {}) {
   const opened = await openStore(url, options);
-  const app = await adminApp(opened.store);
+  const app = await adminApp(opened);
   cleanups.push(
     () => opened.store.close(),
     () => app.close(),
@@ -165,5 +167,73 @@ describe("database outage", () => {
     proxy.restore();
     const fresh = await makeKey(app);
     expect((await store.keys.authenticate(fresh.key))?.keyHash).toBe(fresh.token);
+  });
+});
+
+describe("a database that hangs (packets dropped, nothing refused)", () => {
+  it("serves a known key from cache while the reload hangs, and answers an unknown key 503 after a bounded wait", async () => {
+    const db = await database();
+    const proxy = await proxyTo(db);
+    const { store, app } = await instance(db.urlVia(proxy.port), {
+      keyCache: { refreshAfterMs: 50, maxStaleMs: 100 },
+    });
+    const known = await makeKey(app);
+    const notYetSeen = await makeKey(app);
+    expect((await store.keys.authenticate(known.key))?.keyHash).toBe(known.token);
+    await sleep(150); // older than maxStaleMs: due for a refresh before answering
+
+    proxy.stall();
+    // Every call below resolves while the database still hangs (its query timeout is 15 s).
+    for (let i = 0; i < 3; i += 1) {
+      expect((await store.keys.authenticate(known.key))?.keyHash).toBe(known.token);
+    }
+    const refusal = await store.keys.authenticate(notYetSeen.key).catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ status: 503, code: "key_store_unreachable" });
+    expect((refusal as Error).message).toContain("key store (Postgres) is unreachable");
+
+    proxy.restore();
+    await waitFor("the held lookup to finish", async () => {
+      try {
+        return (await store.keys.authenticate(notYetSeen.key))?.keyHash === notYetSeen.token;
+      } catch {
+        return false;
+      }
+    });
+  }, 10_000);
+});
+
+describe("an instance cut off from Postgres", () => {
+  it("refuses a key revoked on another instance, and applies a lowered budget, from the message alone", async () => {
+    const db = await database();
+    const proxy = await proxyTo(db);
+    const prefix = uniquePrefix("partition");
+    const clock = new ManualClock();
+    const [busA, busB] = [await openLimits(clock, prefix), await openLimits(clock, prefix)];
+    cleanups.push(
+      () => deleteKeys(prefix),
+      () => busA.close(),
+      () => busB.close(),
+    );
+    const a = await instance(db.url, { bus: busA.bus, clock });
+    const b = await instance(db.urlVia(proxy.port), { bus: busB.bus, clock });
+    await call(a.app, "POST", "/user/new", { user_id: "cut-off", max_budget: 100 });
+    const { key, token } = await makeKey(a.app, { user_id: "cut-off" });
+    const other = await makeKey(a.app, { user_id: "cut-off" });
+    expect((await b.store.keys.authenticate(key))?.keyHash).toBe(token);
+    expect((await b.store.keys.authenticate(other.key))?.subjects[1]?.maxBudget).toBe(100);
+
+    proxy.cut();
+    await call(a.app, "POST", "/user/update", { user_id: "cut-off", max_budget: 5 });
+    await call(a.app, "POST", "/key/delete", { keys: [token] });
+    await waitFor(
+      "the revoked key refused on the cut-off instance",
+      () =>
+        b.store.keys.authenticate(key).then(
+          () => false,
+          (error: { status?: number }) => error.status === 401,
+        ),
+      2000,
+    );
+    expect((await b.store.keys.authenticate(other.key))?.subjects[1]?.maxBudget).toBe(5);
   });
 });

@@ -263,7 +263,7 @@ describe("POST /v1/chat/completions through the official openai client", () => {
     );
     expect(Number(requests?.[1])).toBeGreaterThanOrEqual(1);
     expect(text).toMatch(/^litellm_proxy_failed_requests_metric_total\{[^}]*exception_status="400"/m);
-    expect(text).toMatch(/^litellm_total_tokens_total\{[^}]*model="openai\/fake-model"\} \d+/m);
+    expect(text).toMatch(/^litellm_total_tokens_metric_total\{[^}]*model="openai\/fake-model"[^}]*\} \d+/m);
     expect(text).toMatch(/^litellm_llm_api_time_to_first_token_metric_count\{/m);
     expect(text).toMatch(/^litellm_overhead_latency_metric_bucket\{/m);
   });

@@ -10,7 +10,7 @@ const { cleanups, database, proxyTo, sqlClient } = databasePerTest();
 async function instance(url: string, options: Parameters<typeof openStore>[1] = {}) {
   const registry = new Registry();
   const opened = await openStore(url, { registry, ...options });
-  const app = await adminApp(opened.store);
+  const app = await adminApp(opened);
   cleanups.push(
     () => opened.store.close(),
     () => app.close(),

@@ -2,6 +2,9 @@
  * Shared pieces of the store tests: a controllable clock, a log that records lines, a store on a fresh
  * database, and a minimal fastify app with the auth plugin and the admin API.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { FastifyBaseLogger, FastifyError, FastifyInstance } from "fastify";
 import Fastify from "fastify";
 import { Registry } from "prom-client";
@@ -9,8 +12,10 @@ import { LocalInvalidationBus } from "../../../../services/gateway/src/cache/loc
 import type { InvalidationBus } from "../../../../services/gateway/src/cache/types.js";
 import { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
 import authPlugin from "../../../../services/gateway/src/plugins/auth.js";
+import { createAdminRoutes } from "../../../../services/gateway/src/routes/admin/index.js";
 import type { SpendLogRow } from "../../../../services/gateway/src/spend/types.js";
 import { createStore, type Store, type StoreOptions } from "../../../../services/gateway/src/store/index.js";
+import type { Clock } from "../../../../services/gateway/src/time/clock.js";
 
 export const MASTER_KEY = "sk-master-test-key-0123456789";
 
@@ -67,17 +72,22 @@ export async function openStore(
     clock,
     bus,
     log,
-    userDefaults,
     registry: new Registry(),
     startupTimeoutMs: 5000,
     flushIntervalMs: 100,
+    spoolDir: mkdtempSync(join(tmpdir(), "gw-spool-")),
     ...overrides,
   });
   return { store, clock, bus, log };
 }
 
-/** fastify with the auth plugin, the admin API and the gateway's error mapping (as app.ts does it). */
-export async function adminApp(store: Store): Promise<FastifyInstance> {
+/** fastify with the auth plugin, the admin API on `store` and the gateway's error mapping (as app.ts does it). */
+export async function adminApp(opened: {
+  store: Store;
+  clock: Clock;
+  bus: InvalidationBus;
+}): Promise<FastifyInstance> {
+  const { store, clock, bus } = opened;
   const app = Fastify();
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     const known =
@@ -89,7 +99,7 @@ export async function adminApp(store: Store): Promise<FastifyInstance> {
     return reply.code(known.status).headers(known.headers).send(known.toBody());
   });
   await app.register(authPlugin, { masterKey: MASTER_KEY, keys: store.keys });
-  await app.register(store.adminRoutes);
+  await app.register(createAdminRoutes({ pool: store.pool, clock, bus, userDefaults }));
   await app.ready();
   return app;
 }

@@ -40,6 +40,6 @@ describe("createStore", () => {
     const db = await database();
     const { store } = await openStore(db.url);
     await store.close();
-    await expect(store.close()).resolves.toBeUndefined();
+    await expect(store.close()).resolves.toMatchObject({ pending: 0 });
   });
 });

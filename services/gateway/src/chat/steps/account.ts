@@ -65,7 +65,7 @@ export function settle(
     status,
     deps.metrics,
     deps.spend,
-    deps.clock.now,
+    () => deps.clock.now(),
   );
   const promptTokens = usage?.prompt_tokens ?? call.promptEstimate;
   const completionTokens = usage?.completion_tokens ?? fallbackCompletionTokens;
@@ -75,6 +75,8 @@ export function settle(
     completion_tokens: completionTokens,
     total_tokens: promptTokens + completionTokens,
   };
+  // The deployment's tpm count (routing) gets the real figure instead of the estimate it was sent with.
+  deps.router.recordUsage(upstream, call.usage.total_tokens);
   return cost;
 }
 

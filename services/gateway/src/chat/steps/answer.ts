@@ -13,8 +13,9 @@ import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { UpstreamResponse } from "../../router/router.js";
 import { relaySse, type Usage } from "../../streaming/relay-sse.js";
+import { StreamText } from "../../streaming/stream-text.js";
 import type { CallContext, ChatDeps } from "../context.js";
-import type { GuardDecision } from "../hooks.js";
+import { type GuardDecision, observerHeaders } from "../hooks.js";
 import { CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE, finish, requestedModelLabel, settle } from "./account.js";
 
 /** Keeps a name or entity header-safe (they come from configuration, never from the client). */
@@ -40,6 +41,12 @@ export function decisionHeaders(decisions: readonly GuardDecision[]): Record<str
   };
 }
 
+/** A copy of a completion's first choice's `message` (what tracing records as the output). */
+function firstMessage(completion: unknown): unknown {
+  const message = (completion as { choices?: Array<{ message?: unknown }> }).choices?.[0]?.message;
+  return message === undefined ? undefined : structuredClone(message);
+}
+
 /** 502 for an upstream body that is not JSON. */
 const notJson = () =>
   new GatewayError(502, "The upstream answered with a body that is not valid JSON.", {
@@ -60,11 +67,13 @@ export async function answerJson(
   let completion: { usage?: Usage };
   try {
     text = await upstream.body.text();
+    call.firstByteAtEpoch = deps.clock.now();
     completion = JSON.parse(text) as { usage?: Usage };
   } catch (error) {
     if (call.abort.signal.aborted) throw error;
     throw notJson();
   }
+  if (deps.collectOutput) call.upstreamOutput = firstMessage(completion);
   if (deps.guard !== undefined) {
     try {
       const outcome = await deps.guard.checkOutput(call, completion);
@@ -75,6 +84,10 @@ export async function answerJson(
       throw error;
     }
     text = JSON.stringify(completion);
+  }
+  if (deps.collectOutput) {
+    call.output = firstMessage(completion);
+    if (deps.guard === undefined) call.upstreamOutput = undefined;
   }
   const cost = settle(call, deps, completion.usage, 0, 200);
   return reply
@@ -104,18 +117,24 @@ export async function answerStream(
     "x-request-id": request.id,
     "x-litellm-model-id": upstream.deployment.id,
     ...decisionHeaders(call.decisions),
+    ...observerHeaders(deps.observers, call),
   });
   const modelLabel = `${upstream.deployment.provider}/${upstream.deployment.upstreamModel}`;
   const outputGuard = deps.guard?.streamOutput(call);
+  const text = deps.collectOutput ? new StreamText() : undefined;
   const outcome = await relaySse(upstream.body, res, {
     stripUsage: call.body.stream_options?.include_usage !== true,
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),
-    onFirstChunk: () =>
+    ...(text === undefined ? {} : { onPayload: (payload: string) => text.add(payload) }),
+    onFirstChunk: () => {
+      call.firstByteAtEpoch = deps.clock.now();
       deps.metrics.timeToFirstToken.observe(
         { requested_model: requestedModelLabel(call), model: modelLabel },
         (performance.now() - call.startedAt) / 1000,
-      ),
+      );
+    },
   });
+  if (text !== undefined) call.output = text.value();
   if (!upstream.body.destroyed) upstream.body.destroy();
   call.decisions.push(...outcome.guardDecisions);
   const status = outcome.upstreamError

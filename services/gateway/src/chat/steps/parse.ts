@@ -18,6 +18,11 @@ function clientAbort(reply: FastifyReply): AbortController {
   return controller;
 }
 
+/** A single header value, or undefined when absent, empty or repeated. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
 /**
  * Validates the body and opens the call's context. Must run after authentication (`request.auth` set).
  * @throws GatewayError 400 `invalid_request_error` naming the first invalid field.
@@ -34,6 +39,8 @@ export function parse(request: FastifyRequest, reply: FastifyReply, clock: Clock
     startedAt,
     startedAtEpoch,
     body,
+    clientMessages: (request.body as { messages?: unknown }).messages,
+    sessionId: headerValue(request.headers["x-session-id"]),
     stream: body.stream === true,
     promptEstimate: estimatePromptTokens(body),
     completionEstimate: estimateCompletionTokens(body.max_completion_tokens ?? body.max_tokens),
@@ -45,5 +52,8 @@ export function parse(request: FastifyRequest, reply: FastifyReply, clock: Clock
     upstream: undefined,
     cost: 0,
     usage: undefined,
+    firstByteAtEpoch: undefined,
+    output: undefined,
+    upstreamOutput: undefined,
   };
 }

@@ -16,6 +16,8 @@ export async function send(call: CallContext, router: Router): Promise<UpstreamR
   const upstreamBody: ChatCompletionRequest = call.stream
     ? { ...body, stream_options: { ...body.stream_options, include_usage: true } }
     : body;
-  call.upstream = await router.send(body.model, upstreamBody, call.abort.signal);
+  call.upstream = await router.send(body.model, upstreamBody, call.abort.signal, {
+    estimatedTokens: call.promptEstimate + call.completionEstimate,
+  });
   return call.upstream;
 }

@@ -1,19 +1,35 @@
 /**
  * The admin API (master key only): LiteLLM's key and user management shapes plus the usage aggregates the
- * key console needs. A fastify plugin; register it after the auth plugin.
+ * key console needs. A fastify plugin; register it after the auth plugin. The gateway's assembly injects the
+ * store handles ({@link AdminContext}); without a database it registers {@link adminNeedsDatabase} instead.
  */
 import type { FastifyPluginAsync } from "fastify";
-import type { AdminContext } from "./context.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import { type AdminContext, adminRoute } from "./context.js";
 import { registerKeyRoutes } from "./keys.js";
 import { registerSpendRoutes } from "./spend.js";
 import { registerUserRoutes } from "./users.js";
 
 export type { AdminContext } from "./context.js";
 
+/** Every admin route, method and path. */
+export const ADMIN_ROUTES = [
+  ["POST", "/key/generate"],
+  ["POST", "/key/update"],
+  ["POST", "/key/delete"],
+  ["GET", "/key/info"],
+  ["GET", "/key/list"],
+  ["POST", "/user/new"],
+  ["GET", "/user/info"],
+  ["POST", "/user/update"],
+  ["GET", "/user/list"],
+  ["GET", "/spend/logs"],
+  ["GET", "/spend/usage"],
+] as const;
+
 /**
- * Builds the admin plugin: /key/generate, /key/update, /key/delete, /key/info, /key/list, /user/new,
- * /user/info, /user/update, /user/list, /spend/logs, /spend/usage. Every handler refuses callers without
- * the master key (401) or with a virtual key (403); malformed input is 400 naming the field.
+ * Builds the admin plugin: the {@link ADMIN_ROUTES}. Every handler refuses callers without the master key (401)
+ * or with a virtual key (403); malformed input is 400 naming the field; a database outage is 503.
  */
 export function createAdminRoutes(context: AdminContext): FastifyPluginAsync {
   return async (app) => {
@@ -22,3 +38,19 @@ export function createAdminRoutes(context: AdminContext): FastifyPluginAsync {
     registerSpendRoutes(app, context);
   };
 }
+
+/**
+ * The admin plugin of a gateway without DATABASE_URL: the same {@link ADMIN_ROUTES} (master key still
+ * required), each answering 501 `database_not_configured` saying the admin API needs DATABASE_URL.
+ */
+export const adminNeedsDatabase: FastifyPluginAsync = async (app) => {
+  for (const [method, url] of ADMIN_ROUTES) {
+    adminRoute(app, method, url, async () => {
+      throw new GatewayError(
+        501,
+        `${method} ${url} needs DATABASE_URL: the admin API keeps keys, users and spend in Postgres, and this gateway runs without one (only the master key works).`,
+        { type: "server_error", code: "database_not_configured" },
+      );
+    });
+  }
+};

@@ -23,7 +23,7 @@ import {
 } from "../../keys/repository.js";
 import { afterDuration } from "../../users/budget-period.js";
 import { findUser } from "../../users/repository.js";
-import { type AdminContext, adminRoute, invalidate } from "./context.js";
+import { type AdminContext, adminRoute, publishChanges } from "./context.js";
 import {
   duration,
   identifier,
@@ -37,7 +37,7 @@ import {
   queryBoolean,
 } from "./validation.js";
 
-/** Default key lifetime (DESIGN.md §3, SPEC.md §8). */
+/** Default key lifetime when /key/generate gives no `duration`: 90 days. */
 export const DEFAULT_KEY_DURATION = "90d";
 
 const keyFields = {
@@ -207,7 +207,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
       );
     });
     if (updated === null) throw notFound("No key with that value or hash.", "key");
-    await invalidate(context, { keys: [token] });
+    await publishChanges(context, { keys: [updated] });
     return { key: token, ...presentKey(updated, now) };
   });
 
@@ -216,9 +216,10 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
     const tokens = [...new Set(body.keys.map(toKeyHash))];
     const revoked = await revokeKeys(pool, tokens, clock.now());
     if (revoked.length === 0) throw notFound("None of the given keys exists.", "keys");
-    await invalidate(context, { keys: revoked });
-    request.log.info({ keyHashes: revoked.map((t) => t.slice(0, 12)) }, "virtual keys revoked");
-    return { deleted_keys: revoked };
+    await publishChanges(context, { keys: revoked });
+    const hashes = revoked.map((k) => k.token);
+    request.log.info({ keyHashes: hashes.map((t) => t.slice(0, 12)) }, "virtual keys revoked");
+    return { deleted_keys: hashes };
   });
 
   adminRoute(app, "GET", "/key/info", async (request) => {

@@ -14,11 +14,18 @@ import { identifier, pageSize, parse } from "./validation.js";
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
 
-/** `YYYY-MM-DD` (a UTC day) or an ISO 8601 time; becomes epoch ms. */
+/** Earliest and latest instants a date parameter may name (Postgres `timestamptz` takes years 4713 BC–294276). */
+const FIRST_DAY = Date.UTC(1970, 0, 1);
+const LAST_DAY = Date.UTC(9999, 11, 31);
+
+/** `YYYY-MM-DD` (a UTC day) or an ISO 8601 time between 1970-01-01 and 9999-12-31; becomes epoch ms. */
 const dateParam = z
   .string()
   .refine((v) => !Number.isNaN(Date.parse(v)), {
     message: "expected a date (YYYY-MM-DD) or an ISO 8601 time",
+  })
+  .refine((v) => Date.parse(v) >= FIRST_DAY && Date.parse(v) <= LAST_DAY, {
+    message: "expected a date between 1970-01-01 and 9999-12-31",
   })
   .optional();
 
@@ -43,9 +50,11 @@ const usageQuery = z
 
 /** Start of a range: the given instant, or the start of the given UTC day. */
 const rangeStart = (v: string | undefined) => (v === undefined ? undefined : Date.parse(v));
-/** End of a range, exclusive: the given instant, or the end of the given UTC day. */
+/** End of a range, exclusive: the given instant, or the end of the given UTC day (at most the end of 9999). */
 const rangeEnd = (v: string | undefined) =>
-  v === undefined ? undefined : Date.parse(v) + (DATE_ONLY.test(v) ? DAY_MS : 0);
+  v === undefined
+    ? undefined
+    : Math.min(Date.parse(v) + (DATE_ONLY.test(v) ? DAY_MS : 0), LAST_DAY + DAY_MS - 1);
 
 /** Registers /spend/logs and /spend/usage. */
 export function registerSpendRoutes(app: FastifyInstance, context: AdminContext): void {

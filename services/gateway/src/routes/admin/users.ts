@@ -3,7 +3,8 @@
  * BerriAI/litellm): /user/new, /user/info, /user/update, /user/list.
  *
  * `/user/new` is idempotent provisioning: for a `user_id` that exists it answers 200 with the stored user,
- * unchanged, and `created: false` (the console provisions on every first visit; a repeat must never reset a
+ * unchanged, `created: false` and a `message` saying nothing changed, naming each requested limit that
+ * differs from the stored one (the console provisions on every first visit; a repeat must never reset a
  * budget an administrator raised, nor the spend). Changes go through `/user/update`.
  */
 import { randomUUID } from "node:crypto";
@@ -11,9 +12,9 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { presentKey } from "../../keys/records.js";
 import { listKeys } from "../../keys/repository.js";
-import { presentUser } from "../../users/records.js";
+import { presentUser, type UserRecord } from "../../users/records.js";
 import { findUser, insertUserIfAbsent, listUsers, updateUser } from "../../users/repository.js";
-import { type AdminContext, adminRoute, invalidate } from "./context.js";
+import { type AdminContext, adminRoute, publishChanges } from "./context.js";
 import {
   identifier,
   limitFields,
@@ -40,6 +41,33 @@ const listQuery = z.object({ page: pageNumber(1), page_size: pageSize(25, 100) }
 const orDefault = <T>(value: T | null | undefined, fallback: T): T | null =>
   value === undefined ? fallback : value;
 
+/** The fields of a /user/new body and the stored user's values they are compared with. */
+const COMPARED = {
+  max_budget: (u: UserRecord) => u.maxBudget,
+  budget_duration: (u: UserRecord) => u.budgetDuration,
+  tpm_limit: (u: UserRecord) => u.tpmLimit,
+  rpm_limit: (u: UserRecord) => u.rpmLimit,
+  user_email: (u: UserRecord) => u.userEmail,
+  user_role: (u: UserRecord) => u.userRole,
+} as const;
+
+/** What /user/new says for a user that exists: nothing changed, which requested values differ, and how to change them. */
+function unchangedMessage(user: UserRecord, body: z.infer<typeof newSchema>): string {
+  const differences = Object.entries(COMPARED)
+    .filter(([field, stored]) => {
+      const requested = body[field as keyof typeof COMPARED];
+      return requested !== undefined && requested !== stored(user);
+    })
+    .map(([field, stored]) => {
+      const requested = body[field as keyof typeof COMPARED];
+      return `${field}: stored ${JSON.stringify(stored(user))}, requested ${JSON.stringify(requested)}`;
+    });
+  const base = `User "${user.userId}" already exists; /user/new changed nothing`;
+  return differences.length === 0
+    ? `${base}.`
+    : `${base} (${differences.join("; ")}). To change them, call POST /user/update with the user_id and the new values.`;
+}
+
 /** Registers the /user/* routes. */
 export function registerUserRoutes(app: FastifyInstance, context: AdminContext): void {
   const { pool, clock, userDefaults } = context;
@@ -61,8 +89,11 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
       },
       now,
     );
-    if (created) request.log.info({ userId: user.userId }, "user created");
-    return { ...presentUser(user, now), created };
+    if (created) {
+      request.log.info({ userId: user.userId }, "user created");
+      return { ...presentUser(user, now), created };
+    }
+    return { ...presentUser(user, now), created, message: unchangedMessage(user, body) };
   });
 
   adminRoute(app, "GET", "/user/info", async (request) => {
@@ -89,7 +120,7 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
       now,
     );
     if (user === null) throw notFound(`No user with user_id "${userId}".`, "user_id");
-    await invalidate(context, { userId });
+    await publishChanges(context, { user });
     return presentUser(user, now);
   });
 

@@ -6,10 +6,44 @@ import { GatewayError, invalidRequest } from "../../errors/gateway-error.js";
 import { isDuration } from "../../users/budget-period.js";
 
 /**
- * Parses `data` with `schema`.
- * @throws GatewayError 400 whose `param` is the first invalid field's path (`max_budget`, `keys.0`).
+ * The path (`metadata.note`, `models.2`) of the first string, or object key, in `data` that holds a NUL
+ * character (U+0000), or undefined. Postgres stores neither in `text` nor in `jsonb`.
+ */
+export function nulCharacterAt(data: unknown, path: string[] = []): string[] | undefined {
+  if (typeof data === "string") return data.includes("\u0000") ? path : undefined;
+  if (Array.isArray(data)) {
+    for (let i = 0; i < data.length; i += 1) {
+      const found = nulCharacterAt(data[i], [...path, String(i)]);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof data === "object" && data !== null) {
+    for (const [key, value] of Object.entries(data)) {
+      if (key.includes("\u0000")) return [...path, key.replaceAll("\u0000", "\\u0000")];
+      const found = nulCharacterAt(value, [...path, key]);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Parses `data` (a body or a query string) with `schema`.
+ * @throws GatewayError 400 whose `param` is the first invalid field's path (`max_budget`, `keys.0`); a NUL
+ *   character anywhere (value or key) is refused before the schema runs, naming its path.
  */
 export function parse<T>(schema: z.ZodType<T>, data: unknown): T {
+  const nul = nulCharacterAt(data);
+  if (nul !== undefined) {
+    const path = nul.join(".");
+    throw invalidRequest(
+      path === ""
+        ? "Invalid request: NUL characters (\\u0000) are not accepted."
+        : `Invalid ${path}: NUL characters (\\u0000) are not accepted.`,
+      path || null,
+    );
+  }
   const result = schema.safeParse(data ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -13,8 +13,9 @@ let app: FastifyInstance;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  ({ store, clock } = await openStore(db.url));
-  app = await adminApp(store);
+  const opened = await openStore(db.url);
+  ({ store, clock } = opened);
+  app = await adminApp(opened);
 });
 
 afterAll(async () => {

@@ -4,8 +4,8 @@
  * llama.cpp server, Docker Model Runner, and Anthropic's OpenAI SDK compatibility endpoint
  * (`https://api.anthropic.com/v1/`, docs.anthropic.com "OpenAI SDK compatibility").
  */
-import type { Deployment, ProviderName } from "../config/types.js";
-import type { ProviderAdapter, UpstreamRequest } from "./provider.js";
+import type { Deployment, ProviderName } from "../../config/types.js";
+import type { ProviderAdapter, UpstreamRequest } from "../types.js";
 
 interface Target {
   origin: string;
@@ -43,3 +43,19 @@ export function openAICompatible(provider: ProviderName): ProviderAdapter {
     },
   };
 }
+
+/**
+ * LiteLLM provider prefixes whose servers speak OpenAI's API: the config loader suggests registering them as
+ * `openai/<model>` with their `api_base` (LiteLLM docs, providers/openai_compatible.md).
+ */
+export const openAICompatiblePrefixes: ReadonlySet<string> = new Set([
+  "ollama",
+  "ollama_chat",
+  "hosted_vllm",
+  "vllm",
+  "llamafile",
+  "lm_studio",
+  "openai_like",
+  "text-completion-openai",
+  "docker_model_runner",
+]);

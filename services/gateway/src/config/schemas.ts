@@ -1,0 +1,65 @@
+/**
+ * Schemas of the config keys the gateway reads (the key sets in litellm-keys.ts decide which keys exist).
+ * Units are the file's: seconds for timeouts, USD per token for costs.
+ */
+import { z } from "zod";
+
+/** Accepts numbers, and numeric strings (a value that came from an `os.environ/VAR` reference). */
+const numeric = <T extends z.ZodNumber>(schema: T) =>
+  z.preprocess(
+    (v) => (typeof v === "string" && /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(v) ? Number(v) : v),
+    schema,
+  );
+const seconds = z.number().positive();
+const count = z.number().int().nonnegative();
+const fallbackList = z.array(z.record(z.string(), z.array(z.string())));
+const tags = z.array(z.string().min(1));
+
+/** `model_list[].litellm_params`. */
+export const litellmParamsSchema = z.object({
+  model: z.string().min(1),
+  api_base: z.string().min(1).optional(),
+  api_key: z.string().optional(),
+  rpm: numeric(count).optional(),
+  tpm: numeric(count).optional(),
+  input_cost_per_token: numeric(z.number().nonnegative()).optional(),
+  output_cost_per_token: numeric(z.number().nonnegative()).optional(),
+  timeout: numeric(seconds).optional(),
+  stream_timeout: numeric(seconds).optional(),
+  weight: numeric(z.number().positive()).optional(),
+  tags: tags.optional(),
+});
+
+/** `model_list[].model_info` (the keys the gateway reads; the mapping is open). */
+export const modelInfoSchema = z.object({
+  id: z.union([z.string().min(1), z.number()]).optional(),
+  tags: tags.optional(),
+  mode: z.string().optional(),
+  base_model: z.string().optional(),
+  input_cost_per_token: z.number().nonnegative().optional(),
+  output_cost_per_token: z.number().nonnegative().optional(),
+});
+
+/** `litellm_settings`. */
+export const litellmSettingsSchema = z.object({
+  num_retries: count.optional(),
+  request_timeout: seconds.optional(),
+  allowed_fails: count.optional(),
+  fallbacks: fallbackList.optional(),
+});
+
+/** `router_settings`. */
+export const routerSettingsSchema = z.object({
+  routing_strategy: z.string().optional(),
+  num_retries: count.optional(),
+  timeout: seconds.optional(),
+  stream_timeout: seconds.optional(),
+  allowed_fails: count.optional(),
+  cooldown_time: z.number().nonnegative().optional(),
+  fallbacks: fallbackList.optional(),
+  enable_tag_filtering: z.boolean().optional(),
+  tag_filtering_match_any: z.boolean().optional(),
+});
+
+/** `general_settings`. */
+export const generalSettingsSchema = z.object({ master_key: z.string().min(1).optional() });

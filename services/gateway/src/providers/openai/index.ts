@@ -1,0 +1,37 @@
+/**
+ * OpenAI (`openai/<model>` in `litellm_params.model`): the public API at https://api.openai.com/v1 with
+ * OPENAI_API_KEY, or any OpenAI-compatible server given as `api_base` (vLLM, Ollama's /v1, llama.cpp).
+ *
+ * Prices: OpenAI's pricing page (platform.openai.com/docs/pricing) as republished in March 2026, checked on
+ * 2026-11-23; standard tier, USD per million tokens, no cached-input or batch discount.
+ */
+import { openAICompatible } from "../openai-compatible/adapter.js";
+import { type ProviderFacts, perMillion } from "../types.js";
+
+export const openai: ProviderFacts = {
+  name: "openai",
+  defaultApiBase: "https://api.openai.com/v1",
+  keyEnv: "OPENAI_API_KEY",
+  adapter: openAICompatible("openai"),
+  prices: {
+    "gpt-5.4": perMillion(2.5, 15),
+    "gpt-5.1": perMillion(1.25, 10),
+    "gpt-5-pro": perMillion(15, 120),
+    "gpt-5-mini": perMillion(0.25, 2),
+    "gpt-5-nano": perMillion(0.05, 0.4),
+    "gpt-5": perMillion(1.25, 10),
+    "gpt-4.1-nano": perMillion(0.1, 0.4),
+    "gpt-4.1-mini": perMillion(0.4, 1.6),
+    "gpt-4.1": perMillion(2, 8),
+    "gpt-4o-mini": perMillion(0.15, 0.6),
+    "gpt-4o": perMillion(2.5, 10),
+    "gpt-4-turbo": perMillion(10, 30),
+    "gpt-3.5-turbo": perMillion(0.5, 1.5),
+    "o4-mini": perMillion(1.1, 4.4),
+    "o3-mini": perMillion(1.1, 4.4),
+    "o3-pro": perMillion(20, 80),
+    o3: perMillion(2, 8),
+    "o1-mini": perMillion(1.1, 4.4),
+    o1: perMillion(15, 60),
+  },
+};

@@ -1,0 +1,58 @@
+/**
+ * What the gateway knows about one upstream API family, in one place per provider
+ * (`providers/<provider>/index.ts`): its name, where its public API lives, which environment variable holds
+ * its key, how to call it, and its list prices. One adapter per family behind one small interface (the
+ * layout of Portkey's gateway): the router asks the deployment's adapter how to call it, then sends the
+ * request itself.
+ */
+import type { Deployment, ProviderName } from "../config/types.js";
+
+/** An HTTP request to an upstream, ready for undici. */
+export interface UpstreamRequest {
+  /** Scheme, host and port, e.g. `https://api.openai.com`. */
+  origin: string;
+  /** Path with any base path, e.g. `/v1/chat/completions`. */
+  path: string;
+  headers: Record<string, string>;
+  /** JSON body. */
+  body: string;
+}
+
+/** Builds upstream calls for one provider. */
+export interface ProviderAdapter {
+  readonly provider: ProviderName;
+  /**
+   * Builds the upstream call for an OpenAI-format chat completion.
+   * @param body the client's request with `model` already set to the deployment's upstream model.
+   */
+  chatCompletions(deployment: Deployment, body: Record<string, unknown>): UpstreamRequest;
+}
+
+/** USD per token. */
+export interface Price {
+  input: number;
+  output: number;
+}
+
+/** USD per token from the per-million-token figures providers publish. */
+export const perMillion = (input: number, output: number): Price => ({
+  input: input / 1e6,
+  output: output / 1e6,
+});
+
+/** The facts of one provider. */
+export interface ProviderFacts {
+  /** The `litellm_params.model` prefix, e.g. `openai` in `openai/gpt-4o`. */
+  name: ProviderName;
+  /** Base URL used when an entry has no `api_base` (ends before `/chat/completions`, no trailing slash). */
+  defaultApiBase: string;
+  /** Environment variable holding the key for the public API (LiteLLM's convention), e.g. OPENAI_API_KEY. */
+  keyEnv: string;
+  /** How to call it. */
+  adapter: ProviderAdapter;
+  /**
+   * List prices by upstream model name prefix (longest prefix wins, so a dated snapshot such as
+   * `gpt-4o-2024-08-06` matches `gpt-4o`), USD per token.
+   */
+  prices: Readonly<Record<string, Price>>;
+}

@@ -1,0 +1,110 @@
+/**
+ * The tracer as a chat-path observer: turns a finished call (its `CallContext` and `CallResult`) into a
+ * `CallTrace` and queues it, and names the trace in the response's `x-trace-id` header. The trace id is the
+ * request id's 32 hex digits, so `x-request-id`, logs and the trace viewer agree.
+ *
+ * Session: the client's conversation id from the `x-session-id` header (the chat sends LibreChat's
+ * conversation id there), or `metadata.session_id` in the body (LiteLLM's Langfuse convention). Tags: the
+ * model alias plus the request's `metadata.tags` strings.
+ */
+import type { CallContext } from "../chat/context.js";
+import type { CallObserver, CallResult } from "../chat/hooks.js";
+import { type CallTrace, traceIdFor } from "./call-trace.js";
+import type { CallTracer } from "./langfuse-tracer.js";
+import type { CaptureContent } from "./settings.js";
+
+/** Request fields recorded as the generation's model parameters (OpenAI chat completion request names). */
+const MODEL_PARAMETERS = [
+  "temperature",
+  "top_p",
+  "max_tokens",
+  "max_completion_tokens",
+  "presence_penalty",
+  "frequency_penalty",
+  "seed",
+  "n",
+  "stream",
+  "tool_choice",
+  "reasoning_effort",
+] as const;
+
+const MAX_TAGS = 20;
+const MAX_TAG_CHARS = 64;
+
+/** Creates the observer; with `capture` "none" the answer's content is not collected. */
+export function tracingObserver(tracer: CallTracer, capture: CaptureContent): CallObserver {
+  return {
+    wantsOutput: capture !== "none",
+    responseHeaders: (call) => ({ "x-trace-id": traceIdFor(call.requestId) }),
+    onCallFinished(call, result) {
+      tracer.record(callTrace(call, result));
+    },
+  };
+}
+
+/** The trace facts of a finished call. */
+export function callTrace(call: CallContext, result: CallResult): CallTrace {
+  const body = call.body as Record<string, unknown> & { metadata?: Record<string, unknown> };
+  const modelParameters: CallTrace["modelParameters"] = {};
+  for (const name of MODEL_PARAMETERS) {
+    const value = body[name];
+    if (typeof value === "number" || typeof value === "boolean") modelParameters[name] = value;
+    else if (typeof value === "string") modelParameters[name] = value;
+  }
+  const tags = [call.model ?? "unknown"];
+  const requested = body.metadata?.tags;
+  if (Array.isArray(requested)) {
+    for (const tag of requested) {
+      if (typeof tag === "string" && tags.length < MAX_TAGS) tags.push(tag.slice(0, MAX_TAG_CHARS));
+    }
+  }
+  const auth = call.auth;
+  const deployment = result.deployment;
+  const usage = result.usage;
+  return {
+    traceId: traceIdFor(call.requestId),
+    requestId: call.requestId,
+    startTime: call.startedAtEpoch,
+    endTime: call.startedAtEpoch + result.durationMs,
+    ...(auth.kind === "virtual" && auth.userId ? { userId: auth.userId } : {}),
+    ...(auth.kind === "virtual" && auth.keyAlias ? { keyAlias: auth.keyAlias } : {}),
+    ...sessionOf(call),
+    tags,
+    requestedModel: call.model ?? "unknown",
+    ...(deployment
+      ? { model: `${deployment.provider}/${deployment.upstreamModel}`, deploymentId: deployment.id }
+      : {}),
+    modelParameters,
+    stream: call.stream,
+    input: { original: call.clientMessages, sent: call.body.messages },
+    ...(call.output === undefined && call.upstreamOutput === undefined
+      ? {}
+      : { output: { upstream: call.upstreamOutput ?? call.output, returned: call.output } }),
+    ...(usage
+      ? { usage: { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens } }
+      : {}),
+    ...(deployment ? { costUsd: result.cost } : {}),
+    ...(call.firstByteAtEpoch === undefined ? {} : { completionStartTime: call.firstByteAtEpoch }),
+    status: result.status,
+    ...(result.errorType === undefined
+      ? {}
+      : { errorType: result.errorType, errorMessage: result.errorType }),
+    guardrails: call.decisions.map((d) => ({
+      name: d.guardrail,
+      hook: d.hook,
+      action: d.action,
+      mode: d.mode,
+      latencyMs: d.latencyMs,
+      ...(d.entities ? { entities: d.entities } : {}),
+      ...(d.score === undefined ? {} : { score: d.score }),
+      ...(d.detail === undefined ? {} : { detail: d.detail }),
+    })),
+  };
+}
+
+function sessionOf(call: CallContext): { sessionId?: string } {
+  const fromHeader = call.sessionId;
+  const fromBody = (call.body as { metadata?: { session_id?: unknown } }).metadata?.session_id;
+  const id = fromHeader ?? (typeof fromBody === "string" ? fromBody : undefined);
+  return id ? { sessionId: id.slice(0, 200) } : {};
+}

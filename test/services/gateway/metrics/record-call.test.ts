@@ -1,0 +1,149 @@
+/**
+ * recordCallMetrics: one finished call's facts into LiteLLM-named series, read back from the registry's text
+ * exposition (what Prometheus scrapes).
+ */
+import { describe, expect, it } from "vitest";
+import type { Deployment } from "../../../../services/gateway/src/config/types.js";
+import { createMetrics, type GatewayMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
+import {
+  type CallMetricFacts,
+  recordCallMetrics,
+} from "../../../../services/gateway/src/metrics/record-call.js";
+import { keySubject, userSubject } from "../limits/subjects.js";
+
+const deployment: Deployment = {
+  id: "dep-1",
+  modelName: "general",
+  provider: "openai",
+  upstreamModel: "gpt-x",
+  apiBase: "http://upstream.local/v1",
+  tags: [],
+  created: 0,
+};
+
+const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
+const KEY = "ab".repeat(32);
+
+function facts(extra: Partial<CallMetricFacts> = {}): CallMetricFacts {
+  return {
+    caller: { hashed_api_key: KEY, api_key_alias: "ci", user: "alice" },
+    subjects: [],
+    requestedModel: "general",
+    deployment,
+    promptTokens: 11,
+    completionTokens: 7,
+    totalTokens: 18,
+    cost: 0.25,
+    totalMs: 1500,
+    upstreamMs: 1400,
+    nowEpochMs: NOW,
+    ...extra,
+  };
+}
+
+/** The value of the one sample of `name` whose labels include `labels`, or undefined. */
+async function sample(m: GatewayMetrics, name: string, labels: Record<string, string> = {}) {
+  const text = await m.registry.metrics();
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) {
+      return Number(line.slice(line.lastIndexOf(" ") + 1).replace("Inf", "Infinity"));
+    }
+  }
+  return undefined;
+}
+
+describe("recordCallMetrics", () => {
+  it("counts tokens under LiteLLM's current names with requested_model, model and model_id", async () => {
+    const m = createMetrics();
+    recordCallMetrics(m, facts());
+    recordCallMetrics(m, facts());
+    const labels = {
+      requested_model: "general",
+      model: "openai/gpt-x",
+      model_id: "dep-1",
+      api_key_alias: "ci",
+    };
+    expect(await sample(m, "litellm_total_tokens_metric_total", labels)).toBe(36);
+    expect(await sample(m, "litellm_input_tokens_metric_total", labels)).toBe(22);
+    expect(await sample(m, "litellm_output_tokens_metric_total", labels)).toBe(14);
+    expect(await sample(m, "litellm_spend_metric_total", { user: "alice", model: "openai/gpt-x" })).toBe(0.5);
+    expect(await sample(m, "litellm_overhead_latency_metric_sum", { model_group: "general" })).toBeCloseTo(
+      0.2,
+    );
+  });
+
+  it("reports key and user budgets as max, remaining (spend read with the key + this call) and hours to reset", async () => {
+    const m = createMetrics();
+    const key = keySubject({ id: KEY, maxBudget: 10, spend: 8.5, budgetResetAt: NOW + 36 * 3_600_000 });
+    const user = userSubject({ id: "alice", maxBudget: 20, spend: 19 });
+    recordCallMetrics(m, facts({ subjects: [key, user] }));
+    const keyLabels = { hashed_api_key: KEY, api_key_alias: "ci" };
+    expect(await sample(m, "litellm_api_key_max_budget_metric", keyLabels)).toBe(10);
+    expect(await sample(m, "litellm_remaining_api_key_budget_metric", keyLabels)).toBeCloseTo(1.25);
+    expect(await sample(m, "litellm_api_key_budget_remaining_hours_metric", keyLabels)).toBe(36);
+    expect(await sample(m, "litellm_user_max_budget_metric", { user: "alice" })).toBe(20);
+    expect(await sample(m, "litellm_remaining_user_budget_metric", { user: "alice" })).toBeCloseTo(0.75);
+    // A lifetime budget has no reset countdown.
+    expect(await sample(m, "litellm_user_budget_remaining_hours_metric", { user: "alice" })).toBeUndefined();
+  });
+
+  it("reports +Inf for a subject without a budget, as LiteLLM does", async () => {
+    const m = createMetrics();
+    recordCallMetrics(m, facts({ subjects: [keySubject({ id: KEY })] }));
+    expect(await sample(m, "litellm_api_key_max_budget_metric", { hashed_api_key: KEY })).toBe(
+      Number.POSITIVE_INFINITY,
+    );
+    expect(await sample(m, "litellm_remaining_api_key_budget_metric", { hashed_api_key: KEY })).toBe(
+      Number.POSITIVE_INFINITY,
+    );
+  });
+
+  it("sets no budget series for the master key", async () => {
+    const m = createMetrics();
+    recordCallMetrics(m, facts({ caller: { hashed_api_key: "master_key", api_key_alias: "", user: "" } }));
+    const text = await m.registry.metrics();
+    expect(text).not.toMatch(
+      /^litellm_(remaining_api_key_budget|api_key_max_budget|user_max_budget)_metric\{/m,
+    );
+  });
+
+  it("takes the upstream's x-ratelimit-remaining-* headers and ignores values that are not numbers", async () => {
+    const m = createMetrics();
+    recordCallMetrics(
+      m,
+      facts({
+        upstreamHeaders: {
+          "x-ratelimit-remaining-requests": "499",
+          "x-ratelimit-remaining-tokens": "149000",
+        },
+      }),
+    );
+    const labels = {
+      model_group: "general",
+      api_provider: "openai",
+      litellm_model_name: "gpt-x",
+      model_id: "dep-1",
+    };
+    expect(await sample(m, "litellm_remaining_requests_metric", labels)).toBe(499);
+    expect(await sample(m, "litellm_remaining_tokens_metric", labels)).toBe(149000);
+
+    recordCallMetrics(m, facts({ upstreamHeaders: { "x-ratelimit-remaining-requests": "lots" } }));
+    expect(await sample(m, "litellm_remaining_requests_metric", labels)).toBe(499);
+  });
+
+  it("creates the deployment's state series at 0 without lowering a state the router raised", async () => {
+    const m = createMetrics();
+    const labels = {
+      litellm_model_name: "gpt-x",
+      model_id: "dep-1",
+      api_base: deployment.apiBase,
+      api_provider: "openai",
+    };
+    recordCallMetrics(m, facts());
+    expect(await sample(m, "litellm_deployment_state", { model_id: "dep-1" })).toBe(0);
+    m.deploymentState.set(labels, 2);
+    recordCallMetrics(m, facts());
+    expect(await sample(m, "litellm_deployment_state", { model_id: "dep-1" })).toBe(2);
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Client mistakes on the admin API are 400s naming the field, before Postgres sees them (NUL characters,
+ * dates out of range); a repeated /user/new says it changed nothing; a Postgres outage is 503, not 500.
+ */
+import type { FastifyInstance } from "fastify";
+import { describe, expect, it } from "vitest";
+import { databasePerTest } from "../../../../helpers/postgres.js";
+import { adminApp, call, openStore } from "../../store/harness.js";
+
+const { cleanups, database, proxyTo } = databasePerTest();
+
+async function admin(url?: string): Promise<FastifyInstance> {
+  const opened = await openStore(url ?? (await database()).url);
+  const app = await adminApp(opened);
+  cleanups.push(
+    () => opened.store.close(),
+    () => app.close(),
+  );
+  return app;
+}
+
+const NUL = "\u0000";
+
+describe("NUL characters", () => {
+  it("are refused with 400 naming the field, in bodies (values and keys) and query strings", async () => {
+    const app = await admin();
+    expect((await call(app, "POST", "/user/new", { user_id: "ok" })).status).toBe(200);
+    const cases: Array<[string, string, unknown, string]> = [
+      ["POST", "/user/new", { user_id: `a${NUL}b` }, "user_id"],
+      ["POST", "/user/new", { user_id: "u1", user_email: `x${NUL}@example.com` }, "user_email"],
+      ["POST", "/user/new", { user_id: "u2", metadata: { team: { name: `t${NUL}` } } }, "metadata.team.name"],
+      ["POST", "/key/generate", { key_alias: `alias${NUL}` }, "key_alias"],
+      ["POST", "/key/generate", { models: ["general", `gpt${NUL}`] }, "models.1"],
+      ["POST", "/key/generate", { metadata: { [`k${NUL}`]: 1 } }, "metadata.k\\u0000"],
+      ["GET", "/user/info?user_id=a%00b", undefined, "user_id"],
+      ["GET", "/key/list?key_alias=%00", undefined, "key_alias"],
+      ["GET", "/spend/logs?user_id=x%00", undefined, "user_id"],
+    ];
+    for (const [method, url, body, param] of cases) {
+      const res = await call(app, method as "GET" | "POST", url, body);
+      expect({ url, param, status: res.status }).toEqual({ url, param, status: 400 });
+      expect(res.body.error).toMatchObject({ type: "invalid_request_error", param });
+      expect(res.body.error.message).toContain("NUL");
+    }
+  });
+});
+
+describe("/spend/logs dates", () => {
+  it("refuses a date Postgres cannot store with 400 naming the field", async () => {
+    const app = await admin();
+    for (const [query, param] of [
+      ["start_date=275760-09-13", "start_date"],
+      ["end_date=%2B275760-09-13", "end_date"],
+      ["start_date=0001-01-01", "start_date"],
+    ] as const) {
+      const res = await call(app, "GET", `/spend/logs?${query}`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ type: "invalid_request_error", param });
+    }
+    expect((await call(app, "GET", "/spend/logs?start_date=2026-01-01&end_date=9999-12-31")).status).toBe(
+      200,
+    );
+  });
+});
+
+describe("/user/new for a user that exists", () => {
+  it("changes nothing and says so, naming the limits that differ and /user/update", async () => {
+    const app = await admin();
+    await call(app, "POST", "/user/new", { user_id: "carol", max_budget: 10, rpm_limit: 5 });
+    const again = await call(app, "POST", "/user/new", { user_id: "carol", max_budget: 20, rpm_limit: 5 });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ created: false, max_budget: 10 });
+    expect(again.body.message).toContain("changed nothing");
+    expect(again.body.message).toContain("max_budget: stored 10, requested 20");
+    expect(again.body.message).not.toContain("rpm_limit");
+    expect(again.body.message).toContain("/user/update");
+  });
+});
+
+describe("Postgres outage", () => {
+  it("answers admin calls 503 database_unavailable, not 500", async () => {
+    const db = await database();
+    const proxy = await proxyTo(db);
+    const app = await admin(db.urlVia(proxy.port));
+    proxy.cut();
+    for (const [method, url, body] of [
+      ["POST", "/user/new", { user_id: "dave" }],
+      ["POST", "/key/generate", {}],
+      ["GET", "/key/list", undefined],
+      ["GET", "/spend/logs", undefined],
+    ] as const) {
+      const res = await call(app, method, url, body);
+      expect({ url, status: res.status }).toEqual({ url, status: 503 });
+      expect(res.body.error).toMatchObject({
+        type: "service_unavailable_error",
+        code: "database_unavailable",
+      });
+    }
+  });
+});

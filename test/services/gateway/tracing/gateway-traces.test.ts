@@ -1,0 +1,114 @@
+/**
+ * Traces of real calls through a real gateway (fastify, the chat steps, the official `openai` client) into
+ * the Langfuse contract fake: a completion, a stream, a refusal, an upstream failure; the id in `x-trace-id`;
+ * the cost on the trace equal to `x-litellm-response-cost`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeLangfuse, startFakeLangfuse } from "../../../fixtures/langfuse.js";
+import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
+import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
+
+let upstream: FakeUpstream;
+let langfuse: FakeLangfuse;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  langfuse = await startFakeLangfuse();
+  const priced = "      input_cost_per_token: 0.000001\n      output_cost_per_token: 0.000002\n";
+  gw = await startTestGateway(`model_list:\n${deployment("general", upstream.url, priced)}`, {
+    TRACE_HOST: langfuse.url,
+    TRACE_PUBLIC_KEY: langfuse.publicKey,
+    TRACE_SECRET_KEY: langfuse.secretKey,
+    TRACE_FLUSH_INTERVAL_MS: "100",
+  });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await upstream?.close();
+  await langfuse?.close();
+});
+
+describe("a trace per chat call", () => {
+  it("a completion: one export within 10 s carrying model, usage and the header's cost; x-trace-id names it", async () => {
+    const { data, response } = await gw.client.chat.completions
+      .create({ model: "general", messages: [{ role: "user", content: "Hello trace" }], temperature: 0.3 })
+      .withResponse();
+    const traceId = response.headers.get("x-trace-id");
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(traceId).toBe(response.headers.get("x-request-id")?.replaceAll("-", ""));
+    const obs = await langfuse.waitForTrace(traceId as string, 2, 10_000);
+    const generation = obs.find((o) => o.type === "GENERATION");
+    expect(generation?.providedModelName).toBe("openai/fake-model");
+    expect(generation?.usageDetails).toEqual({
+      input: data.usage?.prompt_tokens,
+      output: data.usage?.completion_tokens,
+      total: data.usage?.total_tokens,
+    });
+    expect(generation?.totalCost).toBe(Number(response.headers.get("x-litellm-response-cost")));
+    expect(generation?.totalCost).toBeGreaterThan(0);
+    expect(generation?.modelParameters).toMatchObject({ temperature: 0.3 });
+    expect(JSON.stringify(generation?.input)).toContain("Hello trace");
+    expect(generation?.output).toMatchObject({ role: "assistant", content: "You said: Hello trace" });
+    expect(generation?.completionStartTime).not.toBeNull();
+    const root = obs.find((o) => o.parentObservationId === null);
+    expect(root?.tags).toEqual(["general"]);
+  });
+
+  it("a stream: time to first token, usage from the stream, the streamed text, the session header", async () => {
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${MASTER_KEY}`,
+        "content-type": "application/json",
+        "x-session-id": "conv-42",
+      },
+      body: JSON.stringify({
+        model: "general",
+        stream: true,
+        messages: [{ role: "user", content: "stream me" }],
+      }),
+    });
+    const traceId = response.headers.get("x-trace-id") as string;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    await response.text();
+    const obs = await langfuse.waitForTrace(traceId, 2, 10_000);
+    const generation = obs.find((o) => o.type === "GENERATION");
+    expect(generation?.timeToFirstToken).not.toBeNull();
+    expect(generation?.usageDetails.input).toBeGreaterThan(0);
+    expect(generation?.output).toBe("You said: stream me");
+    expect(generation?.metadata).toMatchObject({ stream: true });
+    expect(obs.find((o) => o.parentObservationId === null)?.sessionId).toBe("conv-42");
+  });
+
+  it("a refusal (unknown model): a trace at level WARNING with the status, and x-trace-id on the error", async () => {
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${MASTER_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "nope", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(response.status).toBe(400);
+    const traceId = response.headers.get("x-trace-id") as string;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    const obs = await langfuse.waitForTrace(traceId, 2, 10_000);
+    const root = obs.find((o) => o.parentObservationId === null);
+    expect(root?.level).toBe("WARNING");
+    expect(root?.metadata).toMatchObject({ status_code: 400, requested_model: "unknown" });
+  });
+
+  it("an upstream failure: level ERROR, status 502", async () => {
+    upstream.failNext(10, 500);
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${MASTER_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "general", messages: [{ role: "user", content: "fail" }] }),
+    });
+    expect(response.status).toBeGreaterThanOrEqual(500);
+    const traceId = response.headers.get("x-trace-id") as string;
+    const obs = await langfuse.waitForTrace(traceId, 2, 10_000);
+    const generation = obs.find((o) => o.type === "GENERATION");
+    expect(generation?.level).toBe("ERROR");
+    expect(generation?.metadata).toMatchObject({ status_code: response.status });
+  });
+});
