@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { chunkedBody } from "../../test/helpers/chunked.js";
-import { freePort, readyLine, type Service, spawnService, waitForHttp } from "../lib/children.js";
+import { readyLine, type Service, spawnGateway, spawnService } from "../lib/children.js";
 import { type BenchDatabase, createBenchDatabase } from "../lib/full-pipeline.js";
 
 const help = `Usage: npx tsx bench/attack/budget.ts [flags]
@@ -82,23 +82,14 @@ function writeConfig(upstreamUrl: string): string {
 }
 
 async function startGateway(name: string, config: string): Promise<string> {
-  const port = await freePort();
-  const service = spawnService(name, {
-    entry: "services/gateway/src/server.ts",
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      GATEWAY_CONFIG: config,
-      GATEWAY_MASTER_KEY: masterKey,
-      LOG_LEVEL: "warn",
-      DATABASE_URL: database!.url,
-      REDIS_URL: String(flags.redis),
-    },
+  const { service, origin } = await spawnGateway(name, {
+    GATEWAY_CONFIG: config,
+    GATEWAY_MASTER_KEY: masterKey,
+    LOG_LEVEL: "warn",
+    DATABASE_URL: database!.url,
+    REDIS_URL: String(flags.redis),
   });
   services.push(service);
-  const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(service, `${origin}/health/liveliness`);
   return origin;
 }
 
