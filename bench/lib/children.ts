@@ -34,7 +34,8 @@ export interface SpawnOptions {
 
 /** Starts `node <entry>` from the repository root, with `--import tsx` for a TypeScript entry. */
 export function spawnService(name: string, { entry, env, nodeFlags = [] }: SpawnOptions): Service {
-  const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
+  // From source, workspace packages resolve to their TypeScript (`development` export condition), not a build.
+  const loader = entry.endsWith(".ts") ? ["--conditions=development", "--import", "tsx"] : [];
   const child = spawn(process.execPath, [...nodeFlags, ...loader, entry], {
     cwd: repoRoot,
     env,
