@@ -74,6 +74,8 @@ export interface ContainerContext {
   platforms: Partial<Record<string, string>>;
   /** Prefix of volume names, e.g. `platform` → `platform-relational-db-data`. */
   volumePrefix: string;
+  /** Whether volumes outlive `pulumi destroy` (retainOnDelete); default true. */
+  retainVolumes?: boolean;
 }
 
 /** What a component says about one of its containers. */
@@ -157,12 +159,12 @@ export function serviceContainer(
   const volumes = Object.entries(spec.volumes ?? {}).map(
     ([key, containerPath]) =>
       [
-        // Data outlives `pulumi destroy`; `scripts/platform.sh destroy --volumes` drops it. A later `up`
-        // adopts the kept volume (Docker's volume create returns an existing volume of that name).
+        // Data outlives `pulumi destroy` unless the stack sets dropVolumesOnDestroy (docs/operations.md). A
+        // later `up` adopts the kept volume (Docker's volume create returns an existing volume of that name).
         new docker.Volume(
           `${spec.name}-${key}`,
           { name: `${ctx.volumePrefix}-${spec.name}-${key}` },
-          { ...opts, retainOnDelete: true },
+          { ...opts, retainOnDelete: ctx.retainVolumes ?? true },
         ),
         containerPath,
       ] as const,

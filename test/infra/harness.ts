@@ -62,6 +62,20 @@ export interface MockedRun {
 }
 
 const registered: Registered[] = [];
+const retained = new Map<string, boolean>();
+
+/**
+ * The `retainOnDelete` option each resource was registered with, by resource name. Pulumi's mocks do not pass
+ * resource options to `newResource`, so the harness reads them off the registration requests.
+ */
+export function retainOnDelete(name: string): boolean | undefined {
+  return retained.get(name);
+}
+
+interface RegisterRequest {
+  getName(): string;
+  getRetainondelete(): boolean;
+}
 
 /** Pulumi's wire marker of a secret value: `{[SIG_KEY]: SECRET_SIG, value}`. */
 const SIG_KEY = "4dabf18193072939515e22adb298388d";
@@ -88,8 +102,21 @@ export function registrations(): readonly Registered[] {
   return registered;
 }
 
-/** Installs the mocks; call before importing anything that declares resources. */
-export async function installMocks(stack: string): Promise<void> {
+/**
+ * Provider state a test makes the mocked engine return for one resource (merged over the defaults), e.g. the
+ * labels an existing volume already carries or the exit code of a one-shot container. `undefined`: defaults.
+ */
+export type StateOverride = (
+  type: string,
+  name: string,
+  inputs: Record<string, unknown>,
+) => Record<string, unknown> | undefined;
+
+/**
+ * Installs the mocks; call before importing anything that declares resources.
+ * A container created with `attach` (one-shot) reports `exitCode` 0 unless `override` says otherwise.
+ */
+export async function installMocks(stack: string, override?: StateOverride): Promise<void> {
   await pulumi.runtime.setMocks(
     {
       newResource(args) {
@@ -108,7 +135,11 @@ export async function installMocks(stack: string): Promise<void> {
         if (args.type === "docker:index/remoteImage:RemoteImage")
           extra.imageId = `sha256:pulled-${args.name}`;
         if (args.type === "docker:index/image:Image") extra.repoDigest = `sha256:built-${args.name}`;
-        return { id: `${args.name}-id`, state: { ...(plain(args.inputs) as object), ...extra } };
+        if (args.type === "docker:index/container:Container" && args.inputs.attach === true)
+          extra.exitCode = 0;
+        const inputs = plain(args.inputs) as Record<string, unknown>;
+        const state = { ...inputs, ...extra, ...override?.(args.type, args.name, inputs) };
+        return { id: `${args.name}-id`, state };
       },
       call(args) {
         return args.inputs;
@@ -118,6 +149,14 @@ export async function installMocks(stack: string): Promise<void> {
     stack,
     false,
   );
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    registerResource(req: RegisterRequest, callback: unknown): unknown;
+  };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) => {
+    retained.set(req.getName(), req.getRetainondelete());
+    return register(req, callback);
+  };
 }
 
 function resolve<T>(output: pulumi.Input<T>): Promise<T> {
