@@ -63,6 +63,7 @@ export interface MockedRun {
 
 const registered: Registered[] = [];
 const retained = new Map<string, boolean>();
+const ignored = new Map<string, string[]>();
 
 /**
  * The `retainOnDelete` option each resource was registered with, by resource name. Pulumi's mocks do not pass
@@ -72,9 +73,15 @@ export function retainOnDelete(name: string): boolean | undefined {
   return retained.get(name);
 }
 
+/** The `ignoreChanges` option each resource was registered with, by resource name (see {@link retainOnDelete}). */
+export function ignoreChanges(name: string): string[] | undefined {
+  return ignored.get(name);
+}
+
 interface RegisterRequest {
   getName(): string;
   getRetainondelete(): boolean;
+  getIgnorechangesList(): string[];
 }
 
 /** Pulumi's wire marker of a secret value: `{[SIG_KEY]: SECRET_SIG, value}`. */
@@ -155,6 +162,7 @@ export async function installMocks(stack: string, override?: StateOverride): Pro
   const register = monitor.registerResource.bind(monitor);
   monitor.registerResource = (req, callback) => {
     retained.set(req.getName(), req.getRetainondelete());
+    ignored.set(req.getName(), req.getIgnorechangesList());
     return register(req, callback);
   };
 }
