@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import type * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
+import { afterAll, beforeAll } from "vitest";
 import type { PlatformConfig } from "../../infra/config.js";
 import type { Platform } from "../../infra/platform.js";
 
@@ -120,6 +121,28 @@ export type StateOverride = (
 ) => Record<string, unknown> | undefined;
 
 /**
+ * Collects, for the whole test file, the errors that fail the program under Pulumi's Node.js language host (an
+ * error thrown inside an output reaches it as an unhandled rejection) instead of letting vitest report them as
+ * test failures. Call at the top level of a test file.
+ * @returns the messages collected so far.
+ */
+export function collectProgramErrors(): () => string[] {
+  const reasons: unknown[] = [];
+  const collect = (reason: unknown) => reasons.push(reason);
+  let vitestListeners: NodeJS.UnhandledRejectionListener[] = [];
+  beforeAll(() => {
+    vitestListeners = process.listeners("unhandledRejection");
+    process.removeAllListeners("unhandledRejection");
+    process.on("unhandledRejection", collect);
+  });
+  afterAll(() => {
+    process.off("unhandledRejection", collect);
+    for (const listener of vitestListeners) process.on("unhandledRejection", listener);
+  });
+  return () => reasons.map((r) => String(r instanceof Error ? r.message : r));
+}
+
+/**
  * Installs the mocks; call before importing anything that declares resources.
  * A container created with `attach` (one-shot) reports `exitCode` 0 unless `override` says otherwise.
  */
@@ -213,6 +236,20 @@ export async function runPlatform(config: PlatformConfig): Promise<MockedRun> {
   );
   await resolve(platform.outputs.traceLogin);
   return { platform, registered, containers, value: resolve };
+}
+
+/**
+ * Declares the local stack with `.env.example` plus `env` under the installed mocks, without waiting for its
+ * containers (for programs expected to fail part-way; see {@link collectProgramErrors}).
+ */
+export async function declareLocalStack(env: Record<string, string> = {}): Promise<Platform> {
+  const { readFileSync } = await import("node:fs");
+  const { parse } = await import("dotenv");
+  const { parseConfig } = await import("../../infra/config.js");
+  const { REPO_ROOT } = await import("../../infra/files.js");
+  const { buildPlatform } = await import("../../infra/platform.js");
+  const example = parse(readFileSync(`${REPO_ROOT}.env.example`, "utf8"));
+  return buildPlatform(parseConfig(await stackSettings("local"), { ...example, ...env }));
 }
 
 /** The container named `name`, or a failed assertion. */

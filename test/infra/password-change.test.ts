@@ -5,26 +5,16 @@
  * initialised with another password (what a changed `.env` or a re-`up` after `pulumi destroy` looks like) and
  * document-db's as initialised with the current one.
  */
-import { readFileSync } from "node:fs";
-import { parse as parseDotenv } from "dotenv";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ignoreChanges, installMocks, registrations, stackSettings } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import {
+  collectProgramErrors,
+  declareLocalStack,
+  ignoreChanges,
+  installMocks,
+  registrations,
+} from "./harness.js";
 
-const rejections: unknown[] = [];
-const collect = (reason: unknown) => rejections.push(reason);
-let vitestListeners: NodeJS.UnhandledRejectionListener[] = [];
-
-beforeAll(() => {
-  // Pulumi's language host fails the program on an unhandled rejection: collect them here instead.
-  vitestListeners = process.listeners("unhandledRejection");
-  process.removeAllListeners("unhandledRejection");
-  process.on("unhandledRejection", collect);
-});
-
-afterAll(() => {
-  process.off("unhandledRejection", collect);
-  for (const listener of vitestListeners) process.on("unhandledRejection", listener);
-});
+const errors = collectProgramErrors();
 
 describe("a database password that differs from the one its volume was initialised with", () => {
   it("is refused with how to proceed, and the database container is not created", async () => {
@@ -38,21 +28,15 @@ describe("a database password that differs from the one its volume was initialis
         ? { labels: [{ label: CREDENTIAL_LABEL, value: recorded[name] }] }
         : undefined,
     );
-    const { parseConfig } = await import("../../infra/config.js");
-    const { REPO_ROOT } = await import("../../infra/files.js");
-    const { buildPlatform } = await import("../../infra/platform.js");
-    const env = parseDotenv(readFileSync(`${REPO_ROOT}.env.example`, "utf8"));
-    buildPlatform(
-      parseConfig(await stackSettings("local"), { ...env, RELATIONAL_DB_PASSWORD: "a-new-password" }),
-    );
+    await declareLocalStack({ RELATIONAL_DB_PASSWORD: "a-new-password" });
 
     const registered = (type: string, name: string) =>
       registrations().find((r) => r.type === `docker:index/${type}` && r.name === name);
-    await expect.poll(() => rejections.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => errors().length, { timeout: 10_000 }).toBeGreaterThan(0);
     await expect
       .poll(() => registered("container:Container", "document-db"), { timeout: 10_000 })
       .toBeDefined();
-    const messages = rejections.map((r) => String(r instanceof Error ? r.message : r)).join("\n");
+    const messages = errors().join("\n");
     expect(messages).toContain(
       "relational-db: RELATIONAL_DB_PASSWORD is not the password volume platform-relational-db-data was initialised with",
     );
