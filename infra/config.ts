@@ -156,6 +156,11 @@ export const stackConfigSchema = z
     traceWorkerMemoryMb: z.number().int().min(256).default(1536),
     /** Login of the trace viewer's initial admin user. */
     traceAdminEmail: z.email().default("admin@platform.local"),
+    /**
+     * `true`: `pulumi destroy` deletes the data volumes too (run `pulumi up` once after setting it, destroy
+     * reads the option from the state). Default: volumes outlive destroy (docs/operations.md).
+     */
+    dropVolumesOnDestroy: z.boolean().default(false),
   })
   .superRefine((c, ctx) => {
     if (c.target !== "vm") return;
@@ -258,6 +263,7 @@ export function parseConfig(rawStack: unknown, rawEnv: Record<string, string>): 
 /** The stack config keys {@link loadConfig} reads; objects and arrays are read as structured config. */
 const STRUCTURED_KEYS = ["sshOpts", "platforms", "images"] as const;
 const NUMBER_KEYS = ["analyticsDbMemoryMb", "traceWorkerMemoryMb"] as const;
+const BOOLEAN_KEYS = ["dropVolumesOnDestroy"] as const;
 const STRING_KEYS = [
   "target",
   "dockerHost",
@@ -280,6 +286,7 @@ export function loadConfig(envFile: string = path.join(REPO_ROOT, ".env")): Plat
   const raw: Record<string, unknown> = {};
   for (const key of STRING_KEYS) raw[key] = cfg.get(key);
   for (const key of NUMBER_KEYS) raw[key] = cfg.getNumber(key);
+  for (const key of BOOLEAN_KEYS) raw[key] = cfg.getBoolean(key);
   for (const key of STRUCTURED_KEYS) raw[key] = cfg.getObject(key);
   const env = existsSync(envFile) ? parseDotenv(readFileSync(envFile, "utf8")) : {};
   return parseConfig(raw, env);

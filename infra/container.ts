@@ -7,6 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ServiceName } from "./config.js";
 import type { Upload } from "./files.js";
 import { LOCAL_IMAGE_TOOLS, type ProbeTool } from "./images.js";
+import { checkedPassword, credentialLabels, type VolumeCredential } from "./volume-credential.js";
 
 /** A Docker health check. `test` is Docker's form: `["CMD", prog, ...args]` or `["CMD-SHELL", script]`. */
 export interface HealthCheck {
@@ -74,6 +75,8 @@ export interface ContainerContext {
   platforms: Partial<Record<string, string>>;
   /** Prefix of volume names, e.g. `platform` → `platform-relational-db-data`. */
   volumePrefix: string;
+  /** Whether volumes outlive `pulumi destroy` (retainOnDelete); default true. */
+  retainVolumes?: boolean;
 }
 
 /** What a component says about one of its containers. */
@@ -88,6 +91,11 @@ export interface ServiceSpec {
   publish?: { internal: number; external: number; protocol?: "tcp" | "udp" }[];
   /** Named volumes: key (volume `<prefix>-<service>-<key>`) → path inside the container. */
   volumes?: Record<string, string>;
+  /**
+   * The password one of `volumes` is initialised with (databases that apply it to an empty volume only): the
+   * volume records it, and a different one later is refused (infra/volume-credential.ts).
+   */
+  volumeCredential?: VolumeCredential;
   uploads?: pulumi.Input<Upload>[];
   /** Required for long-running containers; one-shot containers have none. */
   healthcheck?: HealthCheck;
@@ -154,26 +162,38 @@ export function serviceContainer(
     image = spec.image.built.repoDigest;
   }
 
-  const volumes = Object.entries(spec.volumes ?? {}).map(
-    ([key, containerPath]) =>
-      [
-        // Data outlives `pulumi destroy`; `scripts/platform.sh destroy --volumes` drops it. A later `up`
-        // adopts the kept volume (Docker's volume create returns an existing volume of that name).
-        new docker.Volume(
-          `${spec.name}-${key}`,
-          { name: `${ctx.volumePrefix}-${spec.name}-${key}` },
-          { ...opts, retainOnDelete: true },
-        ),
-        containerPath,
-      ] as const,
-  );
+  const env = { ...spec.env };
+  const credential = spec.volumeCredential;
+  const credentialPassword = credential ? env[credential.env] : undefined;
+  if (credential && (credentialPassword === undefined || spec.volumes?.[credential.volume] === undefined))
+    throw new Error(
+      `${spec.name}: volumeCredential names no env ${credential.env} or volume ${credential.volume}`,
+    );
+
+  const volumes = Object.entries(spec.volumes ?? {}).map(([key, containerPath]) => {
+    const name = `${ctx.volumePrefix}-${spec.name}-${key}`;
+    const records = credentialPassword !== undefined && key === credential?.volume;
+    // Data outlives `pulumi destroy` unless the stack sets dropVolumesOnDestroy (docs/operations.md). A later
+    // `up` adopts the kept volume (Docker's volume create returns an existing volume of that name).
+    const volume = new docker.Volume(
+      `${spec.name}-${key}`,
+      { name, ...(records ? { labels: credentialLabels(name, credentialPassword) } : {}) },
+      {
+        ...opts,
+        retainOnDelete: ctx.retainVolumes ?? true,
+        ...(records ? { ignoreChanges: ["labels"] } : {}),
+      },
+    );
+    if (records && credential)
+      env[credential.env] = checkedPassword(spec.name, volume, name, credentialPassword, credential);
+    return [volume, containerPath] as const;
+  });
 
   const networks: docker.types.input.ContainerNetworksAdvanced[] = [
     { name: ctx.network.name, aliases: [spec.name] },
   ];
   if (spec.shared && ctx.sharedNetwork) networks.push({ name: ctx.sharedNetwork, aliases: [spec.name] });
 
-  const env = spec.env ?? {};
   const envs = Object.keys(env)
     .sort()
     .map((key) => pulumi.interpolate`${key}=${env[key]}`);

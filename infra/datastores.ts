@@ -54,6 +54,7 @@ export class Datastores extends pulumi.ComponentResource {
         POSTGRES_DB: GATEWAY_DB,
       },
       volumes: { data: "/var/lib/postgresql/data" },
+      volumeCredential: { volume: "data", env: "POSTGRES_PASSWORD", setting: "RELATIONAL_DB_PASSWORD" },
       // Runs on the first start only (empty data volume), like every docker-entrypoint-initdb.d script.
       uploads: [
         { file: "/docker-entrypoint-initdb.d/10-trace-db.sql", content: `CREATE DATABASE ${TRACE_DB};\n` },
@@ -72,6 +73,11 @@ export class Datastores extends pulumi.ComponentResource {
       image: { pull: img.mongo, tools: IMAGES.mongo.tools },
       env: { MONGO_INITDB_ROOT_USERNAME: DB_USER, MONGO_INITDB_ROOT_PASSWORD: secrets.documentDbPassword },
       volumes: { data: "/data/db" },
+      volumeCredential: {
+        volume: "data",
+        env: "MONGO_INITDB_ROOT_PASSWORD",
+        setting: "DOCUMENT_DB_PASSWORD",
+      },
       healthcheck: {
         test: ["CMD", "mongo", "--quiet", "--eval", "quit(db.adminCommand('ping').ok ? 0 : 1)"],
         interval: "10s",

@@ -15,3 +15,5 @@ export const traceLogin = outputs.traceLogin;
 export const dashboardsLogin = outputs.dashboardsLogin;
 /** GATEWAY_MASTER_KEY (secret): `pulumi stack output --show-secrets gatewayMasterKey`. */
 export const gatewayMasterKey = outputs.gatewayMasterKey;
+/** Names of the stack's data volumes; they outlive `pulumi destroy` (docs/operations.md, "Volumes"). */
+export const dataVolumes = outputs.dataVolumes;

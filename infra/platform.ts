@@ -27,6 +27,8 @@ export interface PlatformOutputs {
   dashboardsLogin: pulumi.Output<{ user: string; password: string }>;
   /** Bearer for /v1/models and the gateway admin UI (/ui). */
   gatewayMasterKey: pulumi.Output<string>;
+  /** Names of every Docker volume the stack mounts, sorted (what `docker volume rm` takes). */
+  dataVolumes: pulumi.Output<string[]>;
 }
 
 /** What {@link buildPlatform} declared, for the entry point's exports and for tests. */
@@ -69,6 +71,7 @@ export function buildPlatform(config: PlatformConfig): Platform {
     bindAddress: stack.bindAddress,
     platforms: stack.platforms,
     volumePrefix: STACK_PREFIX,
+    retainVolumes: !stack.dropVolumesOnDestroy,
   };
   const base = { ctx, config, secrets: secrets.values };
 
@@ -156,6 +159,10 @@ export function buildPlatform(config: PlatformConfig): Platform {
       })),
     ),
     gatewayMasterKey: secrets.values.gatewayMasterKey,
+    dataVolumes: pulumi.all(containers.map((c) => c.volumes)).apply((mounts) => {
+      const names = mounts.flatMap((m) => (m ?? []).flatMap((v) => (v.volumeName ? [v.volumeName] : [])));
+      return [...new Set(names)].sort();
+    }),
   };
   return { outputs, provider, containers, components };
 }

@@ -16,6 +16,25 @@ export const TRACE_STORE_USER = "platform";
 /** Organisation and project the trace viewer creates headlessly; the gateway's keys belong to that project. */
 export const TRACE_PROJECT_ID = "platform";
 
+/**
+ * `bucket`, once the one-shot `init` container has exited 0. The provider waits for a one-shot container to
+ * end (attach) and records its exit code without failing (no mustRun), so the check is here: a non-zero code
+ * rejects this output, the containers that take the bucket from it are not created, and `pulumi up` fails with
+ * the message. Unknown during a first preview (the container has not run yet).
+ * @throws Error (in the output) naming the container, its exit code and how to retry.
+ */
+export function createdBucket(init: docker.Container, bucket: string): pulumi.Output<string> {
+  return init.exitCode.apply((code) => {
+    if (code !== 0)
+      throw new Error(
+        `object-store-init exited with code ${code}: bucket ${bucket} was not created, so the trace viewer is ` +
+          "not started. Read `docker logs object-store-init`, fix the cause, then run " +
+          "`docker rm object-store-init` and `pulumi up --refresh` to create the bucket again.",
+      );
+    return bucket;
+  });
+}
+
 /** Inputs of {@link Tracing}. */
 export interface TracingArgs extends ServiceComponentArgs {
   traceDatabaseUrl: pulumi.Input<string>;
@@ -89,7 +108,8 @@ export class Tracing extends pulumi.ComponentResource {
       CLICKHOUSE_CLUSTER_ENABLED: "false",
       REDIS_CONNECTION_STRING: args.redisUrl,
       REDIS_KEY_PREFIX: "langfuse:",
-      LANGFUSE_S3_EVENT_UPLOAD_BUCKET: TRACE_BUCKET,
+      // Taken from the init's exit code: a failed bucket creation keeps web and worker from being created.
+      LANGFUSE_S3_EVENT_UPLOAD_BUCKET: createdBucket(objectStoreInit.container, TRACE_BUCKET),
       LANGFUSE_S3_EVENT_UPLOAD_REGION: "auto",
       LANGFUSE_S3_EVENT_UPLOAD_ACCESS_KEY_ID: TRACE_STORE_USER,
       LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY: secrets.objectStorePassword,

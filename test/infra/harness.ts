@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import type * as docker from "@pulumi/docker";
 import * as pulumi from "@pulumi/pulumi";
+import { afterAll, beforeAll } from "vitest";
 import type { PlatformConfig } from "../../infra/config.js";
 import type { Platform } from "../../infra/platform.js";
 
@@ -62,6 +63,27 @@ export interface MockedRun {
 }
 
 const registered: Registered[] = [];
+const retained = new Map<string, boolean>();
+const ignored = new Map<string, string[]>();
+
+/**
+ * The `retainOnDelete` option each resource was registered with, by resource name. Pulumi's mocks do not pass
+ * resource options to `newResource`, so the harness reads them off the registration requests.
+ */
+export function retainOnDelete(name: string): boolean | undefined {
+  return retained.get(name);
+}
+
+/** The `ignoreChanges` option each resource was registered with, by resource name (see {@link retainOnDelete}). */
+export function ignoreChanges(name: string): string[] | undefined {
+  return ignored.get(name);
+}
+
+interface RegisterRequest {
+  getName(): string;
+  getRetainondelete(): boolean;
+  getIgnorechangesList(): string[];
+}
 
 /** Pulumi's wire marker of a secret value: `{[SIG_KEY]: SECRET_SIG, value}`. */
 const SIG_KEY = "4dabf18193072939515e22adb298388d";
@@ -88,8 +110,43 @@ export function registrations(): readonly Registered[] {
   return registered;
 }
 
-/** Installs the mocks; call before importing anything that declares resources. */
-export async function installMocks(stack: string): Promise<void> {
+/**
+ * Provider state a test makes the mocked engine return for one resource (merged over the defaults), e.g. the
+ * labels an existing volume already carries or the exit code of a one-shot container. `undefined`: defaults.
+ */
+export type StateOverride = (
+  type: string,
+  name: string,
+  inputs: Record<string, unknown>,
+) => Record<string, unknown> | undefined;
+
+/**
+ * Collects, for the whole test file, the errors that fail the program under Pulumi's Node.js language host (an
+ * error thrown inside an output reaches it as an unhandled rejection) instead of letting vitest report them as
+ * test failures. Call at the top level of a test file.
+ * @returns the messages collected so far.
+ */
+export function collectProgramErrors(): () => string[] {
+  const reasons: unknown[] = [];
+  const collect = (reason: unknown) => reasons.push(reason);
+  let vitestListeners: NodeJS.UnhandledRejectionListener[] = [];
+  beforeAll(() => {
+    vitestListeners = process.listeners("unhandledRejection");
+    process.removeAllListeners("unhandledRejection");
+    process.on("unhandledRejection", collect);
+  });
+  afterAll(() => {
+    process.off("unhandledRejection", collect);
+    for (const listener of vitestListeners) process.on("unhandledRejection", listener);
+  });
+  return () => reasons.map((r) => String(r instanceof Error ? r.message : r));
+}
+
+/**
+ * Installs the mocks; call before importing anything that declares resources.
+ * A container created with `attach` (one-shot) reports `exitCode` 0 unless `override` says otherwise.
+ */
+export async function installMocks(stack: string, override?: StateOverride): Promise<void> {
   await pulumi.runtime.setMocks(
     {
       newResource(args) {
@@ -108,7 +165,11 @@ export async function installMocks(stack: string): Promise<void> {
         if (args.type === "docker:index/remoteImage:RemoteImage")
           extra.imageId = `sha256:pulled-${args.name}`;
         if (args.type === "docker:index/image:Image") extra.repoDigest = `sha256:built-${args.name}`;
-        return { id: `${args.name}-id`, state: { ...(plain(args.inputs) as object), ...extra } };
+        if (args.type === "docker:index/container:Container" && args.inputs.attach === true)
+          extra.exitCode = 0;
+        const inputs = plain(args.inputs) as Record<string, unknown>;
+        const state = { ...inputs, ...extra, ...override?.(args.type, args.name, inputs) };
+        return { id: `${args.name}-id`, state };
       },
       call(args) {
         return args.inputs;
@@ -118,6 +179,15 @@ export async function installMocks(stack: string): Promise<void> {
     stack,
     false,
   );
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    registerResource(req: RegisterRequest, callback: unknown): unknown;
+  };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) => {
+    retained.set(req.getName(), req.getRetainondelete());
+    ignored.set(req.getName(), req.getIgnorechangesList());
+    return register(req, callback);
+  };
 }
 
 function resolve<T>(output: pulumi.Input<T>): Promise<T> {
@@ -166,6 +236,20 @@ export async function runPlatform(config: PlatformConfig): Promise<MockedRun> {
   );
   await resolve(platform.outputs.traceLogin);
   return { platform, registered, containers, value: resolve };
+}
+
+/**
+ * Declares the local stack with `.env.example` plus `env` under the installed mocks, without waiting for its
+ * containers (for programs expected to fail part-way; see {@link collectProgramErrors}).
+ */
+export async function declareLocalStack(env: Record<string, string> = {}): Promise<Platform> {
+  const { readFileSync } = await import("node:fs");
+  const { parse } = await import("dotenv");
+  const { parseConfig } = await import("../../infra/config.js");
+  const { REPO_ROOT } = await import("../../infra/files.js");
+  const { buildPlatform } = await import("../../infra/platform.js");
+  const example = parse(readFileSync(`${REPO_ROOT}.env.example`, "utf8"));
+  return buildPlatform(parseConfig(await stackSettings("local"), { ...example, ...env }));
 }
 
 /** The container named `name`, or a failed assertion. */
