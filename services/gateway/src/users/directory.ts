@@ -57,14 +57,14 @@ export class UserDirectory {
   private readonly inflight = new Map<string, Promise<UserRecord>>();
   /** Incremented by every user change message; a query that saw it change does not win a tie. */
   private epoch = 0;
-  private readonly refreshAfterMs: number;
-  private readonly unknownUserWaitMs: number;
-  private readonly maxEntries: number;
+  /** The tuning options with their defaults applied. */
+  private readonly tuning: Required<
+    Pick<UserDirectoryOptions, "refreshAfterMs" | "unknownUserWaitMs" | "maxEntries">
+  >;
 
   constructor(private readonly options: UserDirectoryOptions) {
-    this.refreshAfterMs = options.refreshAfterMs ?? 1000;
-    this.unknownUserWaitMs = options.unknownUserWaitMs ?? 2000;
-    this.maxEntries = options.maxEntries ?? 100_000;
+    const { refreshAfterMs = 1000, unknownUserWaitMs = 2000, maxEntries = 100_000 } = options;
+    this.tuning = { refreshAfterMs, unknownUserWaitMs, maxEntries };
     options.bus.subscribe((message) => {
       if (message.kind === "user") this.applyUser(message.user);
     });
@@ -79,19 +79,19 @@ export class UserDirectory {
   async resolve(userId: string, email: string | null): Promise<UserRecord> {
     const entry = this.entries.get(userId);
     if (entry !== undefined) {
-      if (performance.now() - entry.fetchedAt >= this.refreshAfterMs) {
+      if (performance.now() - entry.fetchedAt >= this.tuning.refreshAfterMs) {
         this.load(userId, email).catch(() => undefined);
       }
       return entry.user;
     }
     let found: UserRecord | typeof TIMED_OUT;
     try {
-      found = await waitAtMost(this.load(userId, email), this.unknownUserWaitMs);
+      found = await waitAtMost(this.load(userId, email), this.tuning.unknownUserWaitMs);
     } catch (error) {
       throw userStoreUnavailable(error);
     }
     if (found === TIMED_OUT) {
-      throw userStoreUnavailable(new Error(`no answer within ${this.unknownUserWaitMs} ms`));
+      throw userStoreUnavailable(new Error(`no answer within ${this.tuning.unknownUserWaitMs} ms`));
     }
     return found;
   }
@@ -141,7 +141,7 @@ export class UserDirectory {
     }
     const cached = this.entries.get(userId);
     const user = newer(cached?.user, read, epoch !== this.epoch);
-    setBounded(this.entries, userId, { user, fetchedAt: started }, this.maxEntries);
+    setBounded(this.entries, userId, { user, fetchedAt: started }, this.tuning.maxEntries);
     return user;
   }
 }
