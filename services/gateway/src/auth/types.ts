@@ -28,6 +28,8 @@ export interface VirtualKeyAuth {
    * other key, whose user headers are ignored.
    */
   namesUsers: boolean;
+  /** The key's `metadata` (set with the master key); `metadata.guardrails` overrides guardrail modes per key. */
+  metadata?: Readonly<Record<string, unknown>>;
 }
 
 export type AuthContext = MasterAuth | VirtualKeyAuth;

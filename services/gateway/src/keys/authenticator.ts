@@ -288,6 +288,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       expiresAt: key.expires,
       subjects,
       namesUsers: key.metadata.user_headers === true,
+      metadata: key.metadata,
     };
     entry.authValidUntil = Math.min(Number.POSITIVE_INFINITY, ...resets);
     return entry.auth;
