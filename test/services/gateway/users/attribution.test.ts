@@ -2,12 +2,14 @@
  * Chat usage attribution with a real gateway, Postgres and Redis: the chat's service key (CHAT_SERVICE_KEY,
  * ensured at start-up) names the chat user in `x-librechat-user-id`, and the call is booked on that user
  * (provisioned with the DEFAULT_* limits, spend rows and `/user/info`, the user's budget enforced, the metric
- * `user` label); the same headers from any other key are ignored; bad header values are refused with 400.
+ * `user` label, the trace's user); the same headers from any other key are ignored; bad header values are
+ * refused with 400.
  */
 import { createHash } from "node:crypto";
 import OpenAI from "openai";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeLangfuse, startFakeLangfuse } from "../../../fixtures/langfuse.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
@@ -25,6 +27,7 @@ const DEFAULTS = {
 };
 
 let upstream: FakeUpstream;
+let langfuse: FakeLangfuse;
 let db: TestDatabase;
 let prefix: string;
 let gw: TestGateway;
@@ -77,13 +80,20 @@ async function keyRows(): Promise<Record<string, unknown>[]> {
 
 beforeAll(async () => {
   upstream = await startFakeUpstream({ record: false });
+  langfuse = await startFakeLangfuse();
   db = await createTestDatabase();
   prefix = uniquePrefix("attribution");
-  gw = await start({ CONSOLE_PUBLIC_URL: "https://console.example.com/" });
+  gw = await start({
+    CONSOLE_PUBLIC_URL: "https://console.example.com/",
+    TRACE_HOST: langfuse.url,
+    TRACE_PUBLIC_KEY: langfuse.publicKey,
+    TRACE_SECRET_KEY: langfuse.secretKey,
+  });
 });
 afterAll(async () => {
   await gw?.close();
   await upstream?.close();
+  await langfuse?.close();
   await db?.drop();
   await deleteKeys(prefix);
 });
@@ -116,6 +126,7 @@ describe("the chat's service key", () => {
   it("books a chat call on the named user: provisioned with the defaults and the email, spend log and /user/info", async () => {
     const res = await chat(SERVICE_KEY, chatUser("665f1c2a9b1e8a0012345678"));
     expect(res.status).toBe(200);
+    const traceId = res.headers.get("x-trace-id") as string;
     const user = await admin<{ user_info: Record<string, unknown> }>(
       "GET",
       "/user/info?user_id=665f1c2a9b1e8a0012345678",
@@ -155,6 +166,9 @@ describe("the chat's service key", () => {
     expect(metrics).toMatch(
       /litellm_proxy_total_requests_metric_total\{[^}]*user="665f1c2a9b1e8a0012345678"/,
     );
+    const observations = await langfuse.waitForTrace(traceId, 2, 10_000);
+    const root = observations.find((o) => o.parentObservationId === null);
+    expect(root?.userId).toBe("665f1c2a9b1e8a0012345678");
   });
 
   it("keeps the user as provisioned on later calls (an existing user is never changed)", async () => {
