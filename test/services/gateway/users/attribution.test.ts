@@ -329,3 +329,29 @@ describe("GET /ui", () => {
     }
   });
 });
+
+// Last: it revokes the service key of the suite's database.
+describe("a revoked service key", () => {
+  it("is refused, and stays revoked across a restart (the ensure never undoes an operator's revocation)", async () => {
+    const deleted = await admin("POST", "/key/delete", { keys: [SERVICE_KEY] });
+    expect(deleted.status).toBe(200);
+    await expect
+      .poll(async () => (await chat(SERVICE_KEY, chatUser("after-revocation"))).status, { timeout: 3000 })
+      .toBe(401);
+    const restarted = await start();
+    try {
+      const rows = await keyRows();
+      const service = rows.filter((r) => r.key_alias === "chat-service");
+      expect(service).toHaveLength(1);
+      expect(service[0]?.revoked_at).not.toBeNull();
+      const res = await fetch(`${restarted.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${SERVICE_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "general", messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(res.status).toBe(401);
+    } finally {
+      await restarted.close();
+    }
+  });
+});
