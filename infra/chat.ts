@@ -44,8 +44,9 @@ export class Chat extends pulumi.ComponentResource {
         TRUST_PROXY: "1",
         SEARCH: "false",
         CONFIG_PATH: CHAT_CONFIG_PATH,
-        // chat-app.yaml's custom endpoint reads its key from here (`apiKey: "${GATEWAY_API_KEY}"`).
-        GATEWAY_API_KEY: secrets.gatewayMasterKey,
+        // chat-app.yaml's custom endpoint reads its key from here (`apiKey: "${GATEWAY_API_KEY}"`): the chat's
+        // service key, which the gateway books on the chat user each call names (never the master key).
+        GATEWAY_API_KEY: secrets.chatServiceKey,
         ...(config.env.AGENTS_URL ? { AGENTS_URL: config.env.AGENTS_URL } : {}),
       },
       publish: [{ internal: HOST_PORTS.chat, external: HOST_PORTS.chat }],

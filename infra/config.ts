@@ -79,6 +79,10 @@ export const operatorEnvSchema = z.object({
   GATEWAY_MASTER_KEY: optional.refine((v) => v === undefined || v.startsWith("sk-"), {
     message: "must start with sk-",
   }),
+  /** The chat's gateway key; generated unless pinned (the gateway creates the key from this value). */
+  CHAT_SERVICE_KEY: optional.refine((v) => v === undefined || (v.startsWith("sk-") && v.length >= 20), {
+    message: "must start with sk- and be at least 20 characters long",
+  }),
   TRACE_INIT_USER_PASSWORD: optional,
   DASHBOARD_ADMIN_USER: optional.transform((v) => v ?? "admin"),
   DASHBOARD_ADMIN_PASSWORD: optional,

@@ -48,6 +48,10 @@ export class Gateway extends pulumi.ComponentResource {
         GATEWAY_CONFIG: `${GATEWAY_APP_DIR}/litellm/config.yaml`,
         GUARDRAIL_POLICY: `${GATEWAY_APP_DIR}/${POLICY_FILE}`,
         GATEWAY_MASTER_KEY: secrets.gatewayMasterKey,
+        // The chat's key: the gateway makes sure it exists and books its calls on the chat user they name.
+        CHAT_SERVICE_KEY: secrets.chatServiceKey,
+        // GET /ui redirects operators to the console's admin sign-in.
+        CONSOLE_PUBLIC_URL: config.urls.console,
         DATABASE_URL: args.databaseUrl,
         REDIS_URL: args.redisUrl,
         GUARD_SCANNER_API_BASE: env.GUARD_SCANNER_API_BASE ?? args.scannerUrl,

@@ -15,6 +15,8 @@ type SecretKind =
 /** Every secret: its `.env` variable and how to generate it. */
 export const SECRET_SPECS = {
   gatewayMasterKey: { env: "GATEWAY_MASTER_KEY", kind: "password", length: 48, prefix: "sk-" },
+  /** The chat's own gateway key (a virtual key the gateway ensures at start-up; it names the chat user). */
+  chatServiceKey: { env: "CHAT_SERVICE_KEY", kind: "password", length: 48, prefix: "sk-" },
   jwtSecret: { env: "JWT_SECRET", kind: "password", length: 64 },
   jwtRefreshSecret: { env: "JWT_REFRESH_SECRET", kind: "password", length: 64 },
   credsKey: { env: "CREDS_KEY", kind: "hex", bytes: 32 },

@@ -34,6 +34,15 @@ describe("chat-app.yaml", () => {
     expect(endpoint?.models).toEqual({ default: ["_no-model-registered"], fetch: true });
   });
 
+  it("names the signed-in chat user in headers (LibreChat's placeholders) and keeps the session header", () => {
+    const endpoint = configSchema.parse(raw).endpoints?.custom?.[0];
+    expect(endpoint?.headers).toEqual({
+      "x-session-id": "{{LIBRECHAT_BODY_CONVERSATIONID}}",
+      "x-librechat-user-id": "{{LIBRECHAT_USER_ID}}",
+      "x-librechat-user-email": "{{LIBRECHAT_USER_EMAIL}}",
+    });
+  });
+
   it("would be refused by LibreChat with an unknown key (the schema check is real)", () => {
     expect(configSchema.strict().safeParse({ ...(raw as object), notAKey: 1 }).success).toBe(false);
   });

@@ -17,6 +17,7 @@ beforeAll(async () => {
       {},
       {
         GATEWAY_MASTER_KEY: "sk-operator-master",
+        CHAT_SERVICE_KEY: "sk-operator-chat-service-key",
         JWT_REFRESH_SECRET: "operator-refresh",
         RELATIONAL_DB_PASSWORD: "p@ss:w/rd",
         CREDS_KEY,
@@ -39,6 +40,8 @@ describe(".env overrides", () => {
   it("uses pinned values on every side and creates no random resource for them", () => {
     expect(container(run, "gateway").env.GATEWAY_MASTER_KEY).toBe("sk-operator-master");
     expect(container(run, "console").env.GATEWAY_MASTER_KEY).toBe("sk-operator-master");
+    expect(container(run, "chat").env.GATEWAY_API_KEY).toBe("sk-operator-chat-service-key");
+    expect(container(run, "gateway").env.CHAT_SERVICE_KEY).toBe("sk-operator-chat-service-key");
     expect(container(run, "chat").env.JWT_REFRESH_SECRET).toBe("operator-refresh");
     expect(container(run, "console").env.JWT_REFRESH_SECRET).toBe("operator-refresh");
     expect(container(run, "chat").env.CREDS_KEY).toBe(CREDS_KEY);
@@ -46,6 +49,7 @@ describe(".env overrides", () => {
     expect(container(run, "trace-web").env.LANGFUSE_INIT_PROJECT_PUBLIC_KEY).toBe("pk-lf-operator");
     for (const name of [
       "gateway-master-key",
+      "chat-service-key",
       "jwt-refresh-secret",
       "relational-db-password",
       "creds-key",

@@ -253,11 +253,21 @@ describe("local stack: wiring", () => {
     for (const p of passwords) expect(p.inputs.special).toBe(false);
   });
 
-  it("gives gateway and console the same master key, and the chat the gateway key", () => {
+  it("gives gateway and console the same master key, and the chat its own service key, never the master key", () => {
     const key = "sk-rnd-gateway-master-key";
     expect(container(run, "gateway").env.GATEWAY_MASTER_KEY).toBe(key);
     expect(container(run, "console").env.GATEWAY_MASTER_KEY).toBe(key);
-    expect(container(run, "chat").env.GATEWAY_API_KEY).toBe(key);
+    const chat = container(run, "chat").env;
+    expect(chat.GATEWAY_API_KEY).toBe("sk-rnd-chat-service-key");
+    expect(container(run, "gateway").env.CHAT_SERVICE_KEY).toBe(chat.GATEWAY_API_KEY);
+    expect(Object.values(chat)).not.toContain(key);
+    const generated = run.registered.find((r) => r.name === "chat-service-key");
+    expect(generated?.type).toBe("random:index/randomPassword:RandomPassword");
+    expect(generated?.inputs.special).toBe(false);
+  });
+
+  it("tells the gateway the console's public URL (GET /ui redirects there)", () => {
+    expect(container(run, "gateway").env.CONSOLE_PUBLIC_URL).toBe("http://localhost:3001");
   });
 
   it("gives chat and console the same JWT_REFRESH_SECRET and the same document-db", () => {

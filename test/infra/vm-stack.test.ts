@@ -86,6 +86,7 @@ describe("vm stack", () => {
     expect(container(run, "chat").env.DOMAIN_CLIENT).toBe("https://chat.example.com");
     expect(container(run, "trace-web").env.NEXTAUTH_URL).toBe("https://trace.example.com");
     expect(container(run, "dashboards").env.GF_SERVER_ROOT_URL).toBe("https://dashboards.example.com");
+    expect(container(run, "gateway").env.CONSOLE_PUBLIC_URL).toBe("https://console.example.com");
   });
 
   it("forces the configured platform on chat and console only (image pull and container)", () => {

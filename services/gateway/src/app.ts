@@ -11,7 +11,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from "fastify";
-import type { KeyAuthenticator } from "./auth/types.js";
+import type { KeyAuthenticator, UserAttributor } from "./auth/types.js";
 import type { CallObserver, ChatGuard } from "./chat/hooks.js";
 import type { ServerTimeouts } from "./config/env.js";
 import { GatewayError } from "./errors/gateway-error.js";
@@ -21,6 +21,7 @@ import authPlugin from "./plugins/auth.js";
 import { registerJsonBodyParser } from "./plugins/json-body.js";
 import type { Router } from "./router/router.js";
 import { chatCompletionsRoutes } from "./routes/chat-completions.js";
+import { consoleRoutes } from "./routes/console.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { modelsRoutes } from "./routes/models.js";
@@ -44,6 +45,10 @@ export interface AppDeps {
   /** Largest accepted body, bytes. */
   maxBodyBytes: number;
   keys?: KeyAuthenticator;
+  /** Books the chat's service-key calls on the chat user they name (needs the database). */
+  users?: UserAttributor;
+  /** CONSOLE_PUBLIC_URL: where GET /ui sends operators (the console's admin sign-in). */
+  consolePublicUrl?: string | undefined;
   admitter?: Admitter;
   spend?: SpendRecorder;
   /** Guardrails on the chat path (see `chat/hooks.ts`). */
@@ -153,7 +158,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     reply.header("x-request-id", request.id);
   });
 
-  app.register(authPlugin, { masterKey: deps.masterKey, keys: deps.keys });
+  app.register(authPlugin, { masterKey: deps.masterKey, keys: deps.keys, users: deps.users });
+  app.register(consoleRoutes, { consolePublicUrl: deps.consolePublicUrl });
   app.register(healthRoutes, {
     checks: deps.readiness,
     version: deps.version,

@@ -94,6 +94,8 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
         spoolDir: env.spoolDir,
         log,
         registry: metrics.registry,
+        userDefaults: env.userDefaults,
+        chatServiceKey: env.chatServiceKey,
         ...options.store,
       });
     } catch (error) {
@@ -130,6 +132,8 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     masterKey: env.masterKey ?? config.masterKey,
     maxBodyBytes: env.maxBodyBytes,
     keys: store?.keys,
+    users: store?.users,
+    consolePublicUrl: env.consolePublicUrl,
     admitter: limits.admitter,
     spend: store?.spend,
     adminRoutes:

@@ -18,6 +18,11 @@ async function main(): Promise<void> {
   if (env.masterKey === undefined) {
     log.warn("GATEWAY_MASTER_KEY is not set: only virtual keys are accepted and the admin API is closed.");
   }
+  if (env.chatServiceKey !== undefined && env.databaseUrl === undefined) {
+    log.warn(
+      "CHAT_SERVICE_KEY is set but DATABASE_URL is not: the chat's service key cannot exist, its calls get 401.",
+    );
+  }
   let signals = 0;
   const stop = (signal: string) => {
     signals++;

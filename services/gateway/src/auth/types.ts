@@ -22,11 +22,36 @@ export interface VirtualKeyAuth {
   expiresAt: number | null;
   /** Budgets and rate limits to enforce: the key's, then its user's (when the key has a user). */
   subjects: LimitSubject[];
+  /**
+   * The key may name the user a chat call is for (`x-librechat-user-id`): its metadata has `user_headers: true`,
+   * which only the master key can set (the chat's service key, CHAT_SERVICE_KEY, has it). False for every
+   * other key, whose user headers are ignored.
+   */
+  namesUsers: boolean;
   /** The key's `metadata` (set with the master key); `metadata.guardrails` overrides guardrail modes per key. */
   metadata?: Readonly<Record<string, unknown>>;
 }
 
 export type AuthContext = MasterAuth | VirtualKeyAuth;
+
+/**
+ * Books calls of a key that names users ({@link VirtualKeyAuth.namesUsers}) on the user its request names:
+ * implemented by `users/attribution.ts` over the store's user directory.
+ */
+export interface UserAttributor {
+  /**
+   * @param auth a key with `namesUsers` set.
+   * @param headers the request's headers (`x-librechat-user-id`, `x-librechat-user-email`).
+   * @returns the key's context with `userId` the named user (provisioned if new) and `subjects` the key's own
+   *   limits plus that user's.
+   * @throws GatewayError 400 naming the header for a missing or malformed value; 503 when the user is not
+   *   cached and the database does not answer.
+   */
+  attribute(
+    auth: VirtualKeyAuth,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+  ): Promise<VirtualKeyAuth>;
+}
 
 /**
  * Resolves virtual keys. Implemented by the key store (DATABASE_URL set); absent otherwise, in which case only

@@ -47,6 +47,13 @@ const envSchema = z.object({
   DEFAULT_BUDGET_DURATION: z.string().default("30d"),
   DEFAULT_TPM_LIMIT: int(10000),
   DEFAULT_RPM_LIMIT: int(60),
+  /** The chat's service key (a virtual key the gateway ensures at start-up; see keys/service-key.ts). */
+  CHAT_SERVICE_KEY: optionalString.refine(
+    (v) => v === undefined || (v.startsWith("sk-") && v.length >= 20 && v.length <= 256),
+    { message: "must start with sk- and be 20 to 256 characters long" },
+  ),
+  /** Public URL of the key console; GET /ui redirects to its admin sign-in. */
+  CONSOLE_PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
 });
 
 /** Validated gateway settings. Sizes in bytes, times in ms, budgets in USD. */
@@ -71,6 +78,10 @@ export interface GatewayEnv {
   trace: TraceSettings | undefined;
   /** Defaults for users provisioned without explicit limits (DEFAULT_USER_BUDGET, DEFAULT_BUDGET_DURATION, …). */
   userDefaults: { maxBudget: number; budgetDuration: string; tpmLimit: number; rpmLimit: number };
+  /** CHAT_SERVICE_KEY: the chat's service key, ensured at start-up when a database is configured. */
+  chatServiceKey: string | undefined;
+  /** CONSOLE_PUBLIC_URL without a trailing slash, e.g. `https://console.example.com`; GET /ui redirects there. */
+  consolePublicUrl: string | undefined;
 }
 
 /** How long the gateway waits on its clients, ms; 0 turns a timeout off. */
@@ -132,5 +143,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
       tpmLimit: e.DEFAULT_TPM_LIMIT,
       rpmLimit: e.DEFAULT_RPM_LIMIT,
     },
+    chatServiceKey: e.CHAT_SERVICE_KEY,
+    consolePublicUrl: e.CONSOLE_PUBLIC_URL?.replace(/\/+$/, ""),
   };
 }

@@ -20,6 +20,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
 import type { KeyAuthenticator, VirtualKeyAuth } from "../auth/types.js";
+import { newer, setBounded, TIMED_OUT, waitAtMost } from "../cache/freshness.js";
 import type { InvalidationBus, InvalidationMessage } from "../cache/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
@@ -79,32 +80,6 @@ function storeUnavailable(cause: unknown): GatewayError {
   );
 }
 
-/** What {@link waitAtMost} resolves to when the time ran out first. */
-const TIMED_OUT = Symbol("timed out");
-
-/** Resolves with `promise`'s value, or {@link TIMED_OUT} after `ms`; rejects as `promise` does. */
-function waitAtMost<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** The newer of a cached and a read record; a revocation is final, and `preferCached` wins ties. */
-function newer<T extends { updatedAt: number; revokedAt?: number | null }>(
-  cached: T | null | undefined,
-  read: T,
-  preferCached: boolean,
-): T {
-  if (cached === null || cached === undefined) return read;
-  if (cached.revokedAt != null && read.revokedAt == null) return cached;
-  if (read.revokedAt != null && cached.revokedAt == null) return read;
-  if (cached.updatedAt > read.updatedAt || (preferCached && cached.updatedAt === read.updatedAt))
-    return cached;
-  return read;
-}
-
 function revoked(): GatewayError {
   return new GatewayError(401, "This API key was revoked. Make a new key in the console.", {
     type: "authentication_error",
@@ -118,16 +93,6 @@ function expired(expires: number): GatewayError {
     `This API key expired at ${new Date(expires).toISOString()}. Make a new key in the console.`,
     { type: "expired_key", code: "expired_key" },
   );
-}
-
-/** Bounded map: past `max` entries the oldest inserted one goes. */
-function setBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > max) {
-    const oldest = map.keys().next();
-    if (oldest.done !== true) map.delete(oldest.value);
-  }
 }
 
 /** Caching, invalidation-aware virtual-key lookup; see the module comment. */
@@ -322,6 +287,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       models: key.models,
       expiresAt: key.expires,
       subjects,
+      namesUsers: key.metadata.user_headers === true,
       metadata: key.metadata,
     };
     entry.authValidUntil = Math.min(Number.POSITIVE_INFINITY, ...resets);

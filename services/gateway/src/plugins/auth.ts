@@ -2,11 +2,15 @@
  * Authentication for every route not marked `config: { public: true }`: `Authorization: Bearer <key>`,
  * where the key is the master key (GATEWAY_MASTER_KEY, compared in constant time) or a virtual key resolved
  * by the {@link KeyAuthenticator} (when a database is configured).
+ *
+ * On routes marked `config: { userAttribution: true }` (chat completions), a key that names users (the chat's
+ * service key, `user_headers: true` in its metadata) is booked on the user its request names, through the
+ * {@link UserAttributor} (`users/attribution.ts`); the user headers of every other key are ignored.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import type { AuthContext, KeyAuthenticator } from "../auth/types.js";
+import type { AuthContext, KeyAuthenticator, UserAttributor } from "../auth/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 
 declare module "fastify" {
@@ -17,6 +21,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** Route needs no key (health, metrics). */
     public?: boolean;
+    /** A key that names users is booked on the named user here (chat completions). */
+    userAttribution?: boolean;
   }
 }
 
@@ -25,6 +31,8 @@ export interface AuthPluginOptions {
   masterKey: string | undefined;
   /** Virtual keys; undefined when the gateway runs without a database. */
   keys: KeyAuthenticator | undefined;
+  /** Books service-key calls on the named chat user; undefined without a database (no user to book on). */
+  users?: UserAttributor | undefined;
 }
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest();
@@ -59,7 +67,10 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     if (virtual === null) {
       throw unauthorized("Invalid API key. Check the key, or make a new one in the console.");
     }
-    request.auth = virtual;
+    const users = options.users;
+    const attribute = virtual.namesUsers && request.routeOptions.config.userAttribution === true;
+    request.auth =
+      attribute && users !== undefined ? await users.attribute(virtual, request.headers) : virtual;
   });
 }
 

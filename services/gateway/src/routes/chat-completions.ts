@@ -82,6 +82,7 @@ export async function chatCompletionsRoutes(
   });
 
   for (const url of ["/v1/chat/completions", "/chat/completions"]) {
-    app.post(url, handler);
+    // The chat's service key books each call on the chat user it names (`users/attribution.ts`).
+    app.post(url, { config: { userAttribution: true } }, handler);
   }
 }

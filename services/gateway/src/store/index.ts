@@ -8,8 +8,9 @@ import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
 import type { Registry } from "prom-client";
-import type { KeyAuthenticator } from "../auth/types.js";
+import type { KeyAuthenticator, UserAttributor } from "../auth/types.js";
 import type { InvalidationBus } from "../cache/types.js";
+import type { GatewayEnv } from "../config/env.js";
 import { migrate } from "../db/migrate.js";
 import {
   createPool,
@@ -19,10 +20,13 @@ import {
   waitForDatabase,
 } from "../db/pool.js";
 import { CachedKeyAuthenticator, type KeyCacheSettings } from "../keys/authenticator.js";
+import { ensureServiceKey } from "../keys/service-key.js";
 import { BatchingSpendRecorder, type SpendHandover } from "../spend/recorder.js";
 import { SpendSpool, spoolFolderName } from "../spend/spool.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
+import { userAttributor } from "../users/attribution.js";
+import { UserDirectory } from "../users/directory.js";
 
 export interface StoreOptions {
   /** postgres://user:password@host:port/database; the password is never logged. */
@@ -47,12 +51,18 @@ export interface StoreOptions {
   keyCache?: KeyCacheSettings;
   /** Optional: spend queue bound, rows. Default 100 000. */
   maxBufferedSpendRows?: number;
+  /** Limits of chat users provisioned on their first call (DEFAULT_USER_BUDGET, …). */
+  userDefaults: GatewayEnv["userDefaults"];
+  /** CHAT_SERVICE_KEY: ensured to exist at start-up (`keys/service-key.ts`); undefined = none. */
+  chatServiceKey?: string | undefined;
 }
 
 export interface Store {
   /** The pool the repositories run on (the admin API gets it injected). */
   pool: pg.Pool;
   keys: KeyAuthenticator;
+  /** Books the chat's service-key calls on the chat user they name (`users/attribution.ts`). */
+  users: UserAttributor;
   spend: SpendRecorder;
   /** `SELECT 1` within 2 s. */
   readiness(): Promise<{ status: "connected" | "disconnected"; detail?: string }>;
@@ -73,7 +83,8 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, message: string): Promi
 
 /**
  * Connects (retrying an unreachable database for `startupTimeoutMs`, logging "waiting for Postgres at
- * host:port …"), applies migrations (safe with several instances starting at once), starts the spend writer.
+ * host:port …"), applies migrations (safe with several instances starting at once), ensures the chat's service
+ * key (CHAT_SERVICE_KEY), starts the spend writer.
  * @throws DatabaseConfigError at once for an unusable DATABASE_URL, a database that does not exist or a refused
  *   login; DatabaseUnavailableError when the database stays unreachable; the migration's error when one fails.
  */
@@ -86,11 +97,18 @@ export async function createStore(options: StoreOptions): Promise<Store> {
   try {
     await waitForDatabase(pool, options.databaseUrl, { timeoutMs: options.startupTimeoutMs ?? 60_000, log });
     await migrate(pool, log);
+    if (options.chatServiceKey !== undefined) {
+      await ensureServiceKey(pool, options.chatServiceKey, clock.now(), log);
+    }
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
   }
   const keys = new CachedKeyAuthenticator({ pool, clock, bus, log, ...options.keyCache });
+  const users = userAttributor(
+    new UserDirectory({ pool, clock, bus, log, userDefaults: options.userDefaults }),
+    clock,
+  );
   const spool = new SpendSpool(join(options.spoolDir, spoolFolderName(target)), log);
   const spend = new BatchingSpendRecorder({
     spool,
@@ -117,6 +135,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
   return {
     pool,
     keys,
+    users,
     spend,
     async readiness() {
       try {

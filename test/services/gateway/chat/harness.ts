@@ -67,6 +67,7 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
     models: [],
     expiresAt: null,
     subjects,
+    namesUsers: false,
   };
   const keys: KeyAuthenticator = { authenticate: async (key) => (key === VIRTUAL_KEY ? auth : null) };
   const metrics = createMetrics();

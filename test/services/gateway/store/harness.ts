@@ -76,6 +76,7 @@ export async function openStore(
     startupTimeoutMs: 5000,
     flushIntervalMs: 100,
     spoolDir: mkdtempSync(join(tmpdir(), "gw-spool-")),
+    userDefaults,
     ...overrides,
   });
   return { store, clock, bus, log };

@@ -3,6 +3,10 @@
  * docs/my-website/docs/proxy/virtual_keys.md in BerriAI/litellm): /key/generate, /key/update, /key/delete,
  * /key/info, /key/list. The full key appears once, in the /key/generate response; everything else shows the
  * hash (`token`) and `key_name` (`sk-…abcd`).
+ *
+ * `metadata.user_headers: true` makes a service key: its chat calls are booked on the user its request names
+ * (`x-librechat-user-id`, see `users/attribution.ts`), as the chat's own key (CHAT_SERVICE_KEY) does. Only the
+ * master key can set it, since these routes accept no other caller; it must be a boolean.
  */
 
 import {
@@ -35,6 +39,18 @@ import { notFound, parse } from "./validation.js";
 
 /** Default key lifetime when /key/generate gives no `duration`: 90 days. */
 export const DEFAULT_KEY_DURATION = "90d";
+
+/**
+ * @throws GatewayError 400 naming `metadata.user_headers` when it is present and not a boolean (it decides
+ *   whether a key may name the user a call is booked on).
+ */
+function assertUserHeadersFlag(metadata: Record<string, unknown> | null | undefined): void {
+  if (metadata == null || !("user_headers" in metadata) || typeof metadata.user_headers === "boolean") return;
+  throw invalidRequest(
+    "metadata.user_headers must be true or false: true lets the key name the chat user each call is booked on (x-librechat-user-id).",
+    "metadata.user_headers",
+  );
+}
 
 /** Undefined stays undefined (unchanged), null stays null (cleared). */
 const orNull = <T>(value: T | null | undefined) => (value === undefined ? undefined : value);
@@ -72,6 +88,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
 
   adminRoute(app, "POST", "/key/generate", async (request) => {
     const body = parse(generateSchema, request.body);
+    assertUserHeadersFlag(body.metadata);
     const now = clock.now();
     const key = generateKey();
     const token = hashKey(key);
@@ -119,6 +136,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
 
   adminRoute(app, "POST", "/key/update", async (request) => {
     const body = parse(updateSchema, request.body);
+    assertUserHeadersFlag(body.metadata);
     const now = clock.now();
     const token = toKeyHash(body.key);
     const updated = await withTransaction(pool, async (client) => {

@@ -1,0 +1,147 @@
+/**
+ * The users chat calls are booked on, cached in process like keys are (`keys/authenticator.ts`), so naming a
+ * user costs no query on the hot path:
+ *
+ * - A user seen before is served from the cache; an entry older than `refreshAfterMs` (1 s) is refreshed in the
+ *   background (the caller never waits), so the spend floor and limits stay current within about a second.
+ * - Changes made through the admin API (/user/update) arrive on the {@link InvalidationBus} with the new state
+ *   and replace the cached record at once; a background refresh that read older data never overwrites them.
+ * - A user not seen before is provisioned the way `/user/new` does it (INSERT … ON CONFLICT DO NOTHING: an
+ *   existing user is returned unchanged, a new one gets the DEFAULT_* limits and the email given), waiting at
+ *   most `unknownUserWaitMs` (2 s) for the database, then 503. Concurrent calls for one user share one query.
+ */
+import type { FastifyBaseLogger } from "fastify";
+import type pg from "pg";
+import { newer, setBounded, TIMED_OUT, waitAtMost } from "../cache/freshness.js";
+import type { InvalidationBus } from "../cache/types.js";
+import type { GatewayEnv } from "../config/env.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import type { Clock } from "../time/clock.js";
+import type { UserRecord } from "./records.js";
+import { findUser, insertUserIfAbsent } from "./repository.js";
+
+/** Options of {@link UserDirectory}; times in ms of real (monotonic) time. */
+export interface UserDirectoryOptions {
+  pool: pg.Pool;
+  /** Business time: the first budget period of a new user starts now. */
+  clock: Clock;
+  bus: InvalidationBus;
+  log: FastifyBaseLogger;
+  /** Limits of a provisioned user (DEFAULT_USER_BUDGET, DEFAULT_BUDGET_DURATION, DEFAULT_TPM_LIMIT, DEFAULT_RPM_LIMIT). */
+  userDefaults: GatewayEnv["userDefaults"];
+  /** Age after which a served entry is refreshed in the background. Default 1000. */
+  refreshAfterMs?: number;
+  /** How long a new user's caller waits for the database before a 503. Default 2000. */
+  unknownUserWaitMs?: number;
+  /** Most users cached (oldest inserted dropped first). Default 100 000. */
+  maxEntries?: number;
+}
+
+interface Entry {
+  user: UserRecord;
+  /** performance.now() when the query that produced this entry started. */
+  fetchedAt: number;
+}
+
+function userStoreUnavailable(cause: unknown): GatewayError {
+  return new GatewayError(
+    503,
+    "The user store (Postgres) is unreachable, so the chat user of this call cannot be provisioned now. Try again shortly.",
+    { type: "service_unavailable_error", code: "user_store_unreachable", cause },
+  );
+}
+
+/** Cached, provisioning lookup of users by id; see the module comment. */
+export class UserDirectory {
+  private readonly entries = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<UserRecord>>();
+  /** Incremented by every user change message; a query that saw it change does not win a tie. */
+  private epoch = 0;
+  /** The tuning options with their defaults applied. */
+  private readonly tuning: Required<
+    Pick<UserDirectoryOptions, "refreshAfterMs" | "unknownUserWaitMs" | "maxEntries">
+  >;
+
+  constructor(private readonly options: UserDirectoryOptions) {
+    const { refreshAfterMs = 1000, unknownUserWaitMs = 2000, maxEntries = 100_000 } = options;
+    this.tuning = { refreshAfterMs, unknownUserWaitMs, maxEntries };
+    options.bus.subscribe((message) => {
+      if (message.kind === "user") this.applyUser(message.user);
+    });
+  }
+
+  /**
+   * The user with that id, provisioned with the defaults and `email` when there is none yet (an existing user
+   * is never changed).
+   * @throws GatewayError 503 `user_store_unreachable` when the user is not cached and the database fails or does
+   *   not answer within `unknownUserWaitMs`.
+   */
+  async resolve(userId: string, email: string | null): Promise<UserRecord> {
+    const entry = this.entries.get(userId);
+    if (entry !== undefined) {
+      if (performance.now() - entry.fetchedAt >= this.tuning.refreshAfterMs) {
+        this.load(userId, email).catch(() => undefined);
+      }
+      return entry.user;
+    }
+    let found: UserRecord | typeof TIMED_OUT;
+    try {
+      found = await waitAtMost(this.load(userId, email), this.tuning.unknownUserWaitMs);
+    } catch (error) {
+      throw userStoreUnavailable(error);
+    }
+    if (found === TIMED_OUT) {
+      throw userStoreUnavailable(new Error(`no answer within ${this.tuning.unknownUserWaitMs} ms`));
+    }
+    return found;
+  }
+
+  /** Applies a user's new state (a change message) to the cached copy, if any. */
+  applyUser(user: UserRecord): void {
+    this.epoch += 1;
+    const entry = this.entries.get(user.userId);
+    if (entry !== undefined) entry.user = newer(user, entry.user, true);
+  }
+
+  /** Number of users cached (for tests and diagnostics). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private load(userId: string, email: string | null): Promise<UserRecord> {
+    const pending = this.inflight.get(userId);
+    if (pending !== undefined) return pending;
+    const promise = this.query(userId, email).finally(() => this.inflight.delete(userId));
+    this.inflight.set(userId, promise);
+    return promise;
+  }
+
+  private async query(userId: string, email: string | null): Promise<UserRecord> {
+    const started = performance.now();
+    const epoch = this.epoch;
+    const { pool, clock, userDefaults } = this.options;
+    let read = await findUser(pool, userId);
+    if (read === null) {
+      const { user, created } = await insertUserIfAbsent(
+        pool,
+        {
+          userId,
+          userEmail: email,
+          userRole: "internal_user",
+          maxBudget: userDefaults.maxBudget,
+          budgetDuration: userDefaults.budgetDuration,
+          tpmLimit: userDefaults.tpmLimit,
+          rpmLimit: userDefaults.rpmLimit,
+          metadata: {},
+        },
+        clock.now(),
+      );
+      if (created) this.options.log.info({ userId }, "chat user provisioned");
+      read = user;
+    }
+    const cached = this.entries.get(userId);
+    const user = newer(cached?.user, read, epoch !== this.epoch);
+    setBounded(this.entries, userId, { user, fetchedAt: started }, this.tuning.maxEntries);
+    return user;
+  }
+}
