@@ -139,7 +139,14 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     adminRoutes:
       store === undefined
         ? adminNeedsDatabase
-        : createAdminRoutes({ pool: store.pool, clock, bus: limits.bus, userDefaults: env.userDefaults }),
+        : createAdminRoutes({
+            pool: store.pool,
+            clock,
+            bus: limits.bus,
+            userDefaults: env.userDefaults,
+            // With every guardrail off there is no engine; a key may still name the two built-in ones.
+            guardrailNames: guardrails.guard?.names ?? ["pii", "prompt_injection"],
+          }),
     timeouts: env.timeouts,
     readiness,
     observers,

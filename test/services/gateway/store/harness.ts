@@ -100,7 +100,15 @@ export async function adminApp(opened: {
     return reply.code(known.status).headers(known.headers).send(known.toBody());
   });
   await app.register(authPlugin, { masterKey: MASTER_KEY, keys: store.keys });
-  await app.register(createAdminRoutes({ pool: store.pool, clock, bus, userDefaults }));
+  await app.register(
+    createAdminRoutes({
+      pool: store.pool,
+      clock,
+      bus,
+      userDefaults,
+      guardrailNames: ["pii", "prompt_injection"],
+    }),
+  );
   await app.ready();
   return app;
 }

@@ -22,6 +22,8 @@ export interface AdminContext {
   bus: InvalidationBus;
   /** Limits of users created by /user/new without explicit values (DEFAULT_USER_BUDGET, …). */
   userDefaults: GatewayEnv["userDefaults"];
+  /** Guardrail names a key's `metadata.guardrails` may set a mode for (e.g. pii, prompt_injection). */
+  guardrailNames: readonly string[];
 }
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;

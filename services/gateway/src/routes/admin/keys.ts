@@ -20,6 +20,7 @@ import type { FastifyInstance } from "fastify";
 import type pg from "pg";
 import { withTransaction } from "../../db/transaction.js";
 import { invalidRequest } from "../../errors/gateway-error.js";
+import { validateKeyGuardrails } from "../../guardrails/index.js";
 import { generateKey, hashKey, keyDisplayName, toKeyHash } from "../../keys/key-material.js";
 import { assertKeyWithinUser } from "../../keys/limits-policy.js";
 import { type KeyRecord, keyStatus, presentKey } from "../../keys/records.js";
@@ -50,6 +51,15 @@ function assertUserHeadersFlag(metadata: Record<string, unknown> | null | undefi
     "metadata.user_headers must be true or false: true lets the key name the chat user each call is booked on (x-librechat-user-id).",
     "metadata.user_headers",
   );
+}
+
+/**
+ * @throws GatewayError 400 naming `metadata.guardrails` when it is not a mapping of a known guardrail to
+ *   enforce | monitor | off (a typo there would otherwise be ignored at call time, silently).
+ */
+function assertGuardrailModes(metadata: unknown, guardrailNames: readonly string[]): void {
+  const problem = validateKeyGuardrails(metadata, guardrailNames);
+  if (problem !== undefined) throw invalidRequest(problem, "metadata.guardrails");
 }
 
 /** Undefined stays undefined (unchanged), null stays null (cleared). */
@@ -89,6 +99,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
   adminRoute(app, "POST", "/key/generate", async (request) => {
     const body = parse(generateSchema, request.body);
     assertUserHeadersFlag(body.metadata);
+    assertGuardrailModes(body.metadata, context.guardrailNames);
     const now = clock.now();
     const key = generateKey();
     const token = hashKey(key);
@@ -137,6 +148,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
   adminRoute(app, "POST", "/key/update", async (request) => {
     const body = parse(updateSchema, request.body);
     assertUserHeadersFlag(body.metadata);
+    assertGuardrailModes(body.metadata, context.guardrailNames);
     const now = clock.now();
     const token = toKeyHash(body.key);
     const updated = await withTransaction(pool, async (client) => {

@@ -45,6 +45,24 @@ describe("NUL characters", () => {
   });
 });
 
+describe("a key's metadata.guardrails", () => {
+  it("is refused with 400 naming it when it names an unknown guardrail or mode; a valid one is kept", async () => {
+    const app = await admin();
+    for (const guardrails of [{ pi: "off" }, { pii: "disabled" }, "monitor"]) {
+      const res = await call(app, "POST", "/key/generate", { metadata: { guardrails } });
+      expect({ guardrails, status: res.status }).toEqual({ guardrails, status: 400 });
+      expect(res.body.error).toMatchObject({ type: "invalid_request_error", param: "metadata.guardrails" });
+    }
+    const ok = await call(app, "POST", "/key/generate", { metadata: { guardrails: { pii: "monitor" } } });
+    expect(ok.status).toBe(200);
+    const update = await call(app, "POST", "/key/update", {
+      key: (ok.body as unknown as { key: string }).key,
+      metadata: { guardrails: { prompt_injection: "sometimes" } },
+    });
+    expect(update.status).toBe(400);
+  });
+});
+
 describe("/spend/logs dates", () => {
   it("refuses a date Postgres cannot store with 400 naming the field", async () => {
     const app = await admin();
