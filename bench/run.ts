@@ -26,6 +26,7 @@ import {
 } from "./lib/children.js";
 import { type CpuMeter, postgresMeter, processMeter, redisMeter, startCpu } from "./lib/cpu.js";
 import { type BenchDatabase, createBenchDatabase, generateVirtualKey } from "./lib/full-pipeline.js";
+import { benchGatewayEnv } from "./lib/gateway-env.js";
 import { gcBetween, readGcTotals } from "./lib/gc.js";
 import {
   answeredCounts,
@@ -212,19 +213,7 @@ async function main(): Promise<void> {
     const service = spawnService(name, {
       entry: gatewayEntry,
       nodeFlags: [...profileFlags, ...String(flags["gateway-node-flags"]).split(" ").filter(Boolean)],
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        GATEWAY_CONFIG: join(repoRoot, "bench", "gateway.yaml"),
-        GATEWAY_MASTER_KEY: masterKey,
-        BENCH_UPSTREAM_API_BASE: up.url,
-        BENCH_UPSTREAM_API_KEY: upstreamKey,
-        LOG_LEVEL: "warn",
-        // Set (possibly empty) so that a developer's .env cannot switch the mode behind the benchmark's back.
-        DATABASE_URL: databaseUrl,
-        REDIS_URL: redisUrl,
-      },
+      env: benchGatewayEnv({ port, masterKey, upstreamUrl: up.url, upstreamKey }, databaseUrl, redisUrl),
     });
     services.push(service);
     const origin = `http://127.0.0.1:${port}`;

@@ -10,6 +10,7 @@ import { buildApp } from "./app.js";
 import type { CallObserver } from "./chat/hooks.js";
 import type { GatewayEnv } from "./config/env.js";
 import { loadModelConfig } from "./config/load-model-config.js";
+import { createGuardrails } from "./guardrails/index.js";
 import { createLimits, type LimitsOptions } from "./limits/index.js";
 import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import { Router } from "./router/router.js";
@@ -52,7 +53,7 @@ export interface Gateway {
 
 /**
  * Creates a gateway.
- * @throws ConfigError (config file), or the store's start-up error when the database stays unreachable.
+ * @throws ConfigError (config file), PolicyError (guardrail policy), or the store's start-up error when the database stays unreachable.
  */
 export async function createGateway(env: GatewayEnv, options: GatewayOptions = {}): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
@@ -60,6 +61,15 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
   const config = loadModelConfig(env.configPath);
   for (const warning of config.warnings) log.warn(warning);
   const metrics = createMetrics();
+  // The guardrail policy (GUARDRAIL_POLICY) merged with LiteLLM's `guardrails:` list from the config.
+  const guardrails = createGuardrails({
+    policyPath: env.policyPath,
+    litellm:
+      config.guardrails.length > 0 ? { guardrails: config.guardrails, file: config.sourcePath } : undefined,
+    registry: metrics.registry,
+  });
+  for (const warning of guardrails.warnings) log.warn(warning);
+  log.info(guardrails.summary);
   const router = new Router(config, metrics, clock);
   const readiness: ReadinessCheck[] = [];
   const closers: Array<() => Promise<void>> = [];
@@ -113,6 +123,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
   }
 
   const app = buildApp({
+    guard: guardrails.guard,
     router,
     metrics,
     clock,

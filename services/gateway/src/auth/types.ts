@@ -22,6 +22,8 @@ export interface VirtualKeyAuth {
   expiresAt: number | null;
   /** Budgets and rate limits to enforce: the key's, then its user's (when the key has a user). */
   subjects: LimitSubject[];
+  /** The key's `metadata` (set with the master key); `metadata.guardrails` overrides guardrail modes per key. */
+  metadata?: Readonly<Record<string, unknown>>;
 }
 
 export type AuthContext = MasterAuth | VirtualKeyAuth;

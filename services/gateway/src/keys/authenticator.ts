@@ -322,6 +322,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       models: key.models,
       expiresAt: key.expires,
       subjects,
+      metadata: key.metadata,
     };
     entry.authValidUntil = Math.min(Number.POSITIVE_INFINITY, ...resets);
     return entry.auth;

@@ -5,7 +5,8 @@
  *
  * Guard decisions go on the response: `x-litellm-applied-guardrails` (the guardrails that ran, comma-separated,
  * as LiteLLM names the header) and `x-guardrail-decisions`, e.g.
- * `pii=mask:EMAIL_ADDRESS,PHONE_NUMBER; prompt_injection=allow:0.03`. A stream's headers are sent before its
+ * `pii=mask:EMAIL_ADDRESS,PHONE_NUMBER; prompt_injection=allow:0.03` (`block(monitor)`: a monitor-mode
+ * guardrail's verdict, recorded and not acted upon). A stream's headers are sent before its
  * output is checked, so they carry the input decisions only; the observers get all of them.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -21,9 +22,10 @@ import { CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE, finish, requestedModelLabel,
 /** Keeps a name or entity header-safe (they come from configuration, never from the client). */
 const token = (value: string) => value.replace(/[^\w.-]/g, "_");
 
-/** One decision as `name=action[:ENTITY,…][:score]`. */
+/** One decision as `name=action[(monitor)][:ENTITY,…][:score]` (`(monitor)`: recorded, not acted upon). */
 function formatDecision(decision: GuardDecision): string {
-  let out = `${token(decision.guardrail)}=${decision.action}`;
+  const mode = decision.mode === "monitor" ? "(monitor)" : "";
+  let out = `${token(decision.guardrail)}=${decision.action}${mode}`;
   if (decision.entities !== undefined && decision.entities.length > 0) {
     out += `:${decision.entities.map(token).join(",")}`;
   }

@@ -1,0 +1,31 @@
+/** The environment the benchmarks start a gateway child with. */
+import { join } from "node:path";
+import { repoRoot } from "./children.js";
+
+/** What a benchmark gateway needs: its port, master key and the fake upstream (base URL ending in /v1, key). */
+export interface BenchGatewaySettings {
+  port: number;
+  masterKey: string;
+  upstreamUrl: string;
+  upstreamKey: string;
+}
+
+/**
+ * `process.env` plus the gateway's settings: bench/gateway.yaml (model `bench` at the fake upstream), log level
+ * warn, and DATABASE_URL / REDIS_URL set (possibly empty) so that a developer's .env cannot switch the mode
+ * behind the benchmark's back.
+ */
+export function benchGatewayEnv(s: BenchGatewaySettings, databaseUrl = "", redisUrl = ""): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PORT: String(s.port),
+    HOST: "127.0.0.1",
+    GATEWAY_CONFIG: join(repoRoot, "bench", "gateway.yaml"),
+    GATEWAY_MASTER_KEY: s.masterKey,
+    BENCH_UPSTREAM_API_BASE: s.upstreamUrl,
+    BENCH_UPSTREAM_API_KEY: s.upstreamKey,
+    LOG_LEVEL: "warn",
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+  };
+}

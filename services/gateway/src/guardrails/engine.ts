@@ -1,0 +1,139 @@
+/**
+ * The guardrail engine: the chat route's `ChatGuard`. Input (pre_call): PII and prompt injection run in
+ * parallel on the request; output (post_call): PII on the answer, or on the stream through a
+ * StreamOutputGuard. Every decision is counted in the metrics and returned for the response headers and the
+ * trace; a refusal is thrown as a GuardrailRefusal that carries the decisions.
+ */
+
+import { inspectInjection, textsToScan } from "./injection/injection-guard.js";
+import type { InjectionScanner } from "./injection/scanner-client.js";
+import type { GuardrailMetrics } from "./metrics.js";
+import type { PiiAnalyzer } from "./pii/analyzer.js";
+import { applyMask, inspectPii } from "./pii/pii-guard.js";
+import { completionTexts, requestTexts } from "./pii/texts.js";
+import { effectiveMode } from "./policy/key-overrides.js";
+import type { GuardMode, GuardrailPolicy, PiiPolicy } from "./policy/schema.js";
+import { firstRefusal, type Refusal } from "./refusals.js";
+import { createStreamOutputGuard } from "./stream-output.js";
+import type { ChatGuard, GuardCall, GuardDecision, GuardOutcome, StreamOutputGuard } from "./types.js";
+
+/** What the engine runs on. */
+export interface GuardrailEngineDeps {
+  policy: GuardrailPolicy;
+  /** Presidio's REST analyzer, or the built-in recognizers. */
+  analyzer: PiiAnalyzer;
+  /** Undefined when GUARD_SCANNER_API_BASE is unset (prompt_injection then follows its on_error). */
+  scanner: InjectionScanner | undefined;
+  metrics: GuardrailMetrics;
+}
+
+const defined = <T>(v: T | undefined): v is T => v !== undefined;
+
+/**
+ * Throws the first refusal; its decisions are added to the call's first (the chat route adds a hook's decisions
+ * only when the hook returns), so the refused response's headers and the observers see them.
+ */
+function refuseIfAny(
+  call: GuardCall,
+  refusals: ReadonlyArray<Refusal | undefined>,
+  decisions: GuardDecision[],
+): void {
+  const refusal = firstRefusal(refusals, decisions);
+  if (refusal === undefined) return;
+  call.decisions.push(...decisions);
+  throw refusal;
+}
+
+/** Implements {@link ChatGuard} for a policy. */
+export class GuardrailEngine implements ChatGuard {
+  private readonly policy: GuardrailPolicy;
+  private readonly analyzer: PiiAnalyzer;
+  private readonly scanner: InjectionScanner | undefined;
+  private readonly metrics: GuardrailMetrics;
+
+  constructor(deps: GuardrailEngineDeps) {
+    this.policy = deps.policy;
+    this.analyzer = deps.analyzer;
+    this.scanner = deps.scanner;
+    this.metrics = deps.metrics;
+  }
+
+  /** The guardrail names a key's `metadata.guardrails` may name. */
+  get names(): string[] {
+    return [this.policy.pii?.name, this.policy.promptInjection?.name].filter(defined);
+  }
+
+  async checkInput(call: GuardCall): Promise<GuardOutcome> {
+    const { pii, promptInjection: injection } = this.policy;
+    const messages = call.body.messages;
+    const piiMode = this.piiMode(call, "input");
+    const injectionMode = injection
+      ? effectiveMode(injection.name, injection.mode, call.auth.metadata)
+      : "off";
+    const slots = pii && piiMode !== "off" ? requestTexts(messages) : [];
+    const [piiVerdict, injectionVerdict] = await Promise.all([
+      pii && piiMode !== "off"
+        ? inspectPii(
+            pii,
+            this.analyzer,
+            slots.map((s) => s.text),
+            "pre_call",
+            piiMode,
+          )
+        : undefined,
+      injection && injectionMode !== "off"
+        ? inspectInjection(injection, this.scanner, textsToScan(injection, messages), injectionMode)
+        : undefined,
+    ]);
+    const decisions = this.record([piiVerdict?.decision, injectionVerdict?.decision]);
+    refuseIfAny(call, [piiVerdict?.refusal, injectionVerdict?.refusal], decisions);
+    if (piiMode === "enforce" && piiVerdict?.decision.action === "mask" && piiVerdict.findings) {
+      applyMask(slots, piiVerdict.findings);
+    }
+    return { decisions };
+  }
+
+  async checkOutput(call: GuardCall, completion: unknown): Promise<GuardOutcome> {
+    const pii = this.policy.pii;
+    const mode = this.piiMode(call, "output");
+    if (pii === undefined || mode === "off") return { decisions: [] };
+    const slots = completionTexts(completion);
+    const verdict = await inspectPii(
+      pii,
+      this.analyzer,
+      slots.map((s) => s.text),
+      "post_call",
+      mode,
+    );
+    const decisions = this.record([verdict.decision]);
+    refuseIfAny(call, [verdict.refusal], decisions);
+    if (mode === "enforce" && verdict.decision.action === "mask" && verdict.findings)
+      applyMask(slots, verdict.findings);
+    return { decisions };
+  }
+
+  streamOutput(call: GuardCall): StreamOutputGuard | undefined {
+    const pii = this.policy.pii;
+    const mode = this.piiMode(call, "output");
+    if (pii === undefined || mode === "off") return undefined;
+    return createStreamOutputGuard({
+      policy: pii,
+      analyzer: this.analyzer,
+      mode,
+      record: (d) => this.metrics.record(d),
+    });
+  }
+
+  /** The PII guardrail's mode for this call on one side ("off" when its scope excludes that side). */
+  private piiMode(call: GuardCall, side: "input" | "output"): GuardMode {
+    const pii: PiiPolicy | undefined = this.policy.pii;
+    if (pii === undefined || (pii.scope !== "both" && pii.scope !== side)) return "off";
+    return effectiveMode(pii.name, pii.mode, call.auth.metadata);
+  }
+
+  private record(decisions: ReadonlyArray<GuardDecision | undefined>): GuardDecision[] {
+    const made = decisions.filter(defined);
+    for (const d of made) this.metrics.record(d);
+    return made;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Guardrail metrics under LiteLLM's names (docs/my-website/docs/proxy/prometheus.md in BerriAI/litellm), on the
+ * gateway's registry. Label values are bounded: `guardrail_name` comes from the policy, `hook_type` is pre_call or
+ * post_call, and `status` is the decision: allow | mask | block | error, or monitor_mask | monitor_block for what
+ * a monitor-mode guardrail would have done.
+ */
+import { Counter, Histogram, type Registry } from "prom-client";
+import type { GuardDecision } from "./types.js";
+
+/** The three guardrail metrics and how a decision is counted in them. */
+export interface GuardrailMetrics {
+  /** Decisions (labels: guardrail_name, status, hook_type). */
+  requests: Counter<"guardrail_name" | "status" | "hook_type">;
+  /** Decisions whose guardrail service failed (label: guardrail_name). */
+  errors: Counter<"guardrail_name">;
+  /** Time a guardrail took, seconds (labels: guardrail_name, hook_type). */
+  latency: Histogram<"guardrail_name" | "hook_type">;
+  /** Counts one decision in all three. */
+  record(decision: GuardDecision): void;
+}
+
+/** The `status` label of a decision. */
+export function decisionStatus(d: GuardDecision): string {
+  return d.mode === "monitor" && (d.action === "mask" || d.action === "block")
+    ? `monitor_${d.action}`
+    : d.action;
+}
+
+/** Registers the guardrail metrics on `registry` (call once per registry). */
+export function createGuardrailMetrics(registry: Registry): GuardrailMetrics {
+  const registers = [registry];
+  const requests = new Counter({
+    name: "litellm_guardrail_requests_total",
+    help: "Guardrail decisions, by guardrail, status (allow, mask, block, error, monitor_mask, monitor_block) and hook",
+    labelNames: ["guardrail_name", "status", "hook_type"] as const,
+    registers,
+  });
+  const errors = new Counter({
+    name: "litellm_guardrail_errors_total",
+    help: "Guardrail calls whose service failed (unreachable, timeout, bad answer)",
+    labelNames: ["guardrail_name"] as const,
+    registers,
+  });
+  const latency = new Histogram({
+    name: "litellm_guardrail_latency_seconds",
+    help: "Time a guardrail took, seconds",
+    labelNames: ["guardrail_name", "hook_type"] as const,
+    buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers,
+  });
+  return {
+    requests,
+    errors,
+    latency,
+    record(d) {
+      requests.inc({ guardrail_name: d.guardrail, status: decisionStatus(d), hook_type: d.hook });
+      if (d.action === "error") errors.inc({ guardrail_name: d.guardrail });
+      latency.observe({ guardrail_name: d.guardrail, hook_type: d.hook }, d.latencyMs / 1000);
+    },
+  };
+}

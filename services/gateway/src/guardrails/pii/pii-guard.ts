@@ -1,0 +1,64 @@
+/**
+ * The PII guardrail on one hook: one analyzer call with every text, the policy's thresholds, allow list and
+ * actions, then the verdict: block (any BLOCK entity), mask (any MASK entity), or allow. In enforce mode a block
+ * becomes a refusal and a mask rewrites the texts; in monitor mode the verdict is only recorded.
+ */
+import type { GuardMode, PiiPolicy } from "../policy/schema.js";
+import { failedVerdict, piiBlocked, type Refusal } from "../refusals.js";
+import type { GuardDecision } from "../types.js";
+import { AnalyzerUnavailable, type PiiAnalyzer } from "./analyzer.js";
+import { findings, maskText, type PiiFindings } from "./mask.js";
+import type { TextSlot } from "./texts.js";
+
+/** The verdict of one PII check. */
+export interface PiiVerdict {
+  decision: GuardDecision;
+  /** Set when the call must be refused (enforce mode only). */
+  refusal?: Refusal;
+  /** The detections that count (absent after an analyzer error). */
+  findings?: PiiFindings;
+}
+
+/**
+ * Checks `texts` (does not rewrite them; see {@link applyMask}).
+ * @param mode the effective mode for this call (never "off": the caller skips the guardrail then).
+ */
+export async function inspectPii(
+  policy: PiiPolicy,
+  analyzer: PiiAnalyzer,
+  texts: readonly string[],
+  hook: GuardDecision["hook"],
+  mode: Exclude<GuardMode, "off">,
+): Promise<PiiVerdict> {
+  const started = performance.now();
+  const base = { guardrail: policy.name, hook, mode };
+  if (texts.length === 0)
+    return { decision: { ...base, action: "allow", latencyMs: performance.now() - started } };
+  let spans: Awaited<ReturnType<PiiAnalyzer["analyze"]>>;
+  try {
+    spans = await analyzer.analyze(texts, Object.keys(policy.entities));
+  } catch (error) {
+    const reason = error instanceof AnalyzerUnavailable ? error.message : "analyzer failed";
+    return failedVerdict(base, reason, started, policy.onError);
+  }
+  const found = findings(policy, texts, spans);
+  const latencyMs = performance.now() - started;
+  if (found.block.length > 0) {
+    const decision: GuardDecision = { ...base, action: "block", entities: found.block, latencyMs };
+    return mode === "enforce"
+      ? { decision, findings: found, refusal: piiBlocked(found.block, policy.name, hook) }
+      : { decision, findings: found };
+  }
+  if (found.mask.length > 0) {
+    return { decision: { ...base, action: "mask", entities: found.mask, latencyMs }, findings: found };
+  }
+  return { decision: { ...base, action: "allow", latencyMs }, findings: found };
+}
+
+/** Rewrites each slot whose text has spans, replacing them with `<ENTITY_TYPE>`. */
+export function applyMask(slots: readonly TextSlot[], found: PiiFindings): void {
+  slots.forEach((slot, i) => {
+    const spans = found.spans[i];
+    if (spans !== undefined && spans.length > 0) slot.set(maskText(slot.text, spans));
+  });
+}
