@@ -5,8 +5,8 @@
  *   database, the scanner (scanner/src/server.ts) with the tiny model of scanner/tiny-model, the console
  *   (test/e2e/console-server.ts: the console's app with LibreChat's MongoDB as an in-process contract fake),
  *   and Prometheus (Debian's `prometheus`) scraping gateway, scanner and console every second;
- * - contract fakes of what cannot run here: the OpenAI-compatible upstream (bench/upstream.ts) and Langfuse
- *   (test/e2e/langfuse-server.ts).
+ * - contract fakes of what cannot run here: the OpenAI-compatible upstream (bench/upstream.ts), Langfuse and
+ *   Presidio (test/e2e/fake-server.ts).
  * Progress goes to `progress` (stderr in the runner): what is started, what is waited for.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -138,12 +138,16 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   };
 
   try {
-    progress("starting the OpenAI-compatible upstream fake (bench/upstream.ts) and the Langfuse fake");
+    progress(
+      "starting the contract fakes: OpenAI-compatible upstream (bench/upstream.ts), Langfuse, Presidio",
+    );
     const upstreamProcess = start("upstream", "bench/upstream.ts", {});
-    const langfuseProcess = start("langfuse", "test/e2e/langfuse-server.ts", {
+    const langfuseProcess = start("langfuse", "test/e2e/fake-server.ts", {
+      E2E_FAKE: "langfuse",
       E2E_TRACE_PUBLIC_KEY: TRACE_PUBLIC_KEY,
       E2E_TRACE_SECRET_KEY: TRACE_SECRET_KEY,
     });
+    const presidioProcess = start("presidio", "test/e2e/fake-server.ts", { E2E_FAKE: "presidio" });
 
     const scannerPort = await freePort();
     const scannerUrl = `http://127.0.0.1:${scannerPort}`;
@@ -162,10 +166,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const redisDb = await emptyRedisDatabase(options.redisUrl);
     cleanups.push(() => deleteGatewayKeys(options.redisUrl, redisDb));
 
-    progress("waiting for the upstream fake and the Langfuse fake to report ready");
-    const [upstream, langfuse] = await Promise.all([
-      readyLine<{ ready: true; url: string }>(upstreamProcess),
-      readyLine<{ ready: true; url: string }>(langfuseProcess),
+    progress("waiting for the upstream, Langfuse and Presidio fakes to report ready");
+    const ready = (service: Service) => readyLine<{ ready: true; url: string }>(service);
+    const [upstream, langfuse, presidio] = await Promise.all([
+      ready(upstreamProcess),
+      ready(langfuseProcess),
+      ready(presidioProcess),
     ]);
 
     const config = path.join(dir, "config.yaml");
@@ -185,7 +191,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const gatewayPort = await freePort();
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     progress(
-      `starting the gateway on ${gatewayUrl} (Postgres, Redis db ${redisDb}, traces to the Langfuse fake)`,
+      `starting the gateway on ${gatewayUrl} (Postgres, Redis db ${redisDb}, traces to the Langfuse fake, guardrails to the scanner and the Presidio fake)`,
     );
     const gateway = start("gateway", "services/gateway/src/server.ts", {
       PORT: String(gatewayPort),
@@ -199,6 +205,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       TRACE_PUBLIC_KEY,
       TRACE_SECRET_KEY,
       GUARD_SCANNER_API_BASE: scannerUrl,
+      PII_ANALYZER_API_BASE: presidio.url,
+      PII_ANONYMIZER_API_BASE: presidio.url,
       LOG_LEVEL: "warn",
     });
 
