@@ -57,13 +57,22 @@ export interface PlatformOptions {
   redisUrl: string;
   /** One progress line (no newline). */
   progress(line: string): void;
+  /** Aborting it (Ctrl-C) ends the waiting: what had started is stopped and the start rejects. */
+  signal?: AbortSignal;
 }
 
 /** A Redis database number no one else uses right now (empty), 1..15; the gateway's keys then stay apart. */
 async function emptyRedisDatabase(redisUrl: string): Promise<number> {
-  const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  const client = new Redis(redisUrl, {
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    lazyConnect: true,
+  });
+  client.on("error", () => {});
   try {
-    const keyspace = String(await client.info("keyspace"));
+    const keyspace = await client.info("keyspace").catch((error: Error) => {
+      throw new Error(`Redis at ${redisUrl} is not reachable (${error.message}); set REDIS_URL`);
+    });
     const used = new Set([...keyspace.matchAll(/^db(\d+):/gm)].map((m) => Number(m[1])));
     const free = Array.from({ length: 15 }, (_, i) => i + 1).filter((n) => !used.has(n));
     if (free.length === 0) throw new Error(`no empty Redis database on ${redisUrl} (1..15 all hold keys)`);
@@ -76,6 +85,7 @@ async function emptyRedisDatabase(redisUrl: string): Promise<number> {
 /** Deletes the gateway's keys (`gw:*`, its default prefix) in Redis database `db`. */
 async function deleteGatewayKeys(redisUrl: string, db: number): Promise<void> {
   const client = new Redis(redisUrl, { db, maxRetriesPerRequest: 1 });
+  client.on("error", () => {});
   try {
     let cursor = "0";
     do {
@@ -126,6 +136,21 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     })();
     return stopping;
   };
+  // Last resort if the runner itself crashes: no child outlives it.
+  const killLeft = () => {
+    for (const { child } of services)
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+  process.once("exit", killLeft);
+  cleanups.push(async () => void process.off("exit", killLeft));
+  // Every wait races the abort signal, so Ctrl-C during start-up stops what had started at once.
+  const aborted = new Promise<never>((_, reject) => {
+    const abort = () => reject(new Error("interrupted"));
+    if (options.signal?.aborted) abort();
+    options.signal?.addEventListener("abort", abort, { once: true });
+  });
+  aborted.catch(() => {});
+  const until = <T>(promise: Promise<T>): Promise<T> => Promise.race([promise, aborted]);
   const start = (name: string, entry: string, env: NodeJS.ProcessEnv, nodeFlags: string[] = []) => {
     const service = spawnService(name, {
       entry,
@@ -133,7 +158,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     });
     services.push(service);
-    cleanups.push(() => service.stop(10_000));
+    cleanups.push(() => service.stop(5_000));
     return service;
   };
 
@@ -168,11 +193,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
     progress("waiting for the upstream, Langfuse and Presidio fakes to report ready");
     const ready = (service: Service) => readyLine<{ ready: true; url: string }>(service);
-    const [upstream, langfuse, presidio] = await Promise.all([
-      ready(upstreamProcess),
-      ready(langfuseProcess),
-      ready(presidioProcess),
-    ]);
+    const [upstream, langfuse, presidio] = await until(
+      Promise.all([ready(upstreamProcess), ready(langfuseProcess), ready(presidioProcess)]),
+    );
 
     const config = path.join(dir, "config.yaml");
     writeFileSync(
@@ -199,6 +222,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       GATEWAY_CONFIG: config,
       GATEWAY_MASTER_KEY: E2E_MASTER_KEY,
       GATEWAY_SPOOL_DIR: path.join(dir, "spend-spool"),
+      GATEWAY_SHUTDOWN_TIMEOUT_MS: "2000",
       DATABASE_URL: db.url,
       REDIS_URL: `${options.redisUrl.replace(/\/\d*$/, "")}/${redisDb}`,
       TRACE_HOST: langfuse.url,
@@ -230,11 +254,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     );
 
     progress(`waiting for ${scannerUrl}/health (the model loaded)`);
-    await waitForHttp(scanner, `${scannerUrl}/health`, 60_000);
+    await until(waitForHttp(scanner, `${scannerUrl}/health`, 60_000));
     progress(`waiting for ${gatewayUrl}/health/readiness (database migrated, Redis connected)`);
-    await waitForHttp(gateway, `${gatewayUrl}/health/readiness`, 60_000);
+    await until(waitForHttp(gateway, `${gatewayUrl}/health/readiness`, 60_000));
     progress(`waiting for ${consoleUrl}/_health (chat database and gateway reachable)`);
-    await waitForHttp(consoleService, `${consoleUrl}/_health`, 60_000);
+    await until(waitForHttp(consoleService, `${consoleUrl}/_health`, 60_000));
 
     const jobs = {
       gateway: `127.0.0.1:${gatewayPort}`,
@@ -245,7 +269,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const prometheus = await startPrometheus(writeScrapeConfig(dir, jobs), dir);
     cleanups.push(() => prometheus.stop());
     progress(`waiting for ${prometheus.url} to scrape each target once`);
-    await waitForScrapes(prometheus, Object.keys(jobs), 20_000);
+    await until(waitForScrapes(prometheus, Object.keys(jobs), 20_000));
 
     return {
       gatewayUrl,

@@ -90,13 +90,14 @@ async function main(): Promise<number> {
   }
 
   let platform: Platform | undefined;
-  let interrupted = false;
+  const interrupt = new AbortController();
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
-      if (interrupted) return;
-      interrupted = true;
+      if (interrupt.signal.aborted) return;
       progress(`${signal}: stopping everything`);
-      void (platform?.stop() ?? Promise.resolve()).finally(() => process.exit(130));
+      interrupt.abort();
+      // While starting, startPlatform stops what had started and rejects; afterwards stop here.
+      if (platform) void platform.stop().finally(() => process.exit(130));
     });
   }
 
@@ -106,8 +107,10 @@ async function main(): Promise<number> {
       postgresAdminUrl: process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres",
       redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       progress,
+      signal: interrupt.signal,
     });
   } catch (error) {
+    if (interrupt.signal.aborted) return 130;
     progress(`the platform did not start: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
@@ -125,7 +128,7 @@ async function main(): Promise<number> {
         progress(`${service.name} exited during the run (${signalCode ?? exitCode}):\n${service.output()}`);
       }
     }
-    if (values.keep && !interrupted) {
+    if (values.keep && !interrupt.signal.aborted) {
       progress(
         [
           "--keep: the platform stays up; Ctrl-C stops it",
@@ -141,7 +144,7 @@ async function main(): Promise<number> {
     }
     return status !== 0 ? status : consoleOk && scannerOk ? 0 : 1;
   } finally {
-    if (!interrupted) {
+    if (!interrupt.signal.aborted) {
       progress("stopping everything");
       await platform.stop();
       progress(`done after ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -59,13 +59,20 @@ export async function startPrometheus(configFile: string, dir: string): Promise<
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   let log = "";
+  let spawnError: Error | undefined;
+  child.once("error", (error) => {
+    spawnError = error;
+  });
   child.stderr?.on("data", (chunk: Buffer) => {
     log += chunk.toString();
   });
-  const exited = once(child, "exit");
+  // events.once rejects on "error" (no binary): that case is reported by the loop below.
+  const exited = once(child, "exit").catch(() => undefined);
 
   const deadline = Date.now() + 15_000;
   for (;;) {
+    if (spawnError)
+      throw new Error(`prometheus could not start (${spawnError.message}); apt-get install prometheus`);
     if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${log}`);
     const ready = await fetch(`${url}/-/ready`).then(
       (r) => r.status === 200,
