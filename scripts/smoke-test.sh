@@ -16,8 +16,8 @@ Checks a running platform:
   6. trace                     the trace of check 3 (id from its x-trace-id header) read back from the trace
                                viewer: GET {trace}/api/public/v2/observations?traceId=<id> (basic auth)
   7. request counter           litellm_proxy_total_requests_metric_total in Prometheus ({metrics}/api/v1/query)
-  8. prompt-injection decision a prompt_injection entry in the x-guardrail-decisions header of a call, or
-                               litellm_guardrail_requests_total{guardrail_name="prompt_injection"} in Prometheus
+  8. prompt-injection decision a prompt_injection verdict (not `error`) in the x-guardrail-decisions header of a
+                               call, or in litellm_guardrail_requests_total{guardrail_name="prompt_injection"}
 
 Options (each also read from the environment variable named, then from .env):
   --gateway-url <url>       GATEWAY_URL, default http://localhost:4000
@@ -182,12 +182,14 @@ call "$work/8.json" "$work/8.h" -H 'Content-Type: application/json' "$gateway/v1
 decision="$(header "$work/8.h" x-guardrail-decisions | grep -o 'prompt_injection=[^;]*' || true)"
 if [[ -z "$decision" ]]; then
   for _ in $(seq 1 "$wait_s"); do
-    decision="$(prom 'sum(litellm_guardrail_requests_total{guardrail_name="prompt_injection"})')"
+    decision="$(prom 'sum(litellm_guardrail_requests_total{guardrail_name="prompt_injection",status!="error"})')"
     [[ -n "$decision" && "$decision" != 0 ]] && { decision="litellm_guardrail_requests_total $decision"; break; }
     decision=""; sleep 1
   done
 fi
-if [[ -n "$decision" ]]; then pass 8 "prompt-injection decision" "$decision"
+# An `error` decision means the scanner gave no verdict (unreachable, timed out): the control did not run.
+if [[ -n "$decision" && "$decision" != prompt_injection=error* ]]; then pass 8 "prompt-injection decision" "$decision"
+elif [[ -n "$decision" ]]; then fail 8 "prompt-injection decision" "the scanner gave no verdict ($decision)" "GUARD_SCANNER_API_BASE; ./scripts/platform.sh logs scanner; ./scripts/platform.sh logs gateway"
 else fail 8 "prompt-injection decision" "no prompt_injection entry in x-guardrail-decisions and none in litellm_guardrail_requests_total" "litellm/guardrails/policy.yaml; ./scripts/platform.sh logs scanner; ./scripts/platform.sh logs gateway"; fi
 
 if ((failures > 0)); then

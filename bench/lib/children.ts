@@ -34,7 +34,8 @@ export interface SpawnOptions {
 
 /** Starts `node <entry>` from the repository root, with `--import tsx` for a TypeScript entry. */
 export function spawnService(name: string, { entry, env, nodeFlags = [] }: SpawnOptions): Service {
-  const loader = entry.endsWith(".ts") ? ["--import", "tsx"] : [];
+  // From source, workspace packages resolve to their TypeScript (`development` export condition), not a build.
+  const loader = entry.endsWith(".ts") ? ["--conditions=development", "--import", "tsx"] : [];
   const child = spawn(process.execPath, [...nodeFlags, ...loader, entry], {
     cwd: repoRoot,
     env,
@@ -144,4 +145,30 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Starts a gateway (`entry`, default from source) on a free port of 127.0.0.1 with `env` on top of this process's
+ * environment, and resolves once `/health/liveliness` answers.
+ * @returns the service and its origin, e.g. `http://127.0.0.1:41234`.
+ */
+export async function spawnGateway(
+  name: string,
+  env: NodeJS.ProcessEnv,
+  options: { entry?: string; nodeFlags?: string[] } = {},
+): Promise<{ service: Service; origin: string }> {
+  const port = await freePort();
+  const service = spawnService(name, {
+    entry: options.entry ?? "services/gateway/src/server.ts",
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    ...(options.nodeFlags === undefined ? {} : { nodeFlags: options.nodeFlags }),
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(service, `${origin}/health/liveliness`);
+  } catch (error) {
+    await service.stop(1000);
+    throw error;
+  }
+  return { service, origin };
 }

@@ -47,13 +47,14 @@ describe("gateway Dockerfile", () => {
     for (const stage of stages) expect(stage).toMatch(/^FROM \$\{NODE_IMAGE\} AS [a-z]+$/);
   });
 
-  it("installs with npm ci, builds the gateway workspace, and ships production dependencies only", () => {
+  it("installs with npm ci, builds the gateway workspace and the admin-api package it imports, and ships production dependencies only", () => {
     expect(instructions).toContainEqual(expect.stringMatching(/^RUN npm ci --workspace services\/gateway /));
     expect(instructions).toContain("RUN npm run build --workspace services/gateway");
     expect(instructions).toContainEqual(
       expect.stringMatching(/^RUN npm ci --omit=dev --workspace services\/gateway /),
     );
     expect(finalStage.filter((l) => l.startsWith("COPY --from=build"))).toEqual([
+      "COPY --from=build /app/packages/admin-api/dist ./packages/admin-api/dist",
       "COPY --from=build /app/services/gateway/dist ./services/gateway/dist",
     ]);
   });

@@ -105,11 +105,17 @@ export const userInfoQuery = z.object({ user_id: identifier });
 export const listUsersQuery = z.object({ page: pageNumber(1), page_size: pageSize(25, 100) });
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-/** `YYYY-MM-DD` (a UTC day) or an ISO 8601 time. */
+/** Earliest and latest instants a date parameter may name, epoch ms (Postgres stores far more; these are sane). */
+export const FIRST_DATE_MS = Date.UTC(1970, 0, 1);
+export const LAST_DATE_MS = Date.UTC(9999, 11, 31);
+/** `YYYY-MM-DD` (a UTC day) or an ISO 8601 time between 1970-01-01 and 9999-12-31. */
 export const dateParam = z
   .string()
   .refine((v) => !Number.isNaN(Date.parse(v)), {
     message: "expected a date (YYYY-MM-DD) or an ISO 8601 time",
+  })
+  .refine((v) => Date.parse(v) >= FIRST_DATE_MS && Date.parse(v) <= LAST_DATE_MS, {
+    message: "expected a date between 1970-01-01 and 9999-12-31",
   })
   .optional();
 /** True for a date without a time (the whole UTC day is meant). */

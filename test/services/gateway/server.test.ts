@@ -27,7 +27,7 @@ interface Started {
 
 function startServer(env: Record<string, string>): Started {
   let out = "";
-  const child = spawn(process.execPath, ["--import", "tsx", serverEntry], {
+  const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", serverEntry], {
     env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -68,7 +68,8 @@ export interface GuardDecision {
  *   `[DONE]`), or `block` replaces the rest of the stream by an error event (no `[DONE]`). Not called when the
  *   upstream failed or the client left.
  *
- * Both may return a promise; the relay stops reading the upstream while it waits.
+ * Both may return a promise; the relay stops reading the upstream while it waits. A throw from either ends the
+ * stream like a block: with the thrown {@link GatewayError}, or a 500 `guardrail_error` for anything else.
  */
 export interface StreamOutputGuard {
   onData(payload: string): string[] | "hold" | Promise<string[] | "hold">;

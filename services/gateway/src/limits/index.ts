@@ -2,7 +2,7 @@
  * Composition of rate limits, budgets and the invalidation bus, as the gateway wires them.
  *
  * With `redisUrl`: a {@link RedisAdmitter} (shared limits, one Redis round trip per admit) falling back to an
- * {@link InProcessAdmitter} while Redis is unreachable, and a {@link RedisInvalidationBus}. Readiness, a log
+ * {@link InProcessAdmitter} once Redis is shown to be gone (a late reply is not enough; see `redis-admitter.ts`), and a {@link RedisInvalidationBus}. Readiness, a log
  * line on each transition and the gauge `gateway_limits_shared` (1 shared / 0 per instance) report the mode.
  * Without: the in-process admitter and a {@link LocalInvalidationBus}, readiness `disabled`, gauge 0.
  */
@@ -29,10 +29,17 @@ export interface LimitsOptions {
   /** Prefix of every Redis key and channel. Default `gw:`. */
   keyPrefix?: string;
   /**
-   * Optional (not in the lead's sketch): Redis timings, ms: per-command timeout (default 200), reconnect backoff
-   * cap (default 2000), degraded-mode probe interval (default 1000).
+   * Optional: Redis timings, ms: per-command timeout (default 200), reconnect backoff cap (default 2000),
+   * degraded-mode probe interval (default 1000), the patient retry of a late admit (default 1000) and how long
+   * Redis must leave that link without any reply before it counts as gone (default 3000; see `redis-admitter.ts`).
    */
-  redisTimings?: { commandTimeoutMs?: number; maxReconnectDelayMs?: number; probeIntervalMs?: number };
+  redisTimings?: {
+    commandTimeoutMs?: number;
+    maxReconnectDelayMs?: number;
+    probeIntervalMs?: number;
+    healthProbeTimeoutMs?: number;
+    outageAfterMs?: number;
+  };
 }
 
 /** Readiness of the limits: `connected` (shared through Redis), `degraded` (per instance), `disabled` (no Redis). */
@@ -70,15 +77,22 @@ export function createLimits(options: LimitsOptions): Limits {
       close: async () => {},
     };
   }
+  const { healthProbeTimeoutMs, outageAfterMs, ...timings } = options.redisTimings ?? {};
   const connection: RedisConnection = createRedisConnection({
     url: options.redisUrl,
     log,
     registry,
     ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
-    ...options.redisTimings,
+    ...timings,
   });
   connection.onStatusChange((status) => shared.set(status === "connected" ? 1 : 0));
-  const admitter = new RedisAdmitter({ connection, clock, fallback });
+  const admitter = new RedisAdmitter({
+    connection,
+    clock,
+    fallback,
+    ...(healthProbeTimeoutMs === undefined ? {} : { probeTimeoutMs: healthProbeTimeoutMs }),
+    ...(outageAfterMs === undefined ? {} : { outageAfterMs }),
+  });
   const bus = new RedisInvalidationBus(connection, log);
   let closing: Promise<void> | undefined;
   return {

@@ -19,6 +19,7 @@ import {
   WINDOW_MS,
   windowIndex,
 } from "./rules.js";
+import type { CounterFloors } from "./shared-floors.js";
 import type { Admission, AdmissionRequest, Admitter, SettledUsage } from "./types.js";
 
 interface WindowCounter {
@@ -67,22 +68,25 @@ export class InProcessAdmitter implements Admitter {
     return this.admitPlans(plans, toMicros(request.estimatedCost));
   }
 
-  /** The synchronous core of {@link admit}, for callers that already planned the subjects. */
-  admitPlans(plans: SubjectPlan[], estimate: number): Admission {
+  /**
+   * The synchronous core of {@link admit}, for callers that already planned the subjects. `floors`: the least
+   * each counter starts from (the Redis admitter's last view of the shared counters), none by default.
+   */
+  admitPlans(plans: SubjectPlan[], estimate: number, floors?: CounterFloors): Admission {
     const now = this.clock.now();
     const index = windowIndex(now);
     this.sweep(now);
     const budgets: Array<BudgetCounter | undefined> = [];
     for (const plan of plans) {
       if (plan.rpm >= 0) {
-        const used = usedIn(this.rpm, plan.counterId, index);
+        const used = raise(this.rpm, plan.counterId, index, floors?.rpm(plan, index) ?? 0);
         if (used >= plan.rpm) throw rateLimitError(plan, "rpm", used, now);
       }
       if (plan.tpm >= 0) {
-        const used = usedIn(this.tpm, plan.counterId, index);
+        const used = raise(this.tpm, plan.counterId, index, floors?.tpm(plan, index) ?? 0);
         if (used >= plan.tpm) throw rateLimitError(plan, "tpm", used, now);
       }
-      const budget = plan.maxMicros >= 0 ? this.budget(plan, now) : undefined;
+      const budget = plan.maxMicros >= 0 ? this.budget(plan, now, floors?.budget(plan) ?? 0) : undefined;
       if (
         budget !== undefined &&
         (budget.spent >= plan.maxMicros || budget.spent + budget.reserved + estimate > plan.maxMicros)
@@ -124,18 +128,22 @@ export class InProcessAdmitter implements Admitter {
     });
   }
 
-  /** The period's counter: created from the database's spend, raised to it if the database is ahead. */
-  private budget(plan: SubjectPlan, now: number): BudgetCounter {
+  /**
+   * The period's counter: created from the database's spend (or `floorMicros` when higher), raised to either
+   * when they are ahead of it.
+   */
+  private budget(plan: SubjectPlan, now: number, floorMicros: number): BudgetCounter {
     const key = `${plan.counterId}:${plan.period}`;
     const expiresAt = now + budgetCounterTtlMs(plan.subject, now);
+    const seed = Math.max(plan.seedMicros, floorMicros);
     let budget = this.budgets.get(key);
     if (budget === undefined) {
-      budget = { spent: plan.seedMicros, reserved: 0, reservations: new Map(), expiresAt };
+      budget = { spent: seed, reserved: 0, reservations: new Map(), expiresAt };
       this.budgets.set(key, budget);
       return budget;
     }
     budget.expiresAt = expiresAt;
-    if (plan.seedMicros > budget.spent) budget.spent = plan.seedMicros;
+    if (seed > budget.spent) budget.spent = seed;
     for (const [id, reservation] of budget.reservations) {
       if (reservation.expiresAt > now) break;
       budget.reservations.delete(id);
@@ -156,9 +164,17 @@ export class InProcessAdmitter implements Admitter {
   }
 }
 
-function usedIn(counters: Map<string, WindowCounter>, key: string, index: number): number {
+/** The window's count, first raised to `floor` if it is below (a floor of 0 changes nothing). */
+function raise(counters: Map<string, WindowCounter>, key: string, index: number, floor: number): number {
   const counter = counters.get(key);
-  return counter !== undefined && counter.index === index ? counter.used : 0;
+  const used = counter !== undefined && counter.index === index ? counter.used : 0;
+  if (floor <= used) return used;
+  if (counter === undefined) counters.set(key, { index, used: floor });
+  else {
+    counter.index = index;
+    counter.used = floor;
+  }
+  return floor;
 }
 
 function add(counters: Map<string, WindowCounter>, key: string, index: number, amount: number): void {

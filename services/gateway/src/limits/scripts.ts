@@ -15,8 +15,9 @@
 /**
  * ARGV: now, reservation member, reservation expiry, window TTL ms, estimate micro-USD, then per subject
  * (5 each): rpm limit, tpm limit, budget micro-USD (-1 = none for all three), database spend micro-USD, budget
- * TTL ms. Returns `{-1}` when admitted (and counted), else `{subject index, kind, used[, reserved]}` with kind
- * 1 = rpm, 2 = tpm, 3 = budget, and nothing counted. All-or-nothing across subjects.
+ * TTL ms. Returns `{-1, then per subject: rpm used, tpm used, spent, reserved}` when admitted (the counters
+ * after counting this call; -1 where the subject has no such limit), else `{subject index, kind, used[,
+ * reserved]}` with kind 1 = rpm, 2 = tpm, 3 = budget, and nothing counted. All-or-nothing across subjects.
  */
 export const ADMIT_LUA = `
 local now = tonumber(ARGV[1])
@@ -60,19 +61,32 @@ for i = 0, n - 1 do
     if spent >= max or spent + reserved + estimate > max then return {i, 3, spent, reserved} end
   end
 end
+local counted = {-1}
 for i = 0, n - 1 do
   local k = i * 4
   local a = 6 + i * 5
-  if tonumber(ARGV[a]) >= 0 and redis.call('INCR', KEYS[k + 1]) == 1 then
-    redis.call('PEXPIRE', KEYS[k + 1], windowTtl)
+  local rpmUsed, tpmUsed, spent, reserved = -1, -1, -1, -1
+  if tonumber(ARGV[a]) >= 0 then
+    rpmUsed = redis.call('INCR', KEYS[k + 1])
+    if rpmUsed == 1 then redis.call('PEXPIRE', KEYS[k + 1], windowTtl) end
   end
-  if tonumber(ARGV[a + 2]) >= 0 and estimate > 0 then
-    redis.call('HINCRBY', KEYS[k + 3], 'reserved', ARGV[5])
-    redis.call('ZADD', KEYS[k + 4], expiry, member)
-    redis.call('PEXPIRE', KEYS[k + 4], ARGV[a + 4])
+  if tonumber(ARGV[a + 1]) >= 0 then tpmUsed = tonumber(redis.call('GET', KEYS[k + 2]) or '0') end
+  if tonumber(ARGV[a + 2]) >= 0 then
+    if estimate > 0 then
+      redis.call('HINCRBY', KEYS[k + 3], 'reserved', ARGV[5])
+      redis.call('ZADD', KEYS[k + 4], expiry, member)
+      redis.call('PEXPIRE', KEYS[k + 4], ARGV[a + 4])
+    end
+    local v = redis.call('HMGET', KEYS[k + 3], 'spent', 'reserved')
+    spent = tonumber(v[1] or '0')
+    reserved = tonumber(v[2] or '0')
   end
+  counted[#counted + 1] = rpmUsed
+  counted[#counted + 1] = tpmUsed
+  counted[#counted + 1] = spent
+  counted[#counted + 1] = reserved
 end
-return {-1}
+return counted
 `;
 
 /**

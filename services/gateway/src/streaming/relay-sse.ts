@@ -11,8 +11,8 @@
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { GuardDecision, StreamOutputGuard } from "../chat/hooks.js";
-import type { GatewayError } from "../errors/gateway-error.js";
+import type { GuardDecision, StreamOutputEnd, StreamOutputGuard } from "../chat/hooks.js";
+import { GatewayError } from "../errors/gateway-error.js";
 
 /** OpenAI `usage`, tokens. */
 export interface Usage {
@@ -106,30 +106,42 @@ export async function relaySse(
     }
   };
   let ended = false;
+  /** Ends the stream with the guard's refusal as an error event (no `[DONE]`). */
+  const block = (refusal: GatewayError) => {
+    ended = true;
+    outcome.blocked = refusal;
+    if (!res.destroyed) write(JSON.stringify(refusal.toBody()));
+  };
   /** The guarded end: release what the guard held, then `[DONE]`, or its block as an error event. */
   const end = async (guard: StreamOutputGuard, done: boolean) => {
     if (ended) return;
     ended = true;
-    const result = await guard.onEnd();
+    let result: StreamOutputEnd;
+    try {
+      result = await guard.onEnd();
+    } catch (error) {
+      return block(guardFailure(error));
+    }
     outcome.guardDecisions.push(...result.decisions);
     if (res.destroyed) return;
-    if ("block" in result) {
-      outcome.blocked = result.block;
-      write(JSON.stringify(result.block.toBody()));
-      return;
-    }
+    if ("block" in result) return block(result.block);
     for (const payload of result.release) write(payload);
     if (done) write("[DONE]");
   };
+  /** Hands the queued payloads to the guard; a guard that throws ends the stream like a block. */
   const drainQueue = async (guard: StreamOutputGuard) => {
-    for (const data of queued.splice(0)) {
-      if (res.destroyed || ended) return;
-      if (data === "[DONE]") {
-        await end(guard, true);
-        continue;
+    try {
+      for (const data of queued.splice(0)) {
+        if (res.destroyed || ended) return;
+        if (data === "[DONE]") {
+          await end(guard, true);
+          continue;
+        }
+        const out = await guard.onData(data);
+        if (out !== "hold") for (const payload of out) write(payload);
       }
-      const out = await guard.onData(data);
-      if (out !== "hold") for (const payload of out) write(payload);
+    } catch (error) {
+      block(guardFailure(error));
     }
   };
   const parser = createParser({ onEvent });
@@ -141,26 +153,33 @@ export async function relaySse(
       parser.feed(decoder.decode(piece, { stream: true }));
       if (guard !== undefined) await drainQueue(guard);
       res.uncork();
+      if (outcome.blocked !== undefined) break;
       if (res.writableNeedDrain) await Promise.race([once(res, "drain"), once(res, "close")]);
     }
     if (!res.destroyed && !outcome.completed) outcome.completed = true;
-    if (guard !== undefined && !res.destroyed) await end(guard, false);
+    if (guard !== undefined && !res.destroyed) await drainQueue(guard).then(() => end(guard, false));
   } catch (error) {
     // Reading fails when the client left too (the upstream request is aborted with it): that is no upstream error.
     if (res.destroyed) return outcome;
     outcome.upstreamError = error as Error;
-    {
-      const body = {
-        error: {
-          message: "The upstream stream failed before it finished.",
-          type: "upstream_error",
-          param: null,
-          code: "502",
-        },
-      };
-      res.write(`data: ${JSON.stringify(body)}\n\n`);
-    }
+    const body = {
+      error: {
+        message: "The upstream stream failed before it finished.",
+        type: "upstream_error",
+        param: null,
+        code: "502",
+      },
+    };
+    res.write(`data: ${JSON.stringify(body)}\n\n`);
   }
   if (!res.destroyed) res.end();
   return outcome;
+}
+
+/** A guard's throw as the refusal the client sees: its own GatewayError, or a 500 that names no detail. */
+function guardFailure(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError(500, "The output guardrail failed; the rest of the answer was withheld.", {
+    type: "guardrail_error",
+  });
 }

@@ -73,10 +73,11 @@ afterAll(async () => {
 });
 
 /** A gateway instance's limits plus what its bus handler received. */
-async function instance(url: string, keyPrefix = prefix) {
+async function instance(url: string, keyPrefix = prefix, commandTimeoutMs?: number) {
   const limits = createLimits({
     redisUrl: url,
     keyPrefix,
+    ...(commandTimeoutMs === undefined ? {} : { redisTimings: { commandTimeoutMs } }),
     clock: new ManualClock(0),
     log: captureLogger(),
     registry: new Registry(),
@@ -159,6 +160,19 @@ describe("RedisInvalidationBus", () => {
 });
 
 describe("RedisInvalidationBus started while Redis is down", () => {
+  it("a publish that times out on a link that is still up leaves the limits shared (a late reply is no outage)", async () => {
+    const proxy = await startTcpProxy(6379);
+    try {
+      const a = await instance(`redis://127.0.0.1:${proxy.port}`, prefix, 100);
+      proxy.stall();
+      await a.limits.bus.publish(keyMessage("late"));
+      proxy.restore();
+      expect((await a.limits.readiness()).status).toBe("connected");
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it("subscribes once Redis answers", async () => {
     const proxy = await startTcpProxy(6379);
     proxy.cut();

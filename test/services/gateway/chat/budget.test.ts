@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallResult } from "../../../../services/gateway/src/chat/hooks.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
+import { chunkedBody } from "../../../helpers/chunked.js";
 import { waitFor } from "../../../helpers/redis.js";
 import { keySubject } from "../limits/subjects.js";
 import { type ChatHarness, rowsRecorder, startChatHarness } from "./harness.js";
@@ -39,18 +40,6 @@ async function harness(
   return h;
 }
 
-/** A body sent with `transfer-encoding: chunked` (no content-length), in pieces of 1 KiB. */
-function chunked(json: string): RequestInit {
-  const bytes = new TextEncoder().encode(json);
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (let i = 0; i < bytes.length; i += 1024) controller.enqueue(bytes.slice(i, i + 1024));
-      controller.close();
-    },
-  });
-  return { body, duplex: "half" } as RequestInit;
-}
-
 describe("budget reservation", () => {
   it("holds under 150 concurrent chunked uploads: spend stays within a $0.50 budget", async () => {
     const h = await harness(0.5);
@@ -68,7 +57,7 @@ describe("budget reservation", () => {
     results.length = 0;
     const statuses = await Promise.all(
       Array.from({ length: 150 }, async () => {
-        const res = await h.chat("", chunked(json));
+        const res = await h.chat("", chunkedBody(json));
         await res.arrayBuffer();
         return res.status;
       }),

@@ -62,10 +62,19 @@ const guard: ChatGuard = {
     const held: string[] = [];
     return {
       onData: (payload) => {
+        if (payload.includes("explode")) throw new Error("classifier crashed");
         held.push(payload.replaceAll("said", "SAID"));
         return "hold";
       },
-      onEnd: () => ({ decisions: [decision("pii", { hook: "post_call" })], release: held }),
+      onEnd: () => {
+        const decisions = [decision("pii", { hook: "post_call" })];
+        if (!held.some((p) => p.includes("leak"))) return { decisions, release: held };
+        const block = new GatewayError(400, "Blocked by guardrail pii.", {
+          type: "invalid_request_error",
+          code: "guardrail_violation",
+        });
+        return { decisions: [{ ...decisions[0]!, action: "block" as const }], block };
+      },
     };
   },
 };
@@ -127,6 +136,30 @@ describe("chat hooks", () => {
       .join("");
     expect(content).toContain("SAID");
     expect(content).not.toContain("said");
+  });
+
+  it("a stream the output guard blocks at the end gets its error event instead of the held chunks and [DONE]", async () => {
+    finished.length = 0;
+    const res = await chat("please leak it", { stream: true });
+    const text = await res.text();
+    expect(text).not.toContain("leak");
+    expect(text).not.toContain("[DONE]");
+    const last = text.trim().split("\n\n").at(-1)!;
+    expect(JSON.parse(last.slice("data: ".length))).toMatchObject({ error: { code: "guardrail_violation" } });
+    await waitFor("the call observed", () => finished.length === 1);
+    expect(finished[0]?.result).toMatchObject({ status: 400, errorType: "invalid_request_error" });
+    expect(finished[0]?.result.cost).toBeGreaterThan(0);
+  });
+
+  it("a stream guard that throws withholds the rest of the answer behind a 500 guardrail_error event", async () => {
+    finished.length = 0;
+    const text = await (await chat("explode", { stream: true })).text();
+    expect(text).not.toContain("explode");
+    expect(text).not.toContain("[DONE]");
+    const last = text.trim().split("\n\n").at(-1)!;
+    expect(JSON.parse(last.slice("data: ".length))).toMatchObject({ error: { type: "guardrail_error" } });
+    await waitFor("the call observed", () => finished.length === 1);
+    expect(finished[0]?.result).toMatchObject({ status: 500, errorType: "guardrail_error" });
   });
 
   it("tells the observers about every finished call: status, cost, usage and all decisions", async () => {

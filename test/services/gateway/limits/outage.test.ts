@@ -33,7 +33,7 @@ async function gauge(registry: Registry, name: string): Promise<number> {
   return values.reduce((sum, v) => sum + v.value, 0);
 }
 
-function start(port: number, password?: string) {
+function start(port: number, password?: string, outageAfterMs = 250) {
   const registry = new Registry();
   const log = captureLogger();
   const limits = createLimits({
@@ -42,7 +42,13 @@ function start(port: number, password?: string) {
     clock,
     log,
     registry,
-    redisTimings: { commandTimeoutMs: 100, maxReconnectDelayMs: 200, probeIntervalMs: 100 },
+    redisTimings: {
+      commandTimeoutMs: 100,
+      maxReconnectDelayMs: 200,
+      probeIntervalMs: 100,
+      healthProbeTimeoutMs: 300,
+      outageAfterMs,
+    },
   });
   open.push(limits);
   return { limits, registry, log };
@@ -69,6 +75,9 @@ describe("Redis outage", () => {
 
       const key = keySubject({ rpmLimit: 3 });
       await limits.admitter.admit(request([key]));
+      // $0.60 of a $1 budget reserved in Redis by a call still in flight.
+      const held = keySubject({ maxBudget: 1 });
+      await limits.admitter.admit(request([held], 0.6));
       const rpmKey = `${prefix}key:${key.id}:rpm:${Math.floor(clock.now() / 60_000)}`;
       expect(await redis.get(rpmKey)).toBe("1");
 
@@ -79,11 +88,14 @@ describe("Redis outage", () => {
       expect(readiness.detail).not.toContain(PASSWORD);
       expect(await gauge(registry, "gateway_limits_shared")).toBe(0);
 
-      // Per-instance counters, same rules: 3 per window here, whatever Redis had counted.
-      for (let i = 0; i < 3; i++) await limits.admitter.admit(request([key]));
+      // Per-instance counters, same rules, starting from what Redis last counted (1 of 3): never looser.
+      for (let i = 0; i < 2; i++) await limits.admitter.admit(request([key]));
       const error = await refusal(limits.admitter.admit(request([key])));
       expect(error.status).toBe(429);
       expect(error.type).toBe("rate_limit_error");
+      // The budget starts from what Redis last held for it: $0.60 reserved, so $0.50 more does not fit.
+      expect((await refusal(limits.admitter.admit(request([held], 0.5)))).type).toBe("budget_exceeded");
+      await limits.admitter.admit(request([held], 0.4));
       // Budgets start from the database's spend.
       const budgeted = keySubject({ maxBudget: 1, spend: 0.99 });
       expect((await refusal(limits.admitter.admit(request([budgeted], 0.02)))).type).toBe("budget_exceeded");
@@ -107,7 +119,55 @@ describe("Redis outage", () => {
     }
   });
 
-  it("stall: a call that gets no reply times out, is admitted in process, and later calls do not wait", async () => {
+  it("late: a reply later than the command timeout is no outage; the call is admitted through Redis", async () => {
+    const stall = await startStallingProxy(6379);
+    const redis = inspector();
+    try {
+      const { limits, registry } = start(stall.port);
+      await waitFor("connected", async () => (await status(limits)) === "connected");
+      const key = keySubject({ maxBudget: 1 });
+      await limits.admitter.admit(request([key], 0.1));
+
+      // Redis answers 150 ms late: after the 100 ms command timeout, within the 300 ms health probe.
+      stall.hold(true);
+      const late = setTimeout(() => stall.hold(false), 150);
+      const admission = await limits.admitter.admit(request([key], 0.2));
+      clearTimeout(late);
+      expect(await status(limits)).toBe("connected");
+      expect(await failures(registry, "admit")).toBe(1);
+      // Counted once in Redis: the timed-out try's reservation was released, the retry's is held.
+      const budget = `${prefix}key:${key.id}:budget:lifetime`;
+      await waitFor("release applied", async () => (await redis.hget(budget, "reserved")) === "300000");
+      admission.release();
+      await waitFor("released", async () => (await redis.hget(budget, "reserved")) === "100000");
+    } finally {
+      redis.disconnect();
+      await stall.close();
+    }
+  });
+
+  it("stall not yet established as an outage: the call is refused with a retryable 503, not admitted", async () => {
+    const stall = await startStallingProxy(6379);
+    try {
+      const { limits, registry } = start(stall.port, undefined, 60_000);
+      await waitFor("connected", async () => (await status(limits)) === "connected");
+      const key = keySubject({ maxBudget: 1 });
+      await limits.admitter.admit(request([key], 0.1));
+
+      stall.hold(true);
+      const error = await refusal(limits.admitter.admit(request([key], 0.1)));
+      expect(error.status).toBe(503);
+      expect(error.code).toBe("limits_unavailable");
+      expect(error.headers["retry-after"]).toBe("1");
+      expect(await status(limits)).toBe("connected");
+      expect(await failures(registry, "admit")).toBe(1);
+    } finally {
+      stall.hold(false);
+      await stall.close();
+    }
+  });
+
+  it("stall: a call that gets no reply, nor its patient retry, on a link silent past outageAfterMs is admitted in process; later calls do not wait", async () => {
     const stall = await startStallingProxy(6379);
     try {
       const { limits, registry } = start(stall.port);

@@ -4,9 +4,16 @@
  * /key/info, /key/list. The full key appears once, in the /key/generate response; everything else shows the
  * hash (`token`) and `key_name` (`sk-…abcd`).
  */
+
+import {
+  deleteKeysRequest as deleteSchema,
+  generateKeyRequest as generateSchema,
+  keyInfoQuery as infoQuery,
+  listKeysQuery as listQuery,
+  updateKeyRequest as updateSchema,
+} from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import type pg from "pg";
-import { z } from "zod";
 import { withTransaction } from "../../db/transaction.js";
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { generateKey, hashKey, keyDisplayName, toKeyHash } from "../../keys/key-material.js";
@@ -24,63 +31,10 @@ import {
 import { afterDuration } from "../../users/budget-period.js";
 import { findUser } from "../../users/repository.js";
 import { type AdminContext, adminRoute, publishChanges } from "./context.js";
-import {
-  duration,
-  identifier,
-  limitFields,
-  metadata,
-  modelList,
-  notFound,
-  pageNumber,
-  pageSize,
-  parse,
-  queryBoolean,
-} from "./validation.js";
+import { notFound, parse } from "./validation.js";
 
 /** Default key lifetime when /key/generate gives no `duration`: 90 days. */
 export const DEFAULT_KEY_DURATION = "90d";
-
-const keyFields = {
-  ...limitFields,
-  metadata: metadata.nullish(),
-  models: modelList.nullish(),
-  key_alias: identifier.nullish(),
-};
-
-const generateSchema = z.object({
-  ...keyFields,
-  /** Lifetime; omitted or null = 90 days. */
-  duration: duration.nullish(),
-  user_id: identifier.nullish(),
-  key: z
-    .unknown()
-    .refine((v) => v === undefined || v === null, {
-      message: "custom key values are not supported: the gateway generates every key",
-    })
-    .optional(),
-});
-
-const updateSchema = z.object({
-  ...keyFields,
-  key: identifier,
-  /** New lifetime counted from now. */
-  duration: duration.nullish(),
-  user_id: identifier.nullish(),
-});
-
-const deleteSchema = z.object({ keys: z.array(identifier).min(1).max(1000) });
-
-const infoQuery = z.object({ key: identifier });
-
-const listQuery = z.object({
-  page: pageNumber(1),
-  size: pageSize(10, 100),
-  user_id: identifier.optional(),
-  key_alias: identifier.optional(),
-  key_hash: identifier.optional(),
-  return_full_object: queryBoolean,
-  include_revoked: queryBoolean,
-});
 
 /** Undefined stays undefined (unchanged), null stays null (cleared). */
 const orNull = <T>(value: T | null | undefined) => (value === undefined ? undefined : value);

@@ -3,50 +3,21 @@
  * aggregates the key console shows for one user or one key (per day over 7/30/90 days with empty days as
  * zeros, per model, per key, the 50 most recent requests).
  */
+
+import {
+  isDateOnly,
+  LAST_DATE_MS,
+  spendLogsQuery as logsQuery,
+  spendUsageQuery as usageQuery,
+} from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { toKeyHash } from "../../keys/key-material.js";
 import { querySpendLogs, queryUsage } from "../../spend/queries.js";
 import { type AdminContext, adminRoute } from "./context.js";
-import { identifier, pageSize, parse } from "./validation.js";
+import { parse } from "./validation.js";
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 86_400_000;
-
-/** Earliest and latest instants a date parameter may name (Postgres `timestamptz` takes years 4713 BC–294276). */
-const FIRST_DAY = Date.UTC(1970, 0, 1);
-const LAST_DAY = Date.UTC(9999, 11, 31);
-
-/** `YYYY-MM-DD` (a UTC day) or an ISO 8601 time between 1970-01-01 and 9999-12-31; becomes epoch ms. */
-const dateParam = z
-  .string()
-  .refine((v) => !Number.isNaN(Date.parse(v)), {
-    message: "expected a date (YYYY-MM-DD) or an ISO 8601 time",
-  })
-  .refine((v) => Date.parse(v) >= FIRST_DAY && Date.parse(v) <= LAST_DAY, {
-    message: "expected a date between 1970-01-01 and 9999-12-31",
-  })
-  .optional();
-
-const logsQuery = z.object({
-  api_key: identifier.optional(),
-  user_id: identifier.optional(),
-  start_date: dateParam,
-  end_date: dateParam,
-  limit: pageSize(100, 1000),
-});
-
-const usageQuery = z
-  .object({
-    user_id: identifier.optional(),
-    api_key: identifier.optional(),
-    days: z.coerce.number().int().min(1).max(366).default(30),
-  })
-  .refine((q) => (q.user_id === undefined) !== (q.api_key === undefined), {
-    message: "give exactly one of user_id or api_key",
-    path: ["user_id"],
-  });
 
 /** Start of a range: the given instant, or the start of the given UTC day. */
 const rangeStart = (v: string | undefined) => (v === undefined ? undefined : Date.parse(v));
@@ -54,7 +25,7 @@ const rangeStart = (v: string | undefined) => (v === undefined ? undefined : Dat
 const rangeEnd = (v: string | undefined) =>
   v === undefined
     ? undefined
-    : Math.min(Date.parse(v) + (DATE_ONLY.test(v) ? DAY_MS : 0), LAST_DAY + DAY_MS - 1);
+    : Math.min(Date.parse(v) + (isDateOnly(v) ? DAY_MS : 0), LAST_DATE_MS + DAY_MS - 1);
 
 /** Registers /spend/logs and /spend/usage. */
 export function registerSpendRoutes(app: FastifyInstance, context: AdminContext): void {

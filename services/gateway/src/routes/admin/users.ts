@@ -8,34 +8,20 @@
  * budget an administrator raised, nor the spend). Changes go through `/user/update`.
  */
 import { randomUUID } from "node:crypto";
+import {
+  userInfoQuery as infoQuery,
+  listUsersQuery as listQuery,
+  newUserRequest as newSchema,
+  updateUserRequest as updateSchema,
+} from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
+import type { z } from "zod";
 import { presentKey } from "../../keys/records.js";
 import { listKeys } from "../../keys/repository.js";
 import { presentUser, type UserRecord } from "../../users/records.js";
 import { findUser, insertUserIfAbsent, listUsers, updateUser } from "../../users/repository.js";
 import { type AdminContext, adminRoute, publishChanges } from "./context.js";
-import {
-  identifier,
-  limitFields,
-  metadata,
-  notFound,
-  pageNumber,
-  pageSize,
-  parse,
-  userRole,
-} from "./validation.js";
-
-const userFields = {
-  user_email: z.string().trim().max(320).nullish(),
-  ...limitFields,
-  metadata: metadata.nullish(),
-};
-
-const newSchema = z.object({ ...userFields, user_id: identifier.optional(), user_role: userRole.optional() });
-const updateSchema = z.object({ ...userFields, user_id: identifier, user_role: userRole.optional() });
-const infoQuery = z.object({ user_id: identifier });
-const listQuery = z.object({ page: pageNumber(1), page_size: pageSize(25, 100) });
+import { notFound, parse } from "./validation.js";
 
 /** Omitted → the organisation default; explicit null → unlimited. */
 const orDefault = <T>(value: T | null | undefined, fallback: T): T | null =>

@@ -1,9 +1,9 @@
 /**
- * zod validation of admin requests: a refused request is a 400 `invalid_request_error` naming the field.
+ * Validation of admin requests with the schemas of `@platform/admin-api` (the console's client uses the same
+ * ones): a refused request is a 400 `invalid_request_error` naming the field.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { GatewayError, invalidRequest } from "../../errors/gateway-error.js";
-import { isDuration } from "../../users/budget-period.js";
 
 /**
  * The path (`metadata.note`, `models.2`) of the first string, or object key, in `data` that holds a NUL
@@ -54,46 +54,6 @@ export function parse<T>(schema: z.ZodType<T>, data: unknown): T {
     path || null,
   );
 }
-
-/** USD amount. */
-export const money = z.number().finite().nonnegative();
-/** Per-minute limit. */
-export const perMinute = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
-/** LiteLLM duration (`30s`, `30m`, `30h`, `30d`, `2w`, `1mo`). */
-export const duration = z
-  .string()
-  .refine(isDuration, { message: "expected a duration like 30s, 30m, 30h, 30d, 2w or 1mo" });
-/**
- * The budget and rate-limit fields of a key or user request, LiteLLM's names; each may be omitted or null (what
- * that means, default, unchanged or unlimited, is the route's to say).
- */
-export const limitFields = {
-  max_budget: money.nullish(),
-  budget_duration: duration.nullish(),
-  tpm_limit: perMinute.nullish(),
-  rpm_limit: perMinute.nullish(),
-};
-export const identifier = z.string().trim().min(1).max(256);
-export const metadata = z.record(z.string(), z.unknown());
-export const modelList = z.array(z.string().trim().min(1).max(256)).max(1000);
-
-/** LiteLLM's user roles (`LitellmUserRoles`). */
-export const userRole = z.enum([
-  "proxy_admin",
-  "proxy_admin_viewer",
-  "internal_user",
-  "internal_user_viewer",
-]);
-
-/** `?page=` style positive integers from a query string. */
-export const pageNumber = (fallback: number) => z.coerce.number().int().min(1).default(fallback);
-export const pageSize = (fallback: number, max: number) =>
-  z.coerce.number().int().min(1).max(max).default(fallback);
-/** `true`/`false` from a query string. */
-export const queryBoolean = z
-  .enum(["true", "false"])
-  .optional()
-  .transform((v) => v === "true");
 
 /** 404 `not_found_error` about one request field. */
 export function notFound(message: string, param: string): GatewayError {
