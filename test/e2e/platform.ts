@@ -32,6 +32,9 @@ const TRACE_SECRET_KEY = "sk-lf-e2e";
 /** The model the gateway's config registers at the fake upstream. */
 export const E2E_MODEL = "general";
 
+/** Node flag: workspace packages (@platform/admin-api) resolve to their TypeScript source, no build needed. */
+const FROM_SOURCE = ["--conditions=development"];
+
 /** Where the parts answer, and the keys smoke-test.sh needs. */
 export interface Platform {
   gatewayUrl: string;
@@ -216,23 +219,28 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     progress(
       `starting the gateway on ${gatewayUrl} (Postgres, Redis db ${redisDb}, traces to the Langfuse fake, guardrails to the scanner and the Presidio fake)`,
     );
-    const gateway = start("gateway", "services/gateway/src/server.ts", {
-      PORT: String(gatewayPort),
-      HOST: "127.0.0.1",
-      GATEWAY_CONFIG: config,
-      GATEWAY_MASTER_KEY: E2E_MASTER_KEY,
-      GATEWAY_SPOOL_DIR: path.join(dir, "spend-spool"),
-      GATEWAY_SHUTDOWN_TIMEOUT_MS: "2000",
-      DATABASE_URL: db.url,
-      REDIS_URL: `${options.redisUrl.replace(/\/\d*$/, "")}/${redisDb}`,
-      TRACE_HOST: langfuse.url,
-      TRACE_PUBLIC_KEY,
-      TRACE_SECRET_KEY,
-      GUARD_SCANNER_API_BASE: scannerUrl,
-      PII_ANALYZER_API_BASE: presidio.url,
-      PII_ANONYMIZER_API_BASE: presidio.url,
-      LOG_LEVEL: "warn",
-    });
+    const gateway = start(
+      "gateway",
+      "services/gateway/src/server.ts",
+      {
+        PORT: String(gatewayPort),
+        HOST: "127.0.0.1",
+        GATEWAY_CONFIG: config,
+        GATEWAY_MASTER_KEY: E2E_MASTER_KEY,
+        GATEWAY_SPOOL_DIR: path.join(dir, "spend-spool"),
+        GATEWAY_SHUTDOWN_TIMEOUT_MS: "2000",
+        DATABASE_URL: db.url,
+        REDIS_URL: `${options.redisUrl.replace(/\/\d*$/, "")}/${redisDb}`,
+        TRACE_HOST: langfuse.url,
+        TRACE_PUBLIC_KEY,
+        TRACE_SECRET_KEY,
+        GUARD_SCANNER_API_BASE: scannerUrl,
+        PII_ANALYZER_API_BASE: presidio.url,
+        PII_ANONYMIZER_API_BASE: presidio.url,
+        LOG_LEVEL: "warn",
+      },
+      FROM_SOURCE,
+    );
 
     const consolePort = await freePort();
     const consoleUrl = `http://127.0.0.1:${consolePort}`;
@@ -250,7 +258,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         MONGO_URI: "mongodb://unused.invalid/LibreChat",
         LOG_LEVEL: "warn",
       },
-      ["--conditions=development"],
+      FROM_SOURCE,
     );
 
     progress(`waiting for ${scannerUrl}/health (the model loaded)`);
