@@ -14,7 +14,7 @@ import { E2E_MODEL, type Platform, startPlatform } from "./platform.js";
 const USAGE = `Usage: npm run e2e -- [options]
 
 Starts the platform from the checkout (gateway, console, scanner with the tiny model, Postgres, Redis, a real
-Prometheus; contract fakes of the OpenAI-compatible upstream, Langfuse and LibreChat's MongoDB), runs
+Prometheus; contract fakes of the OpenAI-compatible upstream, Langfuse, Presidio and LibreChat's MongoDB), runs
 scripts/smoke-test.sh against it, checks the console's /_health and the scanner's /health, stops everything
 and exits with the smoke test's status.
 
@@ -73,13 +73,19 @@ async function healthCheck(what: string, url: string): Promise<boolean> {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      keep: { type: "boolean", default: false },
-      wait: { type: "string", default: "20" },
-      help: { type: "boolean", short: "h", default: false },
-    },
-  });
+  let values: { keep: boolean; wait: string; help: boolean };
+  try {
+    ({ values } = parseArgs({
+      options: {
+        keep: { type: "boolean", default: false },
+        wait: { type: "string", default: "20" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (error) {
+    process.stderr.write(`e2e: ${error instanceof Error ? error.message : String(error)} (see --help)\n`);
+    return 2;
+  }
   if (values.help) {
     console.log(USAGE);
     return 0;
