@@ -12,6 +12,7 @@ export default defineConfig({
     hookTimeout: 30 * 60_000,
     pool: "forks",
     fileParallelism: false,
-    reporters: ["default"],
+    // .ci/run adds this report to the default suite's for its closing "N passed, N failed, N skipped" line.
+    reporters: ["default", ["json", { outputFile: "test-results/vitest-images.json" }]],
   },
 });

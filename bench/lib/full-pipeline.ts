@@ -13,11 +13,11 @@ export interface BenchDatabase {
 }
 
 /**
- * Creates a fresh database `bench_<time>_<pid>` next to `adminUrl`'s (e.g. postgres://postgres@127.0.0.1:5432/postgres).
+ * Creates a fresh database `<prefix>_<time>_<pid>` (prefix default `bench`) next to `adminUrl`'s (e.g. postgres://postgres@127.0.0.1:5432/postgres).
  * @throws the driver's error when Postgres is unreachable.
  */
-export async function createBenchDatabase(adminUrl: string): Promise<BenchDatabase> {
-  const name = `bench_${Date.now()}_${process.pid}`;
+export async function createBenchDatabase(adminUrl: string, prefix = "bench"): Promise<BenchDatabase> {
+  const name = `${prefix}_${Date.now()}_${process.pid}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {

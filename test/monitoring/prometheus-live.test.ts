@@ -17,6 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PrometheusProcess, startPrometheus, writeScrapeConfig } from "../helpers/prometheus.js";
 import {
   dashboards,
   expressions,
@@ -25,7 +26,6 @@ import {
   withGrafanaVariables,
 } from "./harness.js";
 import { type MonitoredGateway, startMonitoredGateway } from "./monitored-gateway.js";
-import { type PrometheusProcess, startPrometheus } from "./prometheus-process.js";
 
 const skip = prometheusToolsMissing();
 const CALLS = 6;
@@ -58,14 +58,8 @@ describe.skipIf(skip !== undefined)(`a real Prometheus scraping a real gateway $
         text.replace(/^(\s*for:\s*)\S+$/gm, (_m, key) => `${key}1s`),
       );
     }
-    const config = [
-      "global: { scrape_interval: 1s, evaluation_interval: 1s }",
-      "rule_files: [rules/*.yml]",
-      "scrape_configs:",
-      `  - { job_name: gateway, static_configs: [{ targets: ["${gw.target}"] }] }`,
-    ].join("\n");
-    writeFileSync(path.join(dir, "prometheus.yml"), `${config}\n`);
-    prom = await startPrometheus(path.join(dir, "prometheus.yml"), dir);
+    const config = writeScrapeConfig(dir, { gateway: gw.target }, ["rule_files: [rules/*.yml]"]);
+    prom = await startPrometheus(config, dir);
 
     // A plain and a streamed call so the series exist, then the rest once Prometheus has seen them: rates
     // see an increase.

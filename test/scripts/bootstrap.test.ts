@@ -2,7 +2,7 @@
  * scripts/bootstrap.sh with stand-ins for `pulumi` and `docker` on PATH (the Pulumi CLI cannot be installed
  * here, and a real `pulumi up` needs registries): each stand-in records its arguments, one call per line.
  * The pulumi stand-in keeps the stacks it was asked to create and answers `stack output` with URLs of a real
- * gateway and the smoke test's contract fakes (./smoke-target.ts), so the smoke test bootstrap runs is real.
+ * gateway, the Langfuse fake and a real Prometheus (./smoke-target.ts), so the smoke test bootstrap runs is real.
  * Each run uses its own platform root (PLATFORM_ROOT) holding copies of .env.example and litellm/config.yaml.
  */
 import { execFile } from "node:child_process";
@@ -86,7 +86,7 @@ function setUp(options: { gatewayUrl?: string; withPulumi?: boolean } = {}) {
   writeFileSync(path.join(bin, "docker"), DOCKER);
   for (const f of ["pulumi", "docker"])
     if (existsSync(path.join(bin, f))) chmodSync(path.join(bin, f), 0o755);
-  const gateway = options.gatewayUrl ?? target.headerProxyUrl;
+  const gateway = options.gatewayUrl ?? target.full.url;
   const outputs = {
     urls: {
       chat: "http://localhost:3080",
@@ -95,7 +95,7 @@ function setUp(options: { gatewayUrl?: string; withPulumi?: boolean } = {}) {
       gatewayApi: `${gateway}/v1`,
       trace: target.langfuse.url,
       dashboards: "http://localhost:3030",
-      metrics: target.prometheus.url,
+      metrics: target.full.prometheus.url,
       alertmanager: "http://localhost:9093",
     },
     traceLogin: { email: "admin@platform.local", password: "trace-pw" },

@@ -5,19 +5,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
-
-/** A port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
-}
+import { freePort } from "../../bench/lib/children.js";
 
 /** One series of an instant query's answer. */
 export interface Sample {
@@ -39,6 +29,8 @@ export interface PrometheusProcess {
   query(expr: string): Promise<ApiAnswer<{ resultType: string; result: Sample[] }>>;
   /** Active alerts (pending and firing). */
   alerts(): Promise<{ labels: Record<string, string>; state: string }[]>;
+  /** The scrape targets and whether their last scrape worked (`/api/v1/targets`). */
+  targets(): Promise<{ job: string; url: string; health: "up" | "down" | "unknown"; lastError: string }[]>;
   /** Names of the loaded rules. */
   ruleNames(): Promise<string[]>;
   /** `POST /-/reload`; resolves with the HTTP status. */
@@ -67,13 +59,20 @@ export async function startPrometheus(configFile: string, dir: string): Promise<
     { stdio: ["ignore", "ignore", "pipe"] },
   );
   let log = "";
+  let spawnError: Error | undefined;
+  child.once("error", (error) => {
+    spawnError = error;
+  });
   child.stderr?.on("data", (chunk: Buffer) => {
     log += chunk.toString();
   });
-  const exited = once(child, "exit");
+  // events.once rejects on "error" (no binary): that case is reported by the loop below.
+  const exited = once(child, "exit").catch(() => undefined);
 
   const deadline = Date.now() + 15_000;
   for (;;) {
+    if (spawnError)
+      throw new Error(`prometheus could not start (${spawnError.message}); apt-get install prometheus`);
     if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${log}`);
     const ready = await fetch(`${url}/-/ready`).then(
       (r) => r.status === 200,
@@ -95,6 +94,22 @@ export async function startPrometheus(configFile: string, dir: string): Promise<
     alerts: async () =>
       (await api<{ alerts: { labels: Record<string, string>; state: string }[] }>("/api/v1/alerts")).data
         .alerts,
+    targets: async () =>
+      (
+        await api<{
+          activeTargets: {
+            labels: Record<string, string>;
+            scrapeUrl: string;
+            health: "up" | "down" | "unknown";
+            lastError: string;
+          }[];
+        }>("/api/v1/targets")
+      ).data.activeTargets.map((t) => ({
+        job: t.labels.job ?? "",
+        url: t.scrapeUrl,
+        health: t.health,
+        lastError: t.lastError,
+      })),
     ruleNames: async () =>
       (await api<{ groups: { rules: { name: string }[] }[] }>("/api/v1/rules")).data.groups.flatMap((g) =>
         g.rules.map((r) => r.name),
@@ -108,4 +123,22 @@ export async function startPrometheus(configFile: string, dir: string): Promise<
       }
     },
   };
+}
+
+/**
+ * Writes `<dir>/prometheus.yml` scraping each job's `host:port` (its `/metrics`) every second; returns its path.
+ * `jobs` maps job name → target, e.g. `{ gateway: "127.0.0.1:4000" }`.
+ */
+export function writeScrapeConfig(dir: string, jobs: Record<string, string>, extra: string[] = []): string {
+  const lines = [
+    "global: { scrape_interval: 1s, evaluation_interval: 1s }",
+    ...extra,
+    "scrape_configs:",
+    ...Object.entries(jobs).map(
+      ([job, target]) => `  - { job_name: ${job}, static_configs: [{ targets: ["${target}"] }] }`,
+    ),
+  ];
+  const file = path.join(dir, "prometheus.yml");
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return file;
 }
