@@ -11,15 +11,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startFakeLangfuse } from "../test/fixtures/langfuse.js";
-import {
-  freePort,
-  memoryKiB,
-  readyLine,
-  repoRoot,
-  type Service,
-  spawnService,
-  waitForHttp,
-} from "./lib/children.js";
+import { memoryKiB, readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
+import { benchGatewayEnv } from "./lib/gateway-env.js";
 import { mergeRounds, type PacedResult, pacedLoad, type Target } from "./lib/load.js";
 
 const { values: flags } = parseArgs({
@@ -56,30 +49,17 @@ async function main(): Promise<void> {
   hanging.setState("hang");
 
   const startGateway = async (name: string, trace: Record<string, string>) => {
-    const port = await freePort();
-    const service = spawnService(name, {
-      entry: "services/gateway/src/server.ts",
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        GATEWAY_CONFIG: join(repoRoot, "bench", "gateway.yaml"),
-        GATEWAY_MASTER_KEY: masterKey,
-        BENCH_UPSTREAM_API_BASE: up.url,
-        BENCH_UPSTREAM_API_KEY: "none",
-        LOG_LEVEL: "error",
-        DATABASE_URL: "",
-        REDIS_URL: "",
-        TRACE_HOST: "",
-        TRACE_PUBLIC_KEY: "",
-        TRACE_SECRET_KEY: "",
-        ...trace,
-      },
+    const started = await spawnGateway(name, {
+      ...benchGatewayEnv({ port: 0, masterKey, upstreamUrl: up.url, upstreamKey: "none" }),
+      LOG_LEVEL: "error",
+      // Set (empty) so that a developer's .env cannot turn tracing on behind the benchmark's back.
+      TRACE_HOST: "",
+      TRACE_PUBLIC_KEY: "",
+      TRACE_SECRET_KEY: "",
+      ...trace,
     });
-    services.push(service);
-    const origin = `http://127.0.0.1:${port}`;
-    await waitForHttp(service, `${origin}/health/liveliness`);
-    return { name, service, origin };
+    services.push(started.service);
+    return { name, ...started };
   };
   const traceTo = (lf: { url: string; publicKey: string; secretKey: string }) => ({
     TRACE_HOST: lf.url,

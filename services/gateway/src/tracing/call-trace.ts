@@ -3,23 +3,8 @@
  * reference to the request objects (so the queue keeps no request alive). Times are epoch ms, costs USD,
  * usage in tokens.
  */
+import type { GuardDecision } from "../chat/hooks.js";
 import type { CaptureContent } from "./settings.js";
-
-/** One guardrail decision, as recorded on the trace (a child observation of type `guardrail`). */
-export interface TraceGuardrail {
-  /** "pii", "prompt_injection", or a LiteLLM guardrail_name. */
-  name: string;
-  /** LiteLLM's hook names: pre_call (input) or post_call (output). */
-  hook: "pre_call" | "post_call";
-  action: "allow" | "mask" | "block" | "error";
-  mode: "enforce" | "monitor";
-  /** Presidio entity names found, e.g. EMAIL_ADDRESS. */
-  entities?: string[];
-  /** P(INJECTION) for prompt_injection, 0..1. */
-  score?: number;
-  latencyMs: number;
-  detail?: string;
-}
 
 /** One chat call, finished (answered, refused after admission, or failed). */
 export interface CallTrace {
@@ -56,7 +41,8 @@ export interface CallTrace {
   status: number;
   errorType?: string;
   errorMessage?: string;
-  guardrails: TraceGuardrail[];
+  /** Guardrail decisions, input then output: each becomes a child observation of type `guardrail`. */
+  guardrails: readonly GuardDecision[];
 }
 
 /** A trace id for a request id: the UUID's 32 hex digits, so logs and traces share one id. */

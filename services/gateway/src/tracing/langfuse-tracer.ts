@@ -22,8 +22,9 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { BasicTracerProvider, type IdGenerator, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { FastifyBaseLogger } from "fastify";
 import { Counter, Gauge, type Registry } from "prom-client";
+import type { GuardDecision } from "../chat/hooks.js";
 import { BoundedBatchExporter } from "./bounded-exporter.js";
-import { type CallTrace, capturedContent, type TraceGuardrail } from "./call-trace.js";
+import { type CallTrace, capturedContent } from "./call-trace.js";
 import type { TraceSettings } from "./settings.js";
 
 /** Records finished calls as traces. */
@@ -162,10 +163,10 @@ export function createLangfuseTracer(settings: TraceSettings, deps: TracerDeps):
     }
   }
 
-  function guardrailSpan(decision: TraceGuardrail, call: CallTrace, parent: typeof ROOT_CONTEXT): void {
+  function guardrailSpan(decision: GuardDecision, call: CallTrace, parent: typeof ROOT_CONTEXT): void {
     const start = decision.hook === "pre_call" ? call.startTime : call.endTime - decision.latencyMs;
     const span = tracer.startSpan(
-      `guardrail ${decision.name}`,
+      `guardrail ${decision.guardrail}`,
       {
         startTime: new Date(start),
         attributes: createObservationAttributes("guardrail", {

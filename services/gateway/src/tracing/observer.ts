@@ -89,16 +89,7 @@ export function callTrace(call: CallContext, result: CallResult): CallTrace {
     ...(result.errorType === undefined
       ? {}
       : { errorType: result.errorType, errorMessage: result.errorType }),
-    guardrails: call.decisions.map((d) => ({
-      name: d.guardrail,
-      hook: d.hook,
-      action: d.action,
-      mode: d.mode,
-      latencyMs: d.latencyMs,
-      ...(d.entities ? { entities: d.entities } : {}),
-      ...(d.score === undefined ? {} : { score: d.score }),
-      ...(d.detail === undefined ? {} : { detail: d.detail }),
-    })),
+    guardrails: call.decisions,
   };
 }
 

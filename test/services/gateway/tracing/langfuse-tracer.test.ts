@@ -68,7 +68,7 @@ function call(overrides: Partial<CallTrace> = {}): CallTrace {
     status: 200,
     guardrails: [
       {
-        name: "pii",
+        guardrail: "pii",
         hook: "pre_call",
         action: "mask",
         mode: "enforce",
