@@ -83,6 +83,8 @@ export class BoundedBatchExporter implements SpanExporter {
     this.timer = undefined;
     while (this.queue.length > 0) {
       if (!(await this.sendBatch())) break;
+      // Serialising a batch is synchronous work: let waiting requests run between batches.
+      await new Promise((resolve) => setImmediate(resolve));
     }
     if (this.queue.length > 0) this.schedule(this.backoffMs());
   }

@@ -43,7 +43,7 @@ const schema = z.object({
   TRACE_MAX_QUEUE_MB: z.coerce.number().positive().default(32),
   TRACE_MAX_CONTENT_CHARS: positiveInt(16_384),
   TRACE_FLUSH_INTERVAL_MS: positiveInt(1000),
-  TRACE_BATCH_SIZE: positiveInt(256),
+  TRACE_BATCH_SIZE: positiveInt(64),
   TRACE_EXPORT_TIMEOUT_MS: positiveInt(5000),
 });
 
