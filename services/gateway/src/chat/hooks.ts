@@ -25,7 +25,7 @@ export interface ChatGuard {
   checkInput(call: CallContext): Promise<GuardOutcome>;
   /**
    * A non-streamed answer: `completion` is the upstream's parsed JSON (an OpenAI `chat.completion` object).
-   * May rewrite it in place (masking; the client gets the rewritten object) or throw a {@link GatewayError} to
+   * May rewrite it in place (masking; say so with `rewritten: true`, and the client gets the rewritten object) or throw a {@link GatewayError} to
    * block (the client gets that error instead; the call is still paid for: the upstream was used).
    */
   checkOutput(call: CallContext, completion: unknown): Promise<GuardOutcome>;
@@ -36,6 +36,11 @@ export interface ChatGuard {
 /** What a guard check decided. */
 export interface GuardOutcome {
   decisions: GuardDecision[];
+  /**
+   * `checkOutput` rewrote the completion it was given (masking). Only then does the answer step serialise it
+   * again; otherwise the upstream's bytes go to the client as they came.
+   */
+  rewritten?: boolean;
 }
 
 /** One guardrail's decision on one call. */

@@ -107,8 +107,10 @@ export class GuardrailEngine implements ChatGuard {
     );
     const decisions = this.record([verdict.decision]);
     refuseIfAny(call, [verdict.refusal], decisions);
-    if (mode === "enforce" && verdict.decision.action === "mask" && verdict.findings)
+    if (mode === "enforce" && verdict.decision.action === "mask" && verdict.findings) {
       applyMask(slots, verdict.findings);
+      return { decisions, rewritten: true };
+    }
     return { decisions };
   }
 

@@ -54,9 +54,14 @@ const guard: ChatGuard = {
     };
   },
   async checkOutput(_call, completion) {
-    const c = completion as { choices: Array<{ message: { content: string } }> };
+    const c = completion as { choices: Array<{ message: { content: string } }>; probe?: string };
+    if (c.choices[0]?.message.content.includes("as is")) {
+      // Looked at, changed nothing it reports: a probe field shows whether the answer was serialised again.
+      c.probe = "re-serialised";
+      return { decisions: [decision("pii", { hook: "post_call" })] };
+    }
     for (const choice of c.choices) choice.message.content = choice.message.content.toUpperCase();
-    return { decisions: [decision("pii", { hook: "post_call" })] };
+    return { decisions: [decision("pii", { hook: "post_call" })], rewritten: true };
   },
   streamOutput(): StreamOutputGuard {
     const held: string[] = [];
@@ -109,6 +114,15 @@ describe("chat hooks", () => {
     expect(res.headers.get("x-guardrail-decisions")).toBe(
       "pii=mask:EMAIL_ADDRESS,PHONE_NUMBER; prompt_injection=allow:0.03; pii=allow",
     );
+  });
+
+  it("sends the upstream's own bytes when the output guard rewrote nothing (no second serialisation)", async () => {
+    const res = await chat("keep it as is");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { choices: Array<{ message: { content: string } }>; probe?: string };
+    expect(body.choices[0]?.message.content).toBe("You said: keep it as is");
+    expect(body.probe).toBeUndefined();
+    expect(res.headers.get("x-guardrail-decisions")).toContain("pii=allow");
   });
 
   it("a block answers the guard's error with its decision and releases the reservation", async () => {

@@ -144,6 +144,7 @@ describe("PII on a non-streamed answer (post_call)", () => {
     const answer = completion(`Write to ${EMAIL}.`);
     const out = await t.engine.checkOutput(call(["hi"]), answer);
     expect(answer.choices[0]?.message.content).toBe("Write to <EMAIL_ADDRESS>.");
+    expect(out.rewritten).toBe(true);
     expect(out.decisions).toEqual([expect.objectContaining({ hook: "post_call", action: "mask" })]);
     expect(decisionHeaders(out.decisions)["x-guardrail-decisions"]).toBe("pii=mask:EMAIL_ADDRESS");
     expect(await t.count("pii", "mask", "post_call")).toBe(1);

@@ -75,21 +75,25 @@ export async function answerJson(
     if (call.abort.signal.aborted) throw error;
     throw notJson();
   }
-  if (deps.collectOutput) call.upstreamOutput = firstMessage(completion);
+  // The answer before an output guard may rewrite it (tracing with TRACE_CAPTURE_CONTENT=full).
+  if (deps.collectOutput && deps.guard !== undefined) call.upstreamOutput = firstMessage(completion);
+  let rewritten = false;
   if (deps.guard !== undefined) {
     try {
       const outcome = await deps.guard.checkOutput(call, completion);
       call.decisions.push(...outcome.decisions);
+      rewritten = outcome.rewritten === true;
     } catch (error) {
       // The upstream was used: the call is paid for even though the client gets the guard's refusal.
       settle(call, deps, completion.usage, 0, error instanceof GatewayError ? error.status : 500);
       throw error;
     }
-    text = JSON.stringify(completion);
+    // Serialised again only when the guard changed the answer; otherwise the upstream's own bytes are sent.
+    if (rewritten) text = JSON.stringify(completion);
   }
   if (deps.collectOutput) {
     call.output = firstMessage(completion);
-    if (deps.guard === undefined) call.upstreamOutput = undefined;
+    if (!rewritten) call.upstreamOutput = undefined;
   }
   const cost = settle(call, deps, completion.usage, 0, 200);
   return reply
