@@ -1,6 +1,7 @@
 /**
  * The app's JSON body parser: fastify's own (secure-json-parse: `__proto__` refused, `constructor` ignored),
- * preceded by a nesting-depth check. A body nested thousands of levels deep parses, but every later
+ * followed by a nesting-depth check of what it parsed. A body nested thousands of levels deep parses (V8's
+ * JSON.parse is iterative), but every later
  * recursive walk of it (JSON.stringify of the upstream request, a guardrail, a log serializer) overflows the
  * stack: such a body is refused here, once, as a 400 naming the limit, before any route sees it.
  *
@@ -13,42 +14,30 @@ import { GatewayError } from "../errors/gateway-error.js";
 /** Deepest nesting of arrays and objects accepted in a request body. OpenAI bodies need well under 20. */
 export const MAX_JSON_DEPTH = 64;
 
-const OPEN_OBJECT = 0x7b; // {
-const OPEN_ARRAY = 0x5b; // [
-const CLOSE_OBJECT = 0x7d; // }
-const CLOSE_ARRAY = 0x5d; // ]
-const QUOTE = 0x22; // "
-const BACKSLASH = 0x5c; // \
-
 /**
- * The position (UTF-16 index) at which `text` first nests deeper than `maxDepth` arrays/objects, or -1.
- * Brackets inside strings do not count. Linear, no allocation; malformed JSON is left to the parser.
+ * True when `value` (parsed JSON) nests arrays/objects deeper than `maxDepth`. Walks the parsed structure with
+ * an explicit stack, so its cost follows the number of arrays and objects, not the body's characters (a 1 MB
+ * prompt is one string), and a 100,000-level body cannot overflow the stack. Stops at the first level too deep.
  */
-export function excessiveDepthAt(text: string, maxDepth: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) {
-      inString = true;
-    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      depth++;
-      if (depth > maxDepth) return i;
-    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
-      depth--;
+export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const pending: Array<{ node: object; depth: number }> = [{ node: value, depth: 1 }];
+  while (pending.length > 0) {
+    const { node, depth } = pending.pop() as { node: object; depth: number };
+    if (depth > maxDepth) return true;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (typeof child === "object" && child !== null) pending.push({ node: child, depth: depth + 1 });
     }
   }
-  return -1;
+  return false;
 }
 
 /** 400 for a body nested deeper than {@link MAX_JSON_DEPTH}. */
-export function tooDeep(position: number): GatewayError {
+export function tooDeep(): GatewayError {
   return new GatewayError(
     400,
-    `The request body is nested deeper than ${MAX_JSON_DEPTH} levels of arrays/objects (at character ${position}); the gateway's limit is ${MAX_JSON_DEPTH}.`,
+    `The request body is nested deeper than ${MAX_JSON_DEPTH} levels of arrays/objects; the gateway's limit is ${MAX_JSON_DEPTH}.`,
     { type: "invalid_request_error", code: "json_too_deep" },
   );
 }
@@ -62,13 +51,11 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser("application/json");
   for (const contentType of ["application/json", "*"]) {
     app.addContentTypeParser(contentType, { parseAs: "string" }, (request, body, done) => {
-      const text = body as string;
-      const at = excessiveDepthAt(text, MAX_JSON_DEPTH);
-      if (at >= 0) {
-        done(tooDeep(at), undefined);
-        return;
-      }
-      parse(request, text, done);
+      parse(request, body as string, (error, value) => {
+        if (error) done(error, undefined);
+        else if (nestsDeeperThan(value, MAX_JSON_DEPTH)) done(tooDeep(), undefined);
+        else done(null, value);
+      });
     });
   }
 }

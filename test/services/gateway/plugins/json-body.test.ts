@@ -3,7 +3,7 @@
  * every route; bodies within it are parsed as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { excessiveDepthAt, MAX_JSON_DEPTH } from "../../../../services/gateway/src/plugins/json-body.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../../../../services/gateway/src/plugins/json-body.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
 
@@ -57,9 +57,12 @@ describe("JSON nesting depth", () => {
     expect(res.status).toBe(200);
   });
 
-  it("finds the first position past the limit, skipping escaped quotes in strings", () => {
-    expect(excessiveDepthAt('{"a":"\\"[[[[","b":[[1]]}', 3)).toBe(-1);
-    expect(excessiveDepthAt('{"a":[[[1]]]}', 3)).toBe(7);
-    expect(excessiveDepthAt("[]", 0)).toBe(0);
+  it("counts levels of the parsed value: brackets inside strings do not count, the first level too deep does", () => {
+    expect(nestsDeeperThan(JSON.parse('{"a":"\\"[[[[","b":[[1]]}'), 3)).toBe(false);
+    expect(nestsDeeperThan(JSON.parse('{"a":[[[1]]]}'), 3)).toBe(true);
+    expect(nestsDeeperThan(JSON.parse('{"a":[[[1]]]}'), 4)).toBe(false);
+    expect(nestsDeeperThan(JSON.parse("[]"), 0)).toBe(true);
+    expect(nestsDeeperThan(JSON.parse('"a string"'), 0)).toBe(false);
+    expect(nestsDeeperThan(JSON.parse(nested(100_000)), MAX_JSON_DEPTH)).toBe(true);
   });
 });
