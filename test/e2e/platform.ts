@@ -1,8 +1,8 @@
 /**
  * Starts the whole platform from the checkout for `npm run e2e`, each part its own process on a free port of
  * 127.0.0.1, and stops it again:
- * - real: the gateway (services/gateway/src/server.ts) on a fresh Postgres database and its own Redis
- *   database, the scanner (scanner/src/server.ts) with the tiny model of scanner/tiny-model, the console
+ * - real: the gateway (services/gateway/src/server.ts) on a fresh Postgres database and Redis keys under a
+ *   prefix of its own (GATEWAY_REDIS_KEY_PREFIX), the scanner (scanner/src/server.ts) with the tiny model of scanner/tiny-model, the console
  *   (test/e2e/console-server.ts: the console's app with LibreChat's MongoDB as an in-process contract fake),
  *   and Prometheus (Debian's `prometheus`) scraping gateway, scanner and console every second;
  * - contract fakes of what cannot run here: the OpenAI-compatible upstream (bench/upstream.ts), Langfuse and
@@ -64,8 +64,8 @@ export interface PlatformOptions {
   signal?: AbortSignal;
 }
 
-/** A Redis database number no one else uses right now (empty), 1..15; the gateway's keys then stay apart. */
-async function emptyRedisDatabase(redisUrl: string): Promise<number> {
+/** Checks that Redis answers, so that a missing one is named before anything starts. */
+async function assertRedisReachable(redisUrl: string): Promise<void> {
   const client = new Redis(redisUrl, {
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
@@ -73,26 +73,22 @@ async function emptyRedisDatabase(redisUrl: string): Promise<number> {
   });
   client.on("error", () => {});
   try {
-    const keyspace = await client.info("keyspace").catch((error: Error) => {
+    await client.ping().catch((error: Error) => {
       throw new Error(`Redis at ${redisUrl} is not reachable (${error.message}); set REDIS_URL`);
     });
-    const used = new Set([...keyspace.matchAll(/^db(\d+):/gm)].map((m) => Number(m[1])));
-    const free = Array.from({ length: 15 }, (_, i) => i + 1).filter((n) => !used.has(n));
-    if (free.length === 0) throw new Error(`no empty Redis database on ${redisUrl} (1..15 all hold keys)`);
-    return free[Math.floor(Math.random() * free.length)] as number;
   } finally {
     client.disconnect();
   }
 }
 
-/** Deletes the gateway's keys (`gw:*`, its default prefix) in Redis database `db`. */
-async function deleteGatewayKeys(redisUrl: string, db: number): Promise<void> {
-  const client = new Redis(redisUrl, { db, maxRetriesPerRequest: 1 });
+/** Deletes the run's Redis keys (those under the gateway's `prefix`). */
+async function deleteGatewayKeys(redisUrl: string, prefix: string): Promise<void> {
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   client.on("error", () => {});
   try {
     let cursor = "0";
     do {
-      const [next, keys] = await client.scan(cursor, "MATCH", "gw:*", "COUNT", 500);
+      const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
       cursor = next;
       if (keys.length > 0) await client.del(...keys);
     } while (cursor !== "0");
@@ -188,11 +184,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       LOG_LEVEL: "warn",
     });
 
-    progress("creating a fresh Postgres database and choosing an empty Redis database");
+    progress("creating a fresh Postgres database; the gateway's Redis keys get a prefix of their own");
     const db = await createBenchDatabase(options.postgresAdminUrl, "e2e");
     cleanups.push(() => db.drop());
-    const redisDb = await emptyRedisDatabase(options.redisUrl);
-    cleanups.push(() => deleteGatewayKeys(options.redisUrl, redisDb));
+    await assertRedisReachable(options.redisUrl);
+    const redisPrefix = `gw-e2e-${process.pid}-${Date.now().toString(36)}:`;
+    cleanups.push(() => deleteGatewayKeys(options.redisUrl, redisPrefix));
 
     progress("waiting for the upstream, Langfuse and Presidio fakes to report ready");
     const ready = (service: Service) => readyLine<{ ready: true; url: string }>(service);
@@ -217,7 +214,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const gatewayPort = await freePort();
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     progress(
-      `starting the gateway on ${gatewayUrl} (Postgres, Redis db ${redisDb}, traces to the Langfuse fake, guardrails to the scanner and the Presidio fake)`,
+      `starting the gateway on ${gatewayUrl} (Postgres, Redis keys under ${redisPrefix}, traces to the Langfuse fake, guardrails to the scanner and the Presidio fake)`,
     );
     const gateway = start(
       "gateway",
@@ -230,7 +227,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         GATEWAY_SPOOL_DIR: path.join(dir, "spend-spool"),
         GATEWAY_SHUTDOWN_TIMEOUT_MS: "2000",
         DATABASE_URL: db.url,
-        REDIS_URL: `${options.redisUrl.replace(/\/\d*$/, "")}/${redisDb}`,
+        REDIS_URL: options.redisUrl,
+        GATEWAY_REDIS_KEY_PREFIX: redisPrefix,
         TRACE_HOST: langfuse.url,
         TRACE_PUBLIC_KEY,
         TRACE_SECRET_KEY,

@@ -76,6 +76,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
 
   const limits = createLimits({
     redisUrl: env.redisUrl,
+    keyPrefix: env.redisKeyPrefix,
     clock,
     log,
     registry: metrics.registry,

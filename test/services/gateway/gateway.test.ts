@@ -7,6 +7,7 @@ import { readEnv } from "../../../services/gateway/src/config/env.js";
 import { createGateway } from "../../../services/gateway/src/gateway.js";
 import { MASTER_KEY, startTestGateway, writeConfig } from "../../helpers/gateway.js";
 import { adminUrl } from "../../helpers/postgres.js";
+import { inspector, REDIS_URL, uniquePrefix, waitFor } from "../../helpers/redis.js";
 
 describe("admin API without DATABASE_URL", () => {
   it("answers 501 'needs DATABASE_URL' on every admin route for the master key, 401 without a key", async () => {
@@ -61,5 +62,24 @@ describe("a DATABASE_URL waiting cannot fix", () => {
       expect(message).toContain("DATABASE_URL");
       expect(message).not.toContain("s3cret");
     }
+  });
+});
+
+describe("GATEWAY_REDIS_KEY_PREFIX", () => {
+  it("puts the gateway's Redis channel (and keys) under the prefix, and refuses a prefix with other characters", async () => {
+    const prefix = `${uniquePrefix("prefix-env")}x:`;
+    const gw = await startTestGateway("model_list: []\n", { REDIS_URL, GATEWAY_REDIS_KEY_PREFIX: prefix });
+    const redis = inspector();
+    try {
+      await waitFor("subscribed under the prefix", async () => {
+        const channels = (await redis.pubsub("CHANNELS", `${prefix}*`)) as string[];
+        return channels.length > 0;
+      });
+    } finally {
+      redis.disconnect();
+      await gw.close();
+    }
+    expect(() => readEnv({ GATEWAY_REDIS_KEY_PREFIX: "bad prefix!" })).toThrow(/GATEWAY_REDIS_KEY_PREFIX/);
+    expect(readEnv({}).redisKeyPrefix).toBe("gw:");
   });
 });

@@ -28,6 +28,11 @@ const envSchema = z.object({
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
   }),
   REDIS_URL: optionalString,
+  /** Prefix of every Redis key and channel the gateway uses, so that several gateways (or apps) can share one Redis. */
+  GATEWAY_REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "letters, digits, _ . : - only, at most 64 characters")
+    .default("gw:"),
   /** Largest accepted request body, MiB (LiteLLM: general_settings.max_request_size_mb). */
   GATEWAY_MAX_REQUEST_SIZE_MB: z.coerce.number().positive().default(10),
   /** How long SIGTERM waits for in-flight requests and streams, ms (Docker's stop timeout is 10 s). */
@@ -67,6 +72,8 @@ export interface GatewayEnv {
   masterKey: string | undefined;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** GATEWAY_REDIS_KEY_PREFIX, default `gw:`. */
+  redisKeyPrefix: string;
   maxBodyBytes: number;
   shutdownTimeoutMs: number;
   /** Absolute folder of the spend spool (GATEWAY_SPOOL_DIR). */
@@ -123,6 +130,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
     masterKey: e.GATEWAY_MASTER_KEY,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.GATEWAY_REDIS_KEY_PREFIX,
     maxBodyBytes: Math.round(e.GATEWAY_MAX_REQUEST_SIZE_MB * 1024 * 1024),
     shutdownTimeoutMs: e.GATEWAY_SHUTDOWN_TIMEOUT_MS,
     spoolDir: fromBase(e.GATEWAY_SPOOL_DIR),
