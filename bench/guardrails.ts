@@ -24,7 +24,7 @@ import { createGuardrailMetrics } from "../services/gateway/src/guardrails/metri
 import { builtInAnalyzer } from "../services/gateway/src/guardrails/pii/analyzer.js";
 import { loadGuardrailPolicy } from "../services/gateway/src/guardrails/policy/load-policy.js";
 import { startFakeScanner } from "../test/fixtures/scanner-service.js";
-import { freePort, readyLine, repoRoot, type Service, spawnService, waitForHttp } from "./lib/children.js";
+import { readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
 import { processCpuMs } from "./lib/cpu.js";
 import { benchGatewayEnv } from "./lib/gateway-env.js";
 import { summarizeProfile } from "./lib/profile.js";
@@ -77,21 +77,21 @@ async function main(): Promise<void> {
     const offPolicy = join(mkdtempSync(join(tmpdir(), "bench-guardrails-")), "policy.yaml");
     writeFileSync(offPolicy, "guardrails: {}\n");
     const startGateway = async (name: string, env: Record<string, string>) => {
-      const port = await freePort();
-      const service = spawnService(name, {
-        entry: "services/gateway/src/server.ts",
-        nodeFlags: flags.profile
-          ? ["--cpu-prof", "--cpu-prof-dir", join(profileDir, name.replace(/ /g, "-"))]
-          : [],
-        env: {
-          ...benchGatewayEnv({ port, masterKey, upstreamUrl: up.url, upstreamKey }),
+      const { service, origin } = await spawnGateway(
+        name,
+        {
+          // spawnGateway picks the port.
+          ...benchGatewayEnv({ port: 0, masterKey, upstreamUrl: up.url, upstreamKey }),
           PII_ANALYZER_API_BASE: "",
           ...env,
         },
-      });
+        {
+          nodeFlags: flags.profile
+            ? ["--cpu-prof", "--cpu-prof-dir", join(profileDir, name.replace(/ /g, "-"))]
+            : [],
+        },
+      );
       services.push(service);
-      const origin = `http://127.0.0.1:${port}`;
-      await waitForHttp(service, `${origin}/health/liveliness`);
       return { name, service, origin };
     };
     say("starting the upstream fake, the scanner fake and two gateways (guardrails off / on), from source");

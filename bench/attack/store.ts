@@ -23,7 +23,7 @@ import { readEnv } from "../../services/gateway/src/config/env.js";
 import { createGateway } from "../../services/gateway/src/gateway.js";
 import { startFakeUpstream } from "../../test/fixtures/openai-upstream.js";
 import { startTcpProxy } from "../../test/helpers/tcp-proxy.js";
-import { freePort, type Service, spawnService, waitForHttp } from "../lib/children.js";
+import { type Service, spawnGateway } from "../lib/children.js";
 import { createBenchDatabase } from "../lib/full-pipeline.js";
 
 const usage = `usage: npx tsx bench/attack/store.ts <spool|revoke|hang|slow-body> [options]
@@ -92,22 +92,19 @@ const chat = (origin: string, key: string) =>
     return res.status;
   });
 
-/** Starts `services/gateway/src/server.ts` with `env`; resolves once it answers /health/liveliness. */
+/**
+ * Starts a gateway from source with `env` and the master key (bench/lib/children.ts spawnGateway); its stdout
+ * lines from then on are appended to `logs`.
+ */
 async function gatewayProcess(
   env: Record<string, string>,
   logs: string[],
 ): Promise<{ service: Service; origin: string }> {
-  const port = await freePort();
-  const service = spawnService("gateway", {
-    entry: "services/gateway/src/server.ts",
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", GATEWAY_MASTER_KEY: MASTER, ...env },
-  });
-  service.child.stdout?.on("data", (chunk: Buffer) =>
+  const started = await spawnGateway("gateway", { GATEWAY_MASTER_KEY: MASTER, ...env });
+  started.service.child.stdout?.on("data", (chunk: Buffer) =>
     logs.push(...chunk.toString().split("\n").filter(Boolean)),
   );
-  const origin = `http://127.0.0.1:${port}`;
-  await waitForHttp(service, `${origin}/health/liveliness`);
-  return { service, origin };
+  return started;
 }
 
 async function spool(): Promise<void> {

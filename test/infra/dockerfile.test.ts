@@ -6,20 +6,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../infra/files.js";
+import { dockerignorePatterns, readDockerfile } from "../helpers/dockerfile.js";
 
-const dockerfile = readFileSync(`${REPO_ROOT}services/gateway/Dockerfile`, "utf8");
-// Instructions with continuation lines joined.
-const instructions = dockerfile
-  .replace(/\\\n/g, " ")
-  .split("\n")
-  .map((l) => l.trim())
-  .filter((l) => l !== "" && !l.startsWith("#"));
-const stages = instructions.filter((l) => l.startsWith("FROM "));
-const finalStage = instructions.slice(instructions.lastIndexOf(stages.at(-1) ?? ""));
-const ignore = readFileSync(`${REPO_ROOT}.dockerignore`, "utf8")
-  .split("\n")
-  .map((l) => l.trim())
-  .filter((l) => l !== "" && !l.startsWith("#"));
+const { instructions, stages, finalStage } = readDockerfile("services/gateway/Dockerfile");
+const ignore = dockerignorePatterns();
 
 /** Whether `.dockerignore` excludes `file` (its patterns: plain paths, `dir/*`, `**` prefixes, `!` re-includes). */
 function ignored(file: string): boolean {

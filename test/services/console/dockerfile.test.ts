@@ -3,18 +3,10 @@
  * stage, production dependencies with every nested node_modules, the built server and web app, non-root,
  * port 3001 and a Node-only health check on /_health, and a build context that holds what it copies.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../../infra/files.js";
+import { dockerignorePatterns, readDockerfile } from "../../helpers/dockerfile.js";
 
-const instructions = readFileSync(`${REPO_ROOT}services/console/Dockerfile`, "utf8")
-  .replace(/\\\n/g, " ")
-  .split("\n")
-  .map((l) => l.trim())
-  .filter((l) => l !== "" && !l.startsWith("#"));
-const stages = instructions.filter((l) => l.startsWith("FROM "));
-const finalStage = instructions.slice(instructions.lastIndexOf(stages.at(-1) ?? ""));
-const ignore = readFileSync(`${REPO_ROOT}.dockerignore`, "utf8").split("\n");
+const { instructions, stages, finalStage } = readDockerfile("services/console/Dockerfile");
 
 describe("console Dockerfile", () => {
   it("builds every stage from one pinned Node image", () => {
@@ -48,7 +40,7 @@ describe("console Dockerfile", () => {
   });
 
   it("has a build context that keeps the console's and admin-api's sources", () => {
-    const patterns = ignore.map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+    const patterns = dockerignorePatterns();
     for (const kept of ["services", "services/console", "packages", "packages/admin-api"]) {
       expect(patterns).not.toContain(kept);
     }

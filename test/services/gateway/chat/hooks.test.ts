@@ -15,6 +15,7 @@ import type {
 import { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { waitFor } from "../../../helpers/redis.js";
+import { sseData } from "../../../helpers/sse.js";
 import { keySubject } from "../limits/subjects.js";
 import { type ChatHarness, startChatHarness } from "./harness.js";
 
@@ -141,11 +142,11 @@ describe("chat hooks", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("x-litellm-applied-guardrails")).toBe("pii");
     const text = await res.text();
-    const events = text.split("\n\n").filter((e) => e.startsWith("data: "));
-    expect(events.at(-1)).toBe("data: [DONE]");
+    const events = sseData(text);
+    expect(events.at(-1)).toBe("[DONE]");
     const content = events
       .slice(0, -1)
-      .map((e) => JSON.parse(e.slice(6)) as { choices: Array<{ delta: { content?: string } }> })
+      .map((e) => JSON.parse(e) as { choices: Array<{ delta: { content?: string } }> })
       .map((c) => c.choices[0]?.delta.content ?? "")
       .join("");
     expect(content).toContain("SAID");
@@ -158,8 +159,7 @@ describe("chat hooks", () => {
     const text = await res.text();
     expect(text).not.toContain("leak");
     expect(text).not.toContain("[DONE]");
-    const last = text.trim().split("\n\n").at(-1)!;
-    expect(JSON.parse(last.slice("data: ".length))).toMatchObject({ error: { code: "guardrail_violation" } });
+    expect(JSON.parse(sseData(text).at(-1)!)).toMatchObject({ error: { code: "guardrail_violation" } });
     await waitFor("the call observed", () => finished.length === 1);
     expect(finished[0]?.result).toMatchObject({ status: 400, errorType: "invalid_request_error" });
     expect(finished[0]?.result.cost).toBeGreaterThan(0);
@@ -170,8 +170,7 @@ describe("chat hooks", () => {
     const text = await (await chat("explode", { stream: true })).text();
     expect(text).not.toContain("explode");
     expect(text).not.toContain("[DONE]");
-    const last = text.trim().split("\n\n").at(-1)!;
-    expect(JSON.parse(last.slice("data: ".length))).toMatchObject({ error: { type: "guardrail_error" } });
+    expect(JSON.parse(sseData(text).at(-1)!)).toMatchObject({ error: { type: "guardrail_error" } });
     await waitFor("the call observed", () => finished.length === 1);
     expect(finished[0]?.result).toMatchObject({ status: 500, errorType: "guardrail_error" });
   });

@@ -16,6 +16,7 @@ import type {
   PiiPolicy,
 } from "../../../../services/gateway/src/guardrails/policy/schema.js";
 import type { GuardCall, GuardMessage } from "../../../../services/gateway/src/guardrails/types.js";
+import { metricValue } from "../../../helpers/metrics.js";
 
 export const EMAIL = "jane.doe@example.org";
 export const CARD = "4111 1111 1111 1111";
@@ -78,17 +79,17 @@ export function testEngine(
     scanner: options.scanner,
     metrics: createGuardrailMetrics(registry),
   });
-  const value = async (name: string, labels: Record<string, string>) => {
-    const metric = await registry.getSingleMetric(name)?.get();
-    const match = metric?.values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x));
-    return match?.value ?? 0;
-  };
   return {
     engine,
     registry,
     count: (guardrail, status, hook = "pre_call") =>
-      value("litellm_guardrail_requests_total", { guardrail_name: guardrail, status, hook_type: hook }),
-    errors: (guardrail) => value("litellm_guardrail_errors_total", { guardrail_name: guardrail }),
+      metricValue(registry, "litellm_guardrail_requests_total", {
+        guardrail_name: guardrail,
+        status,
+        hook_type: hook,
+      }),
+    errors: (guardrail) =>
+      metricValue(registry, "litellm_guardrail_errors_total", { guardrail_name: guardrail }),
   };
 }
 

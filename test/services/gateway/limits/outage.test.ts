@@ -3,9 +3,10 @@
  * that the test cuts (connections refused) or stalls (connections open, replies held back).
  */
 import net from "node:net";
-import { type Counter, type Gauge, Registry } from "prom-client";
+import { Registry } from "prom-client";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createLimits, type Limits } from "../../../../services/gateway/src/limits/index.js";
+import { metricValue } from "../../../helpers/metrics.js";
 import {
   captureLogger,
   deleteKeys,
@@ -26,12 +27,6 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((limits) => limits.close()));
 });
 afterAll(() => deleteKeys(prefix));
-
-async function gauge(registry: Registry, name: string): Promise<number> {
-  const metric = registry.getSingleMetric(name) as Gauge | Counter | undefined;
-  const values = (await metric?.get())?.values ?? [];
-  return values.reduce((sum, v) => sum + v.value, 0);
-}
 
 function start(port: number, password?: string, outageAfterMs = 250) {
   const registry = new Registry();
@@ -55,11 +50,8 @@ function start(port: number, password?: string, outageAfterMs = 250) {
 }
 
 /** `litellm_redis_fails` for one operation (probe PINGs count under `ping`). */
-async function failures(registry: Registry, operation: string): Promise<number> {
-  const metric = registry.getSingleMetric("litellm_redis_fails") as Counter | undefined;
-  const values = (await metric?.get())?.values ?? [];
-  return values.filter((v) => v.labels.operation === operation).reduce((sum, v) => sum + v.value, 0);
-}
+const failures = (registry: Registry, operation: string) =>
+  metricValue(registry, "litellm_redis_fails", { operation });
 
 const status = async (limits: Limits) => (await limits.readiness()).status;
 
@@ -71,7 +63,7 @@ describe("Redis outage", () => {
       // A password Redis does not need (ioredis warns on stderr): it must never reach a log line.
       const { limits, registry, log } = start(proxy.port, PASSWORD);
       await waitFor("connected", async () => (await status(limits)) === "connected");
-      expect(await gauge(registry, "gateway_limits_shared")).toBe(1);
+      expect(await metricValue(registry, "gateway_limits_shared")).toBe(1);
 
       const key = keySubject({ rpmLimit: 3 });
       await limits.admitter.admit(request([key]));
@@ -86,7 +78,7 @@ describe("Redis outage", () => {
       const readiness = await limits.readiness();
       expect(readiness.detail).toContain("limits are per instance");
       expect(readiness.detail).not.toContain(PASSWORD);
-      expect(await gauge(registry, "gateway_limits_shared")).toBe(0);
+      expect(await metricValue(registry, "gateway_limits_shared")).toBe(0);
 
       // Per-instance counters, same rules, starting from what Redis last counted (1 of 3): never looser.
       for (let i = 0; i < 2; i++) await limits.admitter.admit(request([key]));
@@ -103,7 +95,7 @@ describe("Redis outage", () => {
 
       proxy.restore();
       await waitFor("shared again", async () => (await status(limits)) === "connected", 5000);
-      expect(await gauge(registry, "gateway_limits_shared")).toBe(1);
+      expect(await metricValue(registry, "gateway_limits_shared")).toBe(1);
       const fresh = keySubject({ rpmLimit: 3 });
       await limits.admitter.admit(request([fresh]));
       expect(await redis.get(`${prefix}key:${fresh.id}:rpm:${Math.floor(clock.now() / 60_000)}`)).toBe("1");

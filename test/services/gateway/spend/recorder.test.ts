@@ -2,6 +2,7 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { createPool } from "../../../../services/gateway/src/db/pool.js";
 import { writeSpendBatch } from "../../../../services/gateway/src/spend/write.js";
+import { metricValue } from "../../../helpers/metrics.js";
 import { databasePerTest } from "../../../helpers/postgres.js";
 import { adminApp, call, openStore, recordingLogger, spendRow } from "../store/harness.js";
 
@@ -26,9 +27,6 @@ async function keysFor(app: Awaited<ReturnType<typeof instance>>["app"], userId:
   }
   return tokens;
 }
-
-const metric = async (registry: Registry, name: string) =>
-  (await registry.getSingleMetric(name)?.get())?.values[0]?.value ?? 0;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -64,8 +62,8 @@ describe("spend batches", () => {
       }
       await Promise.all([a.store.spend.flush(), b.store.spend.flush()]);
     }
-    expect(await metric(a.registry, "litellm_spend_flush_failures_total")).toBe(0);
-    expect(await metric(b.registry, "litellm_spend_flush_failures_total")).toBe(0);
+    expect(await metricValue(a.registry, "litellm_spend_flush_failures_total")).toBe(0);
+    expect(await metricValue(b.registry, "litellm_spend_flush_failures_total")).toBe(0);
     const check = await sqlClient(db);
     const perKey = await check.query("SELECT spend FROM keys");
     for (const row of perKey.rows) expect(row.spend).toBe("0.40");
@@ -111,13 +109,13 @@ describe("Postgres cut mid-run", () => {
     expect((await store.keys.authenticate(key))?.keyHash).toBe(token);
     await sleep(300);
     expect((await store.keys.authenticate(key))?.keyHash).toBe(token);
-    expect(await metric(registry, "litellm_spend_flush_failures_total")).toBeGreaterThan(0);
-    expect(await metric(registry, "litellm_spend_buffer_rows")).toBeGreaterThan(0);
+    expect(await metricValue(registry, "litellm_spend_flush_failures_total")).toBeGreaterThan(0);
+    expect(await metricValue(registry, "litellm_spend_buffer_rows")).toBeGreaterThan(0);
     proxy.restore();
     await recordSome(40);
     await store.spend.flush(10_000);
 
-    expect(await metric(registry, "litellm_spend_buffer_rows")).toBe(0);
+    expect(await metricValue(registry, "litellm_spend_buffer_rows")).toBe(0);
     const check = await sqlClient(db);
     const logs = await check.query("SELECT count(*)::int AS n, sum(spend)::text AS total FROM spend_logs");
     expect(logs.rows[0]).toEqual({ n: 180, total: "0.180" });
@@ -138,8 +136,8 @@ describe("Postgres cut mid-run", () => {
     });
     proxy.cut();
     for (let i = 0; i < 8; i += 1) store.spend.record(spendRow());
-    expect(await metric(registry, "litellm_spend_rows_dropped_total")).toBe(3);
-    expect(await metric(registry, "litellm_spend_buffer_rows")).toBe(5);
+    expect(await metricValue(registry, "litellm_spend_rows_dropped_total")).toBe(3);
+    expect(await metricValue(registry, "litellm_spend_buffer_rows")).toBe(5);
     expect(log.lines.filter((l) => l.includes("spend queue full"))).toHaveLength(1);
     proxy.restore();
     await store.spend.flush(10_000);

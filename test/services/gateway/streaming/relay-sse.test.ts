@@ -7,6 +7,7 @@ import {
   type RelayOutcome,
   relaySse,
 } from "../../../../services/gateway/src/streaming/relay-sse.js";
+import { sseData } from "../../../helpers/sse.js";
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -39,11 +40,7 @@ async function relay(
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
-  const received = body
-    .split("\n\n")
-    .filter((block) => block.startsWith("data: "))
-    .map((block) => block.slice("data: ".length));
-  return { received, outcome: await outcome };
+  return { received: sseData(body), outcome: await outcome };
 }
 
 const chunk = (content: string, usage: string) =>

@@ -13,6 +13,7 @@ import {
 } from "../../../../services/gateway/src/tracing/langfuse-tracer.js";
 import { readTraceSettings, type TraceSettings } from "../../../../services/gateway/src/tracing/settings.js";
 import { startFakeLangfuse } from "../../../fixtures/langfuse.js";
+import { metricValue } from "../../../helpers/metrics.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -78,11 +79,6 @@ function call(overrides: Partial<CallTrace> = {}): CallTrace {
     ],
     ...overrides,
   };
-}
-
-async function metric(registry: Registry, name: string): Promise<number> {
-  const m = (await registry.getMetricsAsJSON()).find((x) => x.name === name);
-  return (m?.values ?? []).reduce((sum, v) => sum + Number(v.value), 0);
 }
 
 describe("Langfuse tracer", () => {
@@ -172,9 +168,9 @@ describe("Langfuse tracer", () => {
     langfuse.setState("down");
     const calls = Array.from({ length: 40 }, () => call({ guardrails: [] })); // 2 spans each: 80 spans
     for (const c of calls) tracer.record(c);
-    await expect.poll(() => metric(registry, "gateway_trace_dropped_total")).toBeGreaterThanOrEqual(50);
-    expect(await metric(registry, "gateway_trace_queue_spans")).toBeLessThanOrEqual(30);
-    await expect.poll(() => metric(registry, "gateway_trace_export_failures_total")).toBeGreaterThan(0);
+    await expect.poll(() => metricValue(registry, "gateway_trace_dropped_total")).toBeGreaterThanOrEqual(50);
+    expect(await metricValue(registry, "gateway_trace_queue_spans")).toBeLessThanOrEqual(30);
+    await expect.poll(() => metricValue(registry, "gateway_trace_export_failures_total")).toBeGreaterThan(0);
     langfuse.setState("up");
     await tracer.flush();
     await expect.poll(() => langfuse.observations.length, { timeout: 10_000 }).toBe(30);
@@ -199,7 +195,7 @@ describe("Langfuse tracer", () => {
       await langfuse.close();
     });
     expect(() => tracer.record(call())).not.toThrow();
-    await expect.poll(() => metric(registry, "gateway_trace_export_failures_total")).toBeGreaterThan(0);
+    await expect.poll(() => metricValue(registry, "gateway_trace_export_failures_total")).toBeGreaterThan(0);
     expect(langfuse.observations).toHaveLength(0);
   });
 
