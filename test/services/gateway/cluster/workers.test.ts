@@ -57,7 +57,8 @@ async function requestsCounted(url: string): Promise<number> {
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
 }
 
-describe("GATEWAY_WORKERS=2", () => {
+// Real processes (a primary and two tsx workers each) start slowly on a loaded machine.
+describe("GATEWAY_WORKERS=2", { timeout: 60_000 }, () => {
   let upstream: FakeUpstream;
   let config: string;
   const started: GatewayProcess[] = [];
@@ -100,7 +101,9 @@ describe("GATEWAY_WORKERS=2", () => {
     await Promise.all(holds.map((h) => h.firstChunkSent));
     const exited = once(child, "exit");
     child.kill("SIGTERM");
-    await expect.poll(() => output()).toContain("every worker finishes its in-flight requests");
+    await expect
+      .poll(() => output(), { timeout: 10_000 })
+      .toContain("every worker finishes its in-flight requests");
     for (const hold of holds) hold.release();
     const answers = await Promise.all(inFlight);
     expect(answers[0]).toContain("[DONE]");
@@ -136,10 +139,12 @@ describe("GATEWAY_WORKERS=2", () => {
     const victim = Number(listening()[0]?.pid);
     process.kill(victim, "SIGKILL");
     await expect
-      .poll(() =>
-        logLines(output()).find(
-          (l) => l.msg === "gateway worker exited unexpectedly; starting a replacement",
-        ),
+      .poll(
+        () =>
+          logLines(output()).find(
+            (l) => l.msg === "gateway worker exited unexpectedly; starting a replacement",
+          ),
+        { timeout: 10_000 },
       )
       .toMatchObject({ worker: 0, pid: victim, signal: "SIGKILL" });
     await expect.poll(() => listening().length, { timeout: 20_000 }).toBe(2);
