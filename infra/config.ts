@@ -158,6 +158,11 @@ export const stackConfigSchema = z
     /** Memory caps in MiB for the services known to run out of memory (analytics database, trace worker). */
     analyticsDbMemoryMb: z.number().int().min(512).default(3072),
     traceWorkerMemoryMb: z.number().int().min(256).default(1536),
+    /**
+     * Gateway processes in the gateway container (its GATEWAY_WORKERS): one per core the container may use;
+     * 1 runs the gateway as a single process.
+     */
+    gatewayWorkers: z.number().int().min(1).max(64).default(1),
     /** Login of the trace viewer's initial admin user. */
     traceAdminEmail: z.email().default("admin@platform.local"),
     /**
@@ -266,7 +271,7 @@ export function parseConfig(rawStack: unknown, rawEnv: Record<string, string>): 
 
 /** The stack config keys {@link loadConfig} reads; objects and arrays are read as structured config. */
 const STRUCTURED_KEYS = ["sshOpts", "platforms", "images"] as const;
-const NUMBER_KEYS = ["analyticsDbMemoryMb", "traceWorkerMemoryMb"] as const;
+const NUMBER_KEYS = ["analyticsDbMemoryMb", "traceWorkerMemoryMb", "gatewayWorkers"] as const;
 const BOOLEAN_KEYS = ["dropVolumesOnDestroy"] as const;
 const STRING_KEYS = [
   "target",

@@ -45,6 +45,8 @@ export class Gateway extends pulumi.ComponentResource {
       image: { built: this.image },
       env: {
         PORT: String(HOST_PORTS.gateway),
+        // Stack setting gatewayWorkers: gateway processes sharing the port (one per core the container may use).
+        GATEWAY_WORKERS: String(config.stack.gatewayWorkers),
         GATEWAY_CONFIG: `${GATEWAY_APP_DIR}/litellm/config.yaml`,
         GUARDRAIL_POLICY: `${GATEWAY_APP_DIR}/${POLICY_FILE}`,
         GATEWAY_MASTER_KEY: secrets.gatewayMasterKey,

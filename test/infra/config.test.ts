@@ -63,6 +63,13 @@ describe("parseConfig", () => {
     expect(bad).toThrow(/DEFAULT_RPM_LIMIT/);
   });
 
+  it("reads gatewayWorkers as a positive integer, default 1", () => {
+    expect(parseConfig({}, {}).stack.gatewayWorkers).toBe(1);
+    expect(parseConfig({ gatewayWorkers: 2 }, {}).stack.gatewayWorkers).toBe(2);
+    expect(() => parseConfig({ gatewayWorkers: 0 }, {})).toThrow(/stack config gatewayWorkers/);
+    expect(() => parseConfig({ gatewayWorkers: 1.5 }, {})).toThrow(/gatewayWorkers/);
+  });
+
   it("refuses a vm cookie domain that does not cover the domain", () => {
     const vm = { target: "vm", dockerHost: "ssh://u@h", domain: "ai.example.com" };
     expect(parseConfig(vm, { COOKIE_DOMAIN: ".example.com" }).cookieDomain).toBe(".example.com");

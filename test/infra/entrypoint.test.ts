@@ -20,6 +20,7 @@ beforeAll(async () => {
     "platform:domain": "ai.example.org",
     "platform:platforms": JSON.stringify({ chat: "linux/amd64" }),
     "platform:traceWorkerMemoryMb": "2048",
+    "platform:gatewayWorkers": "2",
   });
   program = await import("../../infra/index.js");
 });
@@ -47,7 +48,7 @@ describe("infra/index.ts", () => {
     expect(await pulumi.isSecret(program.gatewayMasterKey)).toBe(true);
   });
 
-  it("hands the config's docker host, platforms and memory caps to the resources", async () => {
+  it("hands the config's docker host, platforms, memory caps and gateway workers to the resources", async () => {
     await new Promise<void>((done) => program.traceLogin.apply(() => done()));
     const containerNamed = (name: string) =>
       registrations().find((r) => r.type === "docker:index/container:Container" && r.inputs.name === name);
@@ -55,6 +56,7 @@ describe("infra/index.ts", () => {
     const provider = registrations().find((r) => r.type === "pulumi:providers:docker");
     expect(provider?.inputs.host).toBe("ssh://deploy@vm.example.org");
     expect(containerNamed("trace-worker")?.inputs.memory).toBe(2048);
+    await expect.poll(() => containerNamed("gateway")?.inputs.envs).toContain("GATEWAY_WORKERS=2");
     await expect.poll(() => containerNamed("chat")?.inputs.platform).toBe("linux/amd64");
     await expect.poll(() => containerNamed("reverse-proxy")).toBeDefined();
   });

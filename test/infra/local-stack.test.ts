@@ -322,6 +322,7 @@ describe("local stack: wiring", () => {
     const gw = container(run, "gateway");
     expect(gw.env).toMatchObject({
       PORT: "4000",
+      GATEWAY_WORKERS: "1",
       GATEWAY_CONFIG: "/app/litellm/config.yaml",
       GUARDRAIL_POLICY: "/app/litellm/guardrails/policy.yaml",
       GUARD_SCANNER_API_BASE: "http://scanner:8000",

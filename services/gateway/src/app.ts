@@ -39,6 +39,8 @@ declare module "fastify" {
 export interface AppDeps {
   router: Router;
   metrics: GatewayMetrics;
+  /** GET /metrics text of all cluster workers together (GATEWAY_WORKERS > 1); default: `metrics.registry`. */
+  clusterMetrics?: (() => Promise<string>) | undefined;
   clock: Clock;
   /** GATEWAY_MASTER_KEY. */
   masterKey: string | undefined;
@@ -165,7 +167,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     version: deps.version,
     deployments: deps.router.models().length,
   });
-  app.register(metricsRoutes, { registry: deps.metrics.registry });
+  app.register(metricsRoutes, { registry: deps.metrics.registry, cluster: deps.clusterMetrics });
   app.register(modelsRoutes, { router: deps.router });
   app.register(chatCompletionsRoutes, {
     router: deps.router,

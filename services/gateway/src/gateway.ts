@@ -33,6 +33,11 @@ export interface GatewayOptions {
   >;
   /** Limits tuning (Redis key prefix, timings); tests isolate themselves by prefix. */
   limits?: Partial<Pick<LimitsOptions, "keyPrefix" | "redisTimings">>;
+  /**
+   * In a cluster worker (GATEWAY_WORKERS > 1): the whole gateway's Prometheus text, which GET /metrics serves
+   * instead of this process's registry (`cluster/worker-link.ts`).
+   */
+  clusterMetrics?: () => Promise<string>;
 }
 
 /** A ready-to-listen gateway and its shutdown. */
@@ -129,6 +134,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     guard: guardrails.guard,
     router,
     metrics,
+    clusterMetrics: options.clusterMetrics,
     clock,
     masterKey: env.masterKey ?? config.masterKey,
     maxBodyBytes: env.maxBodyBytes,

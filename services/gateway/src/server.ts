@@ -3,26 +3,58 @@
  * SIGINT (stop accepting, finish in-flight requests and streams within GATEWAY_SHUTDOWN_TIMEOUT_MS, flush
  * spend). Start-up problems (bad config, missing key, unreachable database) print one clear message and
  * exit with status 1.
+ *
+ * With GATEWAY_WORKERS > 1 this process becomes the cluster primary (`cluster/primary.ts`) and each worker it
+ * forks runs this file again as one whole gateway; the primary then owns signals, restarts and start-up errors.
  */
+import cluster from "node:cluster";
 import { config as loadDotenv } from "dotenv";
-import { readEnv, repoRoot } from "./config/env.js";
+import { pino } from "pino";
+import { runPrimary } from "./cluster/primary.js";
+import { type WorkerLink, workerLink } from "./cluster/worker-link.js";
+import { type GatewayEnv, readEnv, repoRoot } from "./config/env.js";
 import { createGateway } from "./gateway.js";
+import type { GatewayMetrics } from "./metrics/metrics.js";
 
 async function main(): Promise<void> {
   // Run from source, the gateway reads the operator's .env at the repository root (the same file the stack reads);
   // variables already set in the environment win. In the image there is no such file.
   loadDotenv({ path: `${repoRoot}.env`, quiet: true });
   const env = readEnv();
-  const gateway = await createGateway(env);
+  if (env.workers > 1 && cluster.isPrimary) {
+    const log = pino({ level: env.logLevel, base: { service: "gateway", role: "primary" } });
+    for (const warning of environmentWarnings(env)) log.warn(warning);
+    runPrimary(env, log);
+    return;
+  }
+  const link = workerLink();
+  try {
+    await serve(env, link);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // A worker leaves the message to its primary, which prints it once for all workers.
+    if (link !== undefined) await link.startFailed(message);
+    else process.stderr.write(`gateway: cannot start: ${message}\n`);
+    process.exit(1);
+  }
+}
+
+/** Runs one gateway in this process until a signal (or, in a worker, the primary's order) stops it. */
+async function serve(env: GatewayEnv, link: WorkerLink | undefined): Promise<void> {
+  const logger = pino({
+    level: env.logLevel,
+    base:
+      link === undefined
+        ? { service: "gateway" }
+        : { service: "gateway", worker: link.slot, pid: process.pid },
+  });
+  const gateway = await createGateway(env, {
+    logger,
+    clusterMetrics: link === undefined ? undefined : () => link.clusterMetrics(),
+  });
   const log = gateway.app.log;
-  if (env.masterKey === undefined) {
-    log.warn("GATEWAY_MASTER_KEY is not set: only virtual keys are accepted and the admin API is closed.");
-  }
-  if (env.chatServiceKey !== undefined && env.databaseUrl === undefined) {
-    log.warn(
-      "CHAT_SERVICE_KEY is set but DATABASE_URL is not: the chat's service key cannot exist, its calls get 401.",
-    );
-  }
+  // A worker's primary has said these once already.
+  if (link === undefined) for (const warning of environmentWarnings(env)) log.warn(warning);
   let signals = 0;
   const stop = (signal: string) => {
     signals++;
@@ -32,7 +64,8 @@ async function main(): Promise<void> {
     }
     log.info({ signal, timeoutMs: env.shutdownTimeoutMs }, "shutting down: finishing in-flight requests");
     gateway.shutdown(env.shutdownTimeoutMs).then(
-      () => {
+      async () => {
+        if (link !== undefined) log.info({ calls: await callsServed(gateway.metrics) }, "worker stopped");
         log.info("shutdown complete");
         process.exit(0);
       },
@@ -43,9 +76,16 @@ async function main(): Promise<void> {
     );
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  if (link === undefined) process.on("SIGINT", () => stop("SIGINT"));
+  else {
+    // Ctrl-C reaches the whole process group: the primary decides, and tells every worker.
+    process.on("SIGINT", () => undefined);
+    link.onShutdown(() => stop("primary"));
+    link.serveMetrics(gateway.metrics.registry);
+  }
 
   const address = await gateway.app.listen({ port: env.port, host: env.host });
+  link?.ready();
   const models = gateway.router.models().map((m) => m.id);
   log.info(
     { address, config: env.configPath, models },
@@ -53,6 +93,28 @@ async function main(): Promise<void> {
       ? "gateway listening; no model registered yet (add one to litellm/config.yaml)"
       : "gateway listening",
   );
+}
+
+/** Settings that start a gateway that cannot do everything the operator probably expects. */
+function environmentWarnings(env: GatewayEnv): string[] {
+  const warnings: string[] = [];
+  if (env.masterKey === undefined) {
+    warnings.push(
+      "GATEWAY_MASTER_KEY is not set: only virtual keys are accepted and the admin API is closed.",
+    );
+  }
+  if (env.chatServiceKey !== undefined && env.databaseUrl === undefined) {
+    warnings.push(
+      "CHAT_SERVICE_KEY is set but DATABASE_URL is not: the chat's service key cannot exist, its calls get 401.",
+    );
+  }
+  return warnings;
+}
+
+/** Chat calls this process answered (any status): the sum of its own `litellm_proxy_total_requests_metric_total`. */
+async function callsServed(metrics: GatewayMetrics): Promise<number> {
+  const values = (await metrics.requests.get()).values;
+  return values.reduce((sum, v) => sum + v.value, 0);
 }
 
 main().catch((error: unknown) => {

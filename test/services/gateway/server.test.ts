@@ -2,55 +2,12 @@
  * The gateway as a process, started the way `npm run dev` starts it: start-up messages, and SIGTERM during a
  * stream (the stream finishes, new connections are refused, the process exits 0).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeUpstream, startFakeUpstream } from "../../fixtures/openai-upstream.js";
 import { deployment, MASTER_KEY, writeConfig } from "../../helpers/gateway.js";
-
-const serverEntry = new URL("../../../services/gateway/src/server.ts", import.meta.url).pathname;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-}
-
-function startServer(env: Record<string, string>): Started {
-  let out = "";
-  const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", serverEntry], {
-    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout?.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  child.stderr?.on("data", (d: Buffer) => {
-    out += d.toString();
-  });
-  return { child, output: () => out };
-}
-
-async function waitLive(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const ok = await fetch(`${url}/health/liveliness`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`gateway at ${url} did not become live`);
-}
+import { freePort, startGatewayProcess as startServer, waitLive } from "../../helpers/gateway-process.js";
 
 describe("gateway process", () => {
   let upstream: FakeUpstream;

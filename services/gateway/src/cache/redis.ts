@@ -87,6 +87,8 @@ export function redisMetrics(registry: Registry): RedisMetrics {
       () =>
         new Gauge({
           name: "gateway_limits_shared",
+          // With several workers: 0 as soon as one of them keeps its limits in process.
+          aggregator: "min",
           help: "1 when rate limits and budgets are shared through Redis, 0 when kept per gateway instance",
           registers,
         }),

@@ -2,7 +2,7 @@
  * The gateway's environment, read and validated in one place. README.md's "Gateway settings" table lists every
  * variable with its default.
  */
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -57,6 +57,21 @@ const envSchema = z.object({
     (v) => v === undefined || (v.startsWith("sk-") && v.length >= 20 && v.length <= 256),
     { message: "must start with sk- and be 20 to 256 characters long" },
   ),
+  /** Gateway processes serving the port: a positive integer, or `auto` for one per core the container has. */
+  GATEWAY_WORKERS: z
+    .string()
+    .default("1")
+    .transform((value, ctx) => {
+      const trimmed = value.trim();
+      if (trimmed === "") return 1;
+      if (trimmed === "auto") return availableParallelism();
+      if (/^[1-9][0-9]{0,3}$/.test(trimmed)) return Number(trimmed);
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a positive integer (at most 9999) or auto, got "${value}"`,
+      });
+      return z.NEVER;
+    }),
   /** Public URL of the key console; GET /ui redirects to its admin sign-in. */
   CONSOLE_PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
 });
@@ -87,6 +102,12 @@ export interface GatewayEnv {
   userDefaults: { maxBudget: number; budgetDuration: string; tpmLimit: number; rpmLimit: number };
   /** CHAT_SERVICE_KEY: the chat's service key, ensured at start-up when a database is configured. */
   chatServiceKey: string | undefined;
+  /**
+   * GATEWAY_WORKERS resolved to a count (≥ 1; `auto` = `os.availableParallelism()`): 1 runs the gateway in this
+   * process; more starts a cluster primary that forks that many gateway processes on the same port
+   * (`cluster/primary.ts`).
+   */
+  workers: number;
   /** CONSOLE_PUBLIC_URL without a trailing slash, e.g. `https://console.example.com`; GET /ui redirects there. */
   consolePublicUrl: string | undefined;
 }
@@ -152,6 +173,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
       rpmLimit: e.DEFAULT_RPM_LIMIT,
     },
     chatServiceKey: e.CHAT_SERVICE_KEY,
+    workers: e.GATEWAY_WORKERS,
     consolePublicUrl: e.CONSOLE_PUBLIC_URL?.replace(/\/+$/, ""),
   };
 }

@@ -5,6 +5,11 @@
  * `litellm_total_tokens_metric_total`), as LiteLLM's Grafana dashboards
  * (cookbook/litellm_proxy_server/grafana_dashboard/) query them. Latencies are in seconds, money in USD.
  *
+ * With several workers (GATEWAY_WORKERS > 1) GET /metrics sums the workers' counters and histograms; each gauge
+ * names its `aggregator` (docs/operations.md): the worst deployment state (max), the lowest remaining
+ * upstream limit and budget and the fewest hours to a reset (min: within a period the lowest reading is the
+ * latest), and a budget's size (max: the same in every worker that has seen the key).
+ *
  * Every label value is bounded: key hashes and aliases of existing keys, user ids of existing users, model
  * aliases and deployments of the config. A value a client picks freely never becomes a label.
  */
@@ -155,54 +160,63 @@ export function createMetrics(): GatewayMetrics {
     }),
     deploymentState: new Gauge({
       name: "litellm_deployment_state",
+      aggregator: "max",
       help: "Deployment state: 0 healthy, 1 partial outage, 2 complete outage",
       labelNames: ["litellm_model_name", "model_id", "api_base", "api_provider"],
       registers,
     }),
     remainingRequests: new Gauge({
       name: "litellm_remaining_requests_metric",
+      aggregator: "min",
       help: "x-ratelimit-remaining-requests returned by the LLM API deployment",
       labelNames: deploymentLimitLabels,
       registers,
     }),
     remainingTokens: new Gauge({
       name: "litellm_remaining_tokens_metric",
+      aggregator: "min",
       help: "x-ratelimit-remaining-tokens returned by the LLM API deployment",
       labelNames: deploymentLimitLabels,
       registers,
     }),
     apiKeyMaxBudget: new Gauge({
       name: "litellm_api_key_max_budget_metric",
+      aggregator: "max",
       help: "Maximum budget set for the API key, USD",
       labelNames: keyBudgetLabels,
       registers,
     }),
     remainingApiKeyBudget: new Gauge({
       name: "litellm_remaining_api_key_budget_metric",
+      aggregator: "min",
       help: "Remaining budget for the API key in its current period, USD",
       labelNames: keyBudgetLabels,
       registers,
     }),
     apiKeyBudgetRemainingHours: new Gauge({
       name: "litellm_api_key_budget_remaining_hours_metric",
+      aggregator: "min",
       help: "Hours before the API key's budget is reset",
       labelNames: keyBudgetLabels,
       registers,
     }),
     userMaxBudget: new Gauge({
       name: "litellm_user_max_budget_metric",
+      aggregator: "max",
       help: "Maximum budget set for the user, USD",
       labelNames: ["user"],
       registers,
     }),
     remainingUserBudget: new Gauge({
       name: "litellm_remaining_user_budget_metric",
+      aggregator: "min",
       help: "Remaining budget for the user in their current period, USD",
       labelNames: ["user"],
       registers,
     }),
     userBudgetRemainingHours: new Gauge({
       name: "litellm_user_budget_remaining_hours_metric",
+      aggregator: "min",
       help: "Hours before the user's budget is reset",
       labelNames: ["user"],
       registers,

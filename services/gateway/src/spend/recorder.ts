@@ -74,6 +74,7 @@ function recorderMetrics(registry: Registry) {
       existing<Gauge>("litellm_spend_buffer_rows") ??
       new Gauge({
         name: "litellm_spend_buffer_rows",
+        aggregator: "sum", // several workers: the rows/spans queued in all of them
         help: "Spend log rows queued in memory, not yet written to Postgres",
         registers: [registry],
       }),

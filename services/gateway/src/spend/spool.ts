@@ -11,10 +11,13 @@
  * `request_id`, so a row both written and still spooled (a crash between the two) counts once.
  *
  * A folder belongs to one running gateway: segments of another live process on the same host (by pid) are
- * left alone, but two gateways on different hosts must not share a folder.
+ * left alone, but two gateways on different hosts must not share a folder. The workers of one gateway
+ * (GATEWAY_WORKERS > 1) share its folder, each writing its own segments; at start each worker claims a dead
+ * process's segment by renaming it to a segment of its own before reading it, so two workers starting together
+ * never replay the same segment, and a segment claimed by a worker that then dies is replayed by the next start.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import type { SpendLogRow } from "./types.js";
@@ -104,8 +107,9 @@ export class SpendSpool {
   }
 
   /**
-   * Reads the segments left by earlier processes, oldest first. Lines that do not parse (a write cut by a
-   * crash) are skipped and counted in the log.
+   * Claims and reads the segments left by earlier processes, oldest first: each is renamed to a segment of this
+   * process (the returned {@link SpooledSegment.file}), so another process replaying the same folder at the same
+   * time skips it. Lines that do not parse (a write cut by a crash) are skipped and counted in the log.
    */
   async replay(): Promise<SpooledSegment[]> {
     let names: string[];
@@ -125,8 +129,15 @@ export class SpendSpool {
         this.log.warn({ file: name, pid }, "spend spool: segment of a running process left alone");
         continue;
       }
+      const claimed = this.newSegment();
+      try {
+        await rename(join(this.dir, name), join(this.dir, claimed));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // another process claimed it
+        throw error;
+      }
       const rows: SpendLogRow[] = [];
-      for (const line of (await readFile(join(this.dir, name), "utf8")).split("\n")) {
+      for (const line of (await readFile(join(this.dir, claimed), "utf8")).split("\n")) {
         if (line === "") continue;
         try {
           rows.push(JSON.parse(line) as SpendLogRow);
@@ -134,7 +145,7 @@ export class SpendSpool {
           unreadable += 1;
         }
       }
-      segments.push({ file: name, rows, order: [pid, Number(match[3])] });
+      segments.push({ file: claimed, rows, order: [pid, Number(match[3])] });
     }
     if (unreadable > 0) {
       this.log.warn({ lines: unreadable, dir: this.dir }, "spend spool: unreadable lines skipped");

@@ -89,6 +89,7 @@ export function createLangfuseTracer(settings: TraceSettings, deps: TracerDeps):
   });
   const queued = new Gauge({
     name: "gateway_trace_queue_spans",
+    aggregator: "sum", // several workers: the rows/spans queued in all of them
     help: "Trace spans waiting to be sent.",
     registers: [registry],
   });
