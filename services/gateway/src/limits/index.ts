@@ -41,6 +41,8 @@ export interface LimitsOptions {
     probeIntervalMs?: number;
     healthProbeTimeoutMs?: number;
     outageAfterMs?: number;
+    /** A lease unused this long is returned, ms (default 1000; docs/leases.md). */
+    leaseIdleMs?: number;
   };
 }
 
@@ -85,7 +87,7 @@ export function createLimits(options: LimitsOptions): Limits {
       flush: async () => {},
     };
   }
-  const { healthProbeTimeoutMs, outageAfterMs, ...timings } = options.redisTimings ?? {};
+  const { healthProbeTimeoutMs, outageAfterMs, leaseIdleMs, ...timings } = options.redisTimings ?? {};
   const connection: RedisConnection = createRedisConnection({
     url: options.redisUrl,
     log,
@@ -100,6 +102,7 @@ export function createLimits(options: LimitsOptions): Limits {
     fallback,
     ...(healthProbeTimeoutMs === undefined ? {} : { probeTimeoutMs: healthProbeTimeoutMs }),
     ...(outageAfterMs === undefined ? {} : { outageAfterMs }),
+    ...(leaseIdleMs === undefined ? {} : { leaseIdleMs }),
   });
   const bus = new RedisInvalidationBus(connection, log);
   bus.subscribe((message) =>

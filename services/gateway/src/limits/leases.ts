@@ -113,8 +113,14 @@ export class LeaseBook {
   /** Calls in flight with a reservation, in admission order (so the oldest first). */
   private readonly inFlight = new Set<InFlight>();
 
-  /** @param reservationTtlMs after this many clock ms a call's reservation is reclaimed (it never settled). */
-  constructor(private readonly reservationTtlMs = RESERVATION_TTL_MS) {}
+  /**
+   * @param reservationTtlMs after this many clock ms a call's reservation is reclaimed (it never settled).
+   * @param idleMs a lease unused this long (clock or wall ms) is returned.
+   */
+  constructor(
+    private readonly reservationTtlMs = RESERVATION_TTL_MS,
+    private readonly idleMs = LEASE_IDLE_MS,
+  ) {}
 
   /** The subject's lease, created empty when there is none. */
   lease(plan: SubjectPlan): Lease {
@@ -307,7 +313,7 @@ export class LeaseBook {
         wall >= lease.takenAtWall + LEASE_TTL_MS - LEASE_RENEW_BEFORE_MS);
     if (nearExpiry || (all && (unsettled || lease.held > 0))) return true;
     if (!unsettled) return false;
-    const idle = now - lease.lastUsed >= LEASE_IDLE_MS || wall - lease.lastUsedWall >= LEASE_IDLE_MS;
+    const idle = now - lease.lastUsed >= this.idleMs || wall - lease.lastUsedWall >= this.idleMs;
     const stale = lease.window !== windowIndex(now) || lease.memberPeriod !== lease.plan.period;
     return idle || stale || lease.dropped;
   }

@@ -36,22 +36,18 @@ import { LEASE_TTL_MS, LeaseBook, type LeaseSnapshot, leaseArgs, leaseKeys, undo
 import type { InProcessAdmitter } from "./memory-admitter.js";
 import { PatientLink } from "./patient-link.js";
 import {
-  budgetCounterTtlMs,
   budgetError,
-  onceAdmission,
   planSubjects,
   RESERVATION_TTL_MS,
   rateLimitError,
   type SubjectPlan,
-  settledAmounts,
   toMicros,
   unlimitedAdmission,
   WINDOW_MS,
-  windowIndex,
 } from "./rules.js";
 import { LEASE_LUA, UNDO_LUA } from "./scripts.js";
 import { SharedFloors } from "./shared-floors.js";
-import type { Admission, AdmissionRequest, Admitter, SettledUsage } from "./types.js";
+import type { Admission, AdmissionRequest, Admitter } from "./types.js";
 
 type ScriptReply = number[];
 
@@ -68,6 +64,8 @@ export interface RedisAdmitterOptions {
   fallback: InProcessAdmitter;
   /** A call's reservation never settled is reclaimed after this many ms. Default {@link RESERVATION_TTL_MS}. */
   reservationTtlMs?: number;
+  /** A lease unused this long (ms) is returned. Default {@link LEASE_IDLE_MS}. */
+  leaseIdleMs?: number;
   /** How often due leases are looked for and returned, ms of wall time. Default 250. */
   sweepIntervalMs?: number;
   /** Wall time the patient retry of a late admit may take, ms. Default 1000. */
@@ -119,7 +117,7 @@ export class RedisAdmitter implements Admitter {
     this.connection = options.connection;
     this.clock = options.clock;
     this.fallback = options.fallback;
-    this.book = new LeaseBook(options.reservationTtlMs);
+    this.book = new LeaseBook(options.reservationTtlMs, options.leaseIdleMs);
     this.patient = new PatientLink(options.connection, options.probeTimeoutMs ?? 1000, defineScripts);
     this.outageAfterMs = options.outageAfterMs ?? 3 * this.patient.timeoutMs;
     this.client = defineScripts(options.connection.client);

@@ -1,0 +1,174 @@
+/**
+ * Lease-based limits (docs/leases.md) with two instances sharing Redis: slices are returned when idle, on a
+ * change message and at shutdown, expire when their holder dies, and never let the instances together pass a
+ * limit.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
+import type { Limits } from "../../../../services/gateway/src/limits/index.js";
+import type { Admission } from "../../../../services/gateway/src/limits/types.js";
+import type { UserRecord } from "../../../../services/gateway/src/users/records.js";
+import { openLimits } from "../../../helpers/limits.js";
+import { deleteKeys, inspector, ManualClock, uniquePrefix, waitFor } from "../../../helpers/redis.js";
+import { keySubject, refusal, request, T0, userSubject } from "./subjects.js";
+
+const open: Limits[] = [];
+const prefixes: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((limits) => limits.close()));
+  await Promise.all(prefixes.splice(0).map((prefix) => deleteKeys(prefix)));
+});
+
+/** Two instances on one fresh prefix. */
+async function pair(
+  clock: ManualClock,
+  leaseIdleMs?: number,
+): Promise<{ a: Limits; b: Limits; prefix: string }> {
+  const prefix = uniquePrefix("limits-leases");
+  prefixes.push(prefix);
+  const timings = leaseIdleMs === undefined ? undefined : { leaseIdleMs };
+  const a = await openLimits(clock, prefix, timings);
+  open.push(a);
+  const b = await openLimits(clock, prefix, timings);
+  open.push(b);
+  return { a, b, prefix };
+}
+
+/** Admits on `limits` until refused; the number admitted (each released). */
+async function admitUntilRefused(limits: Limits, subjects: Parameters<typeof request>[0], estimate = 0) {
+  let admitted = 0;
+  for (;;) {
+    try {
+      (await limits.admitter.admit(request(subjects, estimate))).release();
+      admitted++;
+    } catch {
+      return admitted;
+    }
+  }
+}
+
+async function budgetHash(prefix: string, counterId: string, period = "lifetime") {
+  const redis = inspector();
+  try {
+    const [spent, reserved] = await redis.hmget(
+      `${prefix}${counterId}:budget:${period}`,
+      "spent",
+      "reserved",
+    );
+    return { spent: Number(spent ?? 0), reserved: Number(reserved ?? 0) };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+describe("leases across two instances", () => {
+  it("rpm is exact: a slice left unused on one instance returns when idle, and the window admits exactly the limit", async () => {
+    const clock = new ManualClock(T0 + 2_000);
+    const { a, b, prefix } = await pair(clock);
+    const key = keySubject({ rpmLimit: 20 });
+    for (let i = 0; i < 3; i++) (await a.admitter.admit(request([key]))).release();
+    let onB = await admitUntilRefused(b, [key]);
+    // a holds the unused part of its slice: b is refused early, never late.
+    expect(3 + onB).toBeLessThanOrEqual(20);
+    await waitFor("a's idle slice returned and taken by b", async () => {
+      onB += await admitUntilRefused(b, [key]);
+      return 3 + onB === 20;
+    });
+    await refusal(a.admitter.admit(request([key])));
+    await refusal(b.admitter.admit(request([key])));
+    const redis = inspector();
+    try {
+      expect(await redis.get(`${prefix}key:${key.id}:rpm:${Math.floor(clock.now() / 60_000)}`)).toBe("20");
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it("1,000 concurrent calls over both instances never spend past a small budget", async () => {
+    const clock = new ManualClock(T0 + 5 * 60_000);
+    const { a, b, prefix } = await pair(clock);
+    const key = keySubject({ maxBudget: 0.5 });
+    const user = userSubject({ maxBudget: 100 });
+    let settledMicros = 0;
+    const call = async (i: number) => {
+      let admission: Admission;
+      try {
+        admission = await (i % 2 === 0 ? a : b).admitter.admit(request([key, user], 0.01));
+      } catch (error) {
+        expect((error as GatewayError).type).toBe("budget_exceeded");
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20));
+      // Real cost between half the estimate and the estimate.
+      const cost = Math.round(10_000 * (0.5 + Math.random() / 2)) / 1e6;
+      settledMicros += Math.round(cost * 1e6);
+      admission.settle({ cost, totalTokens: 1 });
+      return true;
+    };
+    const outcomes = await Promise.all(Array.from({ length: 1000 }, (_, i) => call(i)));
+    expect(outcomes.filter(Boolean).length).toBeGreaterThanOrEqual(50);
+    expect(settledMicros).toBeLessThanOrEqual(500_000);
+    await Promise.all([a.flush(), b.flush()]);
+    expect(await budgetHash(prefix, `key:${key.id}`)).toEqual({ spent: settledMicros, reserved: 0 });
+    expect(await budgetHash(prefix, `user:${user.id}`)).toEqual({ spent: settledMicros, reserved: 0 });
+  });
+
+  it("a change message for a user makes the other instance return its slice of that user, and a lowered budget refuses on both", async () => {
+    const clock = new ManualClock(T0 + 10 * 60_000);
+    // Idle return far away: only the message can bring the slice back within the bound.
+    const { a, b, prefix } = await pair(clock, 60_000);
+    const user = userSubject({ maxBudget: 10 });
+    for (let i = 0; i < 3; i++) (await b.admitter.admit(request([user], 0.1))).release();
+    expect((await budgetHash(prefix, `user:${user.id}`)).reserved).toBeGreaterThan(0);
+
+    const lowered = { ...user, maxBudget: 0.05 };
+    await a.bus.publish({
+      kind: "user",
+      user: { userId: user.id, updatedAt: clock.now(), maxBudget: 0.05 } as unknown as UserRecord,
+    });
+    await waitFor(
+      "b returned its slice",
+      async () => (await budgetHash(prefix, `user:${user.id}`)).reserved === 0,
+      2000,
+    );
+    for (const limits of [a, b]) {
+      expect((await refusal(limits.admitter.admit(request([lowered], 0.1)))).type).toBe("budget_exceeded");
+    }
+  });
+
+  it("an instance that dies holding slices frees them by expiry: the other instance gets the allowance back", async () => {
+    const clock = new ManualClock(T0 + 20 * 60_000);
+    const { a, b, prefix } = await pair(clock, 60_000);
+    const key = keySubject({ maxBudget: 1 });
+    for (let i = 0; i < 4; i++) (await a.admitter.admit(request([key], 0.1))).release();
+    const held = (await budgetHash(prefix, `key:${key.id}`)).reserved;
+    expect(held).toBeGreaterThan(0);
+    await a.close({ returnLeases: false });
+
+    // Everything but a's slice fits; the whole budget does not while the slice lives.
+    (await b.admitter.admit(request([key], 1 - held / 1e6))).release();
+    await b.flush();
+    await refusal(b.admitter.admit(request([key], 1)));
+    clock.advance(5_000);
+    (await b.admitter.admit(request([key], 1))).release();
+  });
+
+  it("close() returns every slice: what was spent is settled and nothing stays held", async () => {
+    const clock = new ManualClock(T0 + 30 * 60_000);
+    const { a, prefix } = await pair(clock, 60_000);
+    const key = keySubject({ maxBudget: 1, rpmLimit: 100, tpmLimit: 10_000 });
+    for (let i = 0; i < 5; i++)
+      (await a.admitter.admit(request([key], 0.01))).settle({ cost: 0.002, totalTokens: 7 });
+    await a.close();
+    expect(await budgetHash(prefix, `key:${key.id}`)).toEqual({ spent: 10_000, reserved: 0 });
+    const redis = inspector();
+    try {
+      const index = Math.floor(clock.now() / 60_000);
+      expect(await redis.get(`${prefix}key:${key.id}:rpm:${index}`)).toBe("5");
+      expect(await redis.get(`${prefix}key:${key.id}:tpm:${index}`)).toBe("35");
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
