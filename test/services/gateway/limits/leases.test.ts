@@ -3,13 +3,23 @@
  * change message and at shutdown, expire when their holder dies, and never let the instances together pass a
  * limit.
  */
+import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import type { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
-import type { Limits } from "../../../../services/gateway/src/limits/index.js";
+import { createLimits, type Limits } from "../../../../services/gateway/src/limits/index.js";
+import { RedisAdmitter } from "../../../../services/gateway/src/limits/redis-admitter.js";
 import type { Admission } from "../../../../services/gateway/src/limits/types.js";
 import type { UserRecord } from "../../../../services/gateway/src/users/records.js";
 import { openLimits } from "../../../helpers/limits.js";
-import { deleteKeys, inspector, ManualClock, uniquePrefix, waitFor } from "../../../helpers/redis.js";
+import {
+  captureLogger,
+  deleteKeys,
+  inspector,
+  ManualClock,
+  uniquePrefix,
+  waitFor,
+} from "../../../helpers/redis.js";
+import { startTcpProxy } from "../../../helpers/tcp-proxy.js";
 import { keySubject, refusal, request, T0, userSubject } from "./subjects.js";
 
 const open: Limits[] = [];
@@ -46,6 +56,12 @@ async function admitUntilRefused(limits: Limits, subjects: Parameters<typeof req
       return admitted;
     }
   }
+}
+
+/** Micro-USD of the budget slice `limits` holds on key `keyId`. */
+function heldBy(limits: Limits, keyId: string): number {
+  if (!(limits.admitter instanceof RedisAdmitter)) throw new Error("not shared limits");
+  return limits.admitter.book.leases.get(`key:${keyId}`)?.held ?? 0;
 }
 
 async function budgetHash(prefix: string, counterId: string, period = "lifetime") {
@@ -169,6 +185,54 @@ describe("leases across two instances", () => {
       expect(await redis.get(`${prefix}key:${key.id}:tpm:${index}`)).toBe("35");
     } finally {
       redis.disconnect();
+    }
+  });
+
+  it("Redis gone: an instance spends its own slice, then falls back counting every open slice as spent", async () => {
+    const clock = new ManualClock(T0 + 40 * 60_000);
+    const proxy = await startTcpProxy(6379);
+    try {
+      const { a: direct, prefix } = await pair(clock, 60_000);
+      const cut = createLimits({
+        redisUrl: `redis://127.0.0.1:${proxy.port}`,
+        keyPrefix: prefix,
+        clock,
+        log: captureLogger(),
+        registry: new Registry(),
+        redisTimings: {
+          commandTimeoutMs: 100,
+          maxReconnectDelayMs: 200,
+          probeIntervalMs: 100,
+          leaseIdleMs: 60_000,
+        },
+      });
+      open.push(cut);
+      await waitFor("connected", async () => (await cut.readiness()).status === "connected");
+      const key = keySubject({ maxBudget: 1 });
+      for (let i = 0; i < 3; i++) (await direct.admitter.admit(request([key], 0.1))).release();
+      for (let i = 0; i < 2; i++) (await cut.admitter.admit(request([key], 0.1))).release();
+      const heldByDirect = heldBy(direct, key.id);
+      expect(heldByDirect).toBeGreaterThan(0);
+      expect(heldBy(cut, key.id)).toBeGreaterThan(0);
+
+      proxy.cut();
+      await waitFor("degraded", async () => (await cut.readiness()).status === "degraded");
+      // Calls held open: the cut instance admits from its slice, then from the fallback seeded with spent plus
+      // every open slice (its own and the direct instance's), so never into what the direct instance holds.
+      let admitted = 0;
+      for (;;) {
+        try {
+          await cut.admitter.admit(request([key], 0.1));
+          admitted++;
+        } catch (error) {
+          expect((error as GatewayError).type).toBe("budget_exceeded");
+          break;
+        }
+      }
+      expect(admitted * 100_000).toBeLessThanOrEqual(1_000_000 - heldByDirect);
+      expect(admitted).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
     }
   });
 });
