@@ -36,8 +36,18 @@ const databases: BenchDatabase[] = [];
 /** The benchmark's model `bench` at the fake upstream, priced, so that every call reserves a budget estimate. */
 function pricedConfig(upstream: string): string {
   const path = join(mkdtempSync(join(tmpdir(), "limits-commands-")), "gateway.yaml");
-  const lines = ["model_list:", "  - model_name: bench", "    litellm_params:", "      model: openai/fake-model"];
-  lines.push(`      api_base: ${upstream}`, "      input_cost_per_token: 0.000001", "      output_cost_per_token: 0.000002", "");
+  const lines = [
+    "model_list:",
+    "  - model_name: bench",
+    "    litellm_params:",
+    "      model: openai/fake-model",
+  ];
+  lines.push(
+    `      api_base: ${upstream}`,
+    "      input_cost_per_token: 0.000001",
+    "      output_cost_per_token: 0.000002",
+    "",
+  );
   writeFileSync(path, lines.join("\n"));
   return path;
 }
@@ -46,11 +56,18 @@ function pricedConfig(upstream: string): string {
 async function commandCalls(redis: Redis): Promise<Map<string, number>> {
   const text = await redis.info("commandstats");
   const counts = new Map<string, number>();
-  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) counts.set(match[1]!, Number(match[2]));
+  for (const match of text.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    counts.set(match[1]!, Number(match[2]));
   return counts;
 }
 
-async function run(label: string, entry: string | undefined, redisUrl: string, upstream: string, redis: Redis) {
+async function run(
+  label: string,
+  entry: string | undefined,
+  redisUrl: string,
+  upstream: string,
+  redis: Redis,
+) {
   const database = await createBenchDatabase(String(flags.postgres), "limitscmd");
   databases.push(database);
   const { service, origin } = await spawnGateway(
@@ -67,7 +84,11 @@ async function run(label: string, entry: string | undefined, redisUrl: string, u
   );
   services.push(service);
   const key = await generateVirtualKey(origin, masterKey);
-  const body = JSON.stringify({ model: "bench", messages: [{ role: "user", content: "hello" }], max_tokens: 16 });
+  const body = JSON.stringify({
+    model: "bench",
+    messages: [{ role: "user", content: "hello" }],
+    max_tokens: 16,
+  });
   const send = async () => {
     const res = await fetch(`${origin}/v1/chat/completions`, {
       method: "POST",
@@ -106,13 +127,18 @@ try {
   });
   const redisUrl = `redis://127.0.0.1:${port}`;
   // Commands wait until the new server listens (ioredis retries the connection).
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null, retryStrategy: (n) => (n > 50 ? null : 100) });
+  const redis = new Redis(redisUrl, {
+    maxRetriesPerRequest: null,
+    retryStrategy: (n) => (n > 50 ? null : 100),
+  });
   redis.on("error", () => {});
   await redis.ping();
   const upstreamService = spawnService("upstream", { entry: "bench/upstream.ts", env: { ...process.env } });
   services.push(upstreamService);
   const upstream = (await readyLine<{ ready: true; url: string; port: number }>(upstreamService)).url;
-  say(`${calls} chat calls at concurrency ${concurrency}, virtual key with rpm, tpm and budget, private Redis`);
+  say(
+    `${calls} chat calls at concurrency ${concurrency}, virtual key with rpm, tpm and budget, private Redis`,
+  );
   await run("after", undefined, redisUrl, upstream, redis);
   if (flags.before !== undefined) await run("before", flags.before, redisUrl, upstream, redis);
   redis.disconnect();

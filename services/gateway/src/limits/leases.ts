@@ -172,8 +172,7 @@ export class LeaseBook {
       if (lease === undefined || !this.usable(lease, plan, now, wall)) return undefined;
       if (plan.rpm >= 0 && lease.requestsUsed >= lease.requests) return undefined;
       if (plan.tpm >= 0 && lease.tokensUsed >= lease.tokens) return undefined;
-      if (plan.maxMicros >= 0 && lease.held - lease.reserved - lease.spent < estimate)
-        return undefined;
+      if (plan.maxMicros >= 0 && lease.held - lease.reserved - lease.spent < estimate) return undefined;
     }
     return this.commit(plans, estimate, now);
   }
