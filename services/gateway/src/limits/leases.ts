@@ -1,7 +1,7 @@
 /**
  * The local half of lease-based limits (docs/leases.md): the slices (leases) of each subject's rpm, tpm and
  * budget this instance holds, the calls admitted from them without any I/O, and the snapshots sent to Redis when
- * a lease is returned or renewed (`scripts.ts`, {@link LEASE_LUA}). Redis round trips are the Redis admitter's
+ * a lease is returned or renewed (`LEASE_LUA` in `scripts.ts`). Redis round trips are the Redis admitter's
  * job (`redis-admitter.ts`); nothing here does I/O.
  *
  * A lease per subject (`<scope>:<id>`) holds, in the units of `rules.ts`:
@@ -13,15 +13,7 @@
  * expiry, not being renewed, not dropped) and has a request, a token of room and the call's estimate left.
  */
 
-import {
-  budgetCounterTtlMs,
-  onceAdmission,
-  RESERVATION_TTL_MS,
-  type SubjectPlan,
-  settledAmounts,
-  windowIndex,
-} from "./rules.js";
-import { LEASE_ARGS_PER_SUBJECT, type LEASE_LUA, UNDO_ARGS_PER_SUBJECT } from "./scripts.js";
+import { onceAdmission, RESERVATION_TTL_MS, type SubjectPlan, settledAmounts, windowIndex } from "./rules.js";
 import type { Admission } from "./types.js";
 
 /** Lifetime of a lease in Redis, ms of the gateway clock (and, locally, of wall time too). */
@@ -63,13 +55,36 @@ export interface Lease {
   lastUsedWall: number;
   /** Limits changed or the key/user was revoked: return, admit nothing more from it. */
   dropped: boolean;
-  /** A return or renewal in flight (no call admits from the lease meanwhile). */
-  busy: Promise<void> | undefined;
+  /**
+   * A return or renewal in flight (no call admits from the lease meanwhile); resolves with its refusal, if
+   * Redis refused it.
+   */
+  busy: Promise<LeaseRefusal | undefined> | undefined;
   /** Calls waiting for `busy`. */
   waiting: number;
   /** Calls admitted since `demandSince` (wall ms). */
   demand: number;
   demandSince: number;
+  /** Calls per ms over the previous span (so a new span does not start from nothing). */
+  previousRate: number;
+}
+
+/**
+ * Redis refused a lease for a call: the subject and limit that refused, the call's estimate (micro-USD), and the
+ * refusal as a call of `estimate` would get it now. Calls that waited for that lease call and do not fit the
+ * leases get it too, instead of one more round trip each to hear the same answer.
+ */
+export interface LeaseRefusal {
+  counterId: string;
+  kind: "rpm" | "tpm" | "budget";
+  estimate: number;
+  refuse(estimate: number): Error;
+}
+
+/** Whether a call of `estimate` micro-USD on `plans` that waited for a refused lease call is refused the same. */
+export function sharesRefusal(refusal: LeaseRefusal, plans: SubjectPlan[], estimate: number): boolean {
+  if (refusal.kind === "budget" && estimate < refusal.estimate) return false;
+  return plans.some((plan) => plan.counterId === refusal.counterId);
 }
 
 /** What was sent for one subject in a lease call: the snapshot that the reply (or its undo) is applied to. */
@@ -148,6 +163,7 @@ export class LeaseBook {
         waiting: 0,
         demand: 0,
         demandSince: performance.now(),
+        previousRate: 0,
       };
       this.leases.set(plan.counterId, lease);
     }
@@ -190,6 +206,7 @@ export class LeaseBook {
       lease.lastUsed = now;
       lease.lastUsedWall = wall;
       if (wall - lease.demandSince > DEMAND_SPAN_MS) {
+        lease.previousRate = lease.demand / (wall - lease.demandSince);
         lease.demand = 0;
         lease.demandSince = wall;
       }
@@ -239,7 +256,8 @@ export class LeaseBook {
     let wantRequests = 0;
     if (admitting !== undefined) {
       const elapsed = Math.max(DEMAND_SPAN_MS, performance.now() - lease.demandSince);
-      wantRequests = 1 + lease.waiting + Math.ceil((lease.demand * LEASE_TTL_MS) / elapsed);
+      const rate = Math.max(lease.demand / elapsed, lease.previousRate);
+      wantRequests = 1 + lease.waiting + Math.ceil(rate * LEASE_TTL_MS);
     }
     return {
       lease,
@@ -332,62 +350,4 @@ export class LeaseBook {
       if (empty) this.leases.delete(id);
     }
   }
-}
-
-/** Redis keys of one subject for a lease call, in {@link LEASE_LUA}'s order. */
-export function leaseKeys(base: string, s: LeaseSnapshot): string[] {
-  const budget = `${base}:budget:${s.plan.period}`;
-  const oldBudget = `${base}:budget:${s.oldPeriod}`;
-  return [
-    `${base}:rpm:${s.index}`,
-    `${base}:tpm:${s.index}`,
-    budget,
-    `${budget}:leases`,
-    oldBudget,
-    `${oldBudget}:leases`,
-  ];
-}
-
-/** {@link LEASE_LUA}'s per-subject ARGV. */
-export function leaseArgs(s: LeaseSnapshot, now: number): Array<string | number> {
-  const { plan } = s;
-  const args: Array<string | number> = [
-    plan.rpm,
-    plan.tpm,
-    plan.maxMicros,
-    plan.seedMicros,
-    budgetCounterTtlMs(plan.subject, now),
-    s.wantRequests,
-    s.returned,
-    s.wantTokens,
-    s.tokenDelta,
-    s.oldMember,
-    s.oldAmount,
-    s.spent,
-    s.newId,
-    s.carry,
-    s.wantBudget,
-    s.estimate,
-  ];
-  if (args.length !== LEASE_ARGS_PER_SUBJECT) throw new Error("lease arguments out of step with the script");
-  return args;
-}
-
-/** `UNDO_LUA`'s per-subject ARGV. */
-export function undoArgs(s: LeaseSnapshot): Array<string | number> {
-  const { plan } = s;
-  const args: Array<string | number> = [
-    plan.rpm >= 0 ? 1 : 0,
-    plan.tpm >= 0 ? 1 : 0,
-    plan.maxMicros >= 0 ? 1 : 0,
-    s.returned,
-    s.tokenDelta,
-    s.oldMember,
-    s.oldAmount,
-    s.spent,
-    s.newId,
-    s.carry,
-  ];
-  if (args.length !== UNDO_ARGS_PER_SUBJECT) throw new Error("undo arguments out of step with the script");
-  return args;
 }

@@ -32,7 +32,14 @@ import type { Redis } from "ioredis";
 import type { RedisConnection } from "../cache/redis.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
-import { LEASE_TTL_MS, LeaseBook, type LeaseSnapshot, leaseArgs, leaseKeys, undoArgs } from "./leases.js";
+import {
+  type LEASE_IDLE_MS,
+  LEASE_TTL_MS,
+  LeaseBook,
+  type LeaseRefusal,
+  type LeaseSnapshot,
+  sharesRefusal,
+} from "./leases.js";
 import type { InProcessAdmitter } from "./memory-admitter.js";
 import { PatientLink } from "./patient-link.js";
 import {
@@ -45,7 +52,7 @@ import {
   unlimitedAdmission,
   WINDOW_MS,
 } from "./rules.js";
-import { LEASE_LUA, UNDO_LUA } from "./scripts.js";
+import { LEASE_LUA, leaseArgs, leaseKeys, UNDO_LUA, undoArgs } from "./scripts.js";
 import { SharedFloors } from "./shared-floors.js";
 import type { Admission, AdmissionRequest, Admitter } from "./types.js";
 
@@ -172,24 +179,29 @@ export class RedisAdmitter implements Admitter {
       if (busy === undefined) break;
       const waiting = plans.map((plan) => this.book.lease(plan));
       for (const lease of waiting) lease.waiting++;
-      await busy;
+      const refusal = await busy;
       for (const lease of waiting) lease.waiting--;
       const local = this.book.tryAdmit(plans, estimate, this.clock.now());
       if (local !== undefined) return local;
+      if (refusal !== undefined && sharesRefusal(refusal, plans, estimate)) throw refusal.refuse(estimate);
     }
     if (!this.connection.isConnected()) return this.fallback.admitPlans(plans, estimate, this.floors);
     this.book.reclaim(this.clock.now());
     const leases = plans.map((plan) => this.book.lease(plan));
-    let unlock = () => {};
-    const lock = new Promise<void>((resolve) => {
+    let unlock: (refusal: LeaseRefusal | undefined) => void = () => {};
+    const lock = new Promise<LeaseRefusal | undefined>((resolve) => {
       unlock = resolve;
     });
     for (const lease of leases) lease.busy = lock;
+    let refusal: LeaseRefusal | undefined;
     try {
       return await this.renew(plans, estimate, tokens);
+    } catch (error) {
+      refusal = refusals.get(error as object);
+      throw error;
     } finally {
       for (const lease of leases) lease.busy = undefined;
-      unlock();
+      unlock(refusal);
     }
   }
 
@@ -261,13 +273,24 @@ export class RedisAdmitter implements Admitter {
       return late ? { kind: "late", error } : { kind: "gone", error };
     }
     const reply: ScriptReply = sent.value;
-    this.connection.observe("admit", (performance.now() - started) / 1000);
+    this.connection.observe(admitting ? "admit" : "settle", (performance.now() - started) / 1000);
 
     const [subjectIndex = -1, kind = 0, used = 0, reserved = 0] = reply;
     const refused = plans[subjectIndex];
     if (refused !== undefined) {
-      if (kind === 3) throw budgetError(refused, used, reserved, admitting?.estimate ?? 0);
-      throw rateLimitError(refused, kind === 1 ? "rpm" : "tpm", used, now);
+      const limit = kind === 3 ? "budget" : kind === 1 ? "rpm" : "tpm";
+      const refuse = (estimate: number) =>
+        limit === "budget"
+          ? budgetError(refused, used, reserved, estimate)
+          : rateLimitError(refused, limit, used, this.clock.now());
+      const error = refuse(admitting?.estimate ?? 0);
+      refusals.set(error, {
+        counterId: refused.counterId,
+        kind: limit,
+        estimate: admitting?.estimate ?? 0,
+        refuse,
+      });
+      throw error;
     }
     snapshots.forEach((s, i) => {
       const at = 1 + i * 7;
@@ -311,8 +334,8 @@ export class RedisAdmitter implements Admitter {
       for (let i = 0; i < due.length && this.connection.isConnected(); i += SWEEP_BATCH) {
         const batch = due.slice(i, i + SWEEP_BATCH).filter((lease) => lease.busy === undefined);
         if (batch.length === 0) continue;
-        let unlock = () => {};
-        const lock = new Promise<void>((resolve) => {
+        let unlock: (refusal: undefined) => void = () => {};
+        const lock = new Promise<undefined>((resolve) => {
           unlock = resolve;
         });
         for (const lease of batch) lease.busy = lock;
@@ -330,7 +353,7 @@ export class RedisAdmitter implements Admitter {
           // A return is never refused.
         } finally {
           for (const lease of batch) lease.busy = undefined;
-          unlock();
+          unlock(undefined);
         }
       }
       this.book.prune();
@@ -345,6 +368,9 @@ export class RedisAdmitter implements Admitter {
     return `${this.connection.keyPrefix}${plan.counterId}`;
   }
 }
+
+/** The refusals thrown by lease calls, for the calls that waited on them. */
+const refusals = new WeakMap<object, LeaseRefusal>();
 
 /** Leases returned per script call by the sweep. */
 const SWEEP_BATCH = 50;

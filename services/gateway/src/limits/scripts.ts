@@ -17,6 +17,9 @@
  *   after all subjects, one marker key that records the call ran and what it granted (read by {@link UNDO_LUA}).
  */
 
+import type { LeaseSnapshot } from "./leases.js";
+import { budgetCounterTtlMs } from "./rules.js";
+
 /** ARGV entries per subject of {@link LEASE_LUA}. */
 export const LEASE_ARGS_PER_SUBJECT = 16;
 /** KEYS per subject of {@link LEASE_LUA}. */
@@ -226,3 +229,61 @@ for i = 0, n - 1 do
 end
 return done and 1 or 0
 `;
+
+/** Redis keys of one subject for a lease call, in {@link LEASE_LUA}'s order (before the marker key). */
+export function leaseKeys(base: string, s: LeaseSnapshot): string[] {
+  const budget = `${base}:budget:${s.plan.period}`;
+  const oldBudget = `${base}:budget:${s.oldPeriod}`;
+  return [
+    `${base}:rpm:${s.index}`,
+    `${base}:tpm:${s.index}`,
+    budget,
+    `${budget}:leases`,
+    oldBudget,
+    `${oldBudget}:leases`,
+  ];
+}
+
+/** {@link LEASE_LUA}'s per-subject ARGV. */
+export function leaseArgs(s: LeaseSnapshot, now: number): Array<string | number> {
+  const { plan } = s;
+  const args: Array<string | number> = [
+    plan.rpm,
+    plan.tpm,
+    plan.maxMicros,
+    plan.seedMicros,
+    budgetCounterTtlMs(plan.subject, now),
+    s.wantRequests,
+    s.returned,
+    s.wantTokens,
+    s.tokenDelta,
+    s.oldMember,
+    s.oldAmount,
+    s.spent,
+    s.newId,
+    s.carry,
+    s.wantBudget,
+    s.estimate,
+  ];
+  if (args.length !== LEASE_ARGS_PER_SUBJECT) throw new Error("lease arguments out of step with the script");
+  return args;
+}
+
+/** {@link UNDO_LUA}'s per-subject ARGV. */
+export function undoArgs(s: LeaseSnapshot): Array<string | number> {
+  const { plan } = s;
+  const args: Array<string | number> = [
+    plan.rpm >= 0 ? 1 : 0,
+    plan.tpm >= 0 ? 1 : 0,
+    plan.maxMicros >= 0 ? 1 : 0,
+    s.returned,
+    s.tokenDelta,
+    s.oldMember,
+    s.oldAmount,
+    s.spent,
+    s.newId,
+    s.carry,
+  ];
+  if (args.length !== UNDO_ARGS_PER_SUBJECT) throw new Error("undo arguments out of step with the script");
+  return args;
+}

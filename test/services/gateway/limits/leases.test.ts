@@ -16,6 +16,7 @@ import {
   deleteKeys,
   inspector,
   ManualClock,
+  REDIS_URL,
   uniquePrefix,
   waitFor,
 } from "../../../helpers/redis.js";
@@ -76,6 +77,28 @@ async function budgetHash(prefix: string, counterId: string, period = "lifetime"
   } finally {
     redis.disconnect();
   }
+}
+
+/** Shared limits on a fresh prefix, and the number of lease calls (admissions through Redis) they made. */
+async function countedLimits(clock: ManualClock) {
+  const prefix = uniquePrefix("limits-leases");
+  prefixes.push(prefix);
+  const registry = new Registry();
+  const limits = createLimits({
+    redisUrl: REDIS_URL,
+    keyPrefix: prefix,
+    clock,
+    log: captureLogger(),
+    registry,
+  });
+  open.push(limits);
+  await waitFor("connected", async () => (await limits.readiness()).status === "connected");
+  const leaseCalls = async () =>
+    ((await registry.getSingleMetric("litellm_redis_latency")?.get())?.values ?? [])
+      .filter((v) => (v as { metricName?: string }).metricName === "litellm_redis_latency_count")
+      .filter((v) => v.labels.operation === "admit")
+      .reduce((sum, v) => sum + v.value, 0);
+  return { limits, leaseCalls };
 }
 
 describe("leases across two instances", () => {
@@ -234,5 +257,38 @@ describe("leases across two instances", () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it("calls that the slices cover take no Redis round trip: 50 calls take a few lease calls, with or without an estimate", async () => {
+    const clock = new ManualClock(T0 + 50 * 60_000);
+    const { limits, leaseCalls } = await countedLimits(clock);
+    for (const estimate of [0, 0.001]) {
+      const before = await leaseCalls();
+      const key = keySubject({ rpmLimit: 1000, tpmLimit: 1_000_000, maxBudget: 10 });
+      const user = userSubject({ maxBudget: 10 });
+      for (let i = 0; i < 50; i++) {
+        (await limits.admitter.admit(request([key, user], estimate))).settle({
+          cost: estimate,
+          totalTokens: 10,
+        });
+      }
+      expect(await leaseCalls()).toBeGreaterThan(before);
+      expect((await leaseCalls()) - before).toBeLessThan(10);
+    }
+  });
+
+  it("calls waiting for a lease call that Redis refused get the same refusal, not one more round trip each", async () => {
+    const clock = new ManualClock(T0 + 55 * 60_000);
+    const { limits, leaseCalls } = await countedLimits(clock);
+    const key = keySubject({ maxBudget: 0.01, spend: 0.01 });
+    const before = await leaseCalls();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 100 }, () => limits.admitter.admit(request([key], 0.001))),
+    );
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe("rejected");
+      expect(((outcome as PromiseRejectedResult).reason as GatewayError).type).toBe("budget_exceeded");
+    }
+    expect((await leaseCalls()) - before).toBeLessThan(10);
   });
 });
