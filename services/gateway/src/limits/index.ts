@@ -1,9 +1,11 @@
 /**
  * Composition of rate limits, budgets and the invalidation bus, as the gateway wires them.
  *
- * With `redisUrl`: a {@link RedisAdmitter} (shared limits, one Redis round trip per admit) falling back to an
- * {@link InProcessAdmitter} once Redis is shown to be gone (a late reply is not enough; see `redis-admitter.ts`), and a {@link RedisInvalidationBus}. Readiness, a log
- * line on each transition and the gauge `gateway_limits_shared` (1 shared / 0 per instance) report the mode.
+ * With `redisUrl`: a {@link RedisAdmitter} (shared limits by leases: one Redis round trip per lease, not per call;
+ * docs/leases.md) falling back to an {@link InProcessAdmitter} once Redis is shown to be gone (a late reply is not
+ * enough; see `redis-admitter.ts`), and a {@link RedisInvalidationBus}, whose key and user messages also drop this
+ * instance's leases on that key or user (returned at once; the next call leases under the new limits). Readiness,
+ * a log line on each transition and the gauge `gateway_limits_shared` (1 shared / 0 per instance) report the mode.
  * Without: the in-process admitter and a {@link LocalInvalidationBus}, readiness `disabled`, gauge 0.
  */
 import type { FastifyBaseLogger } from "fastify";
@@ -39,6 +41,8 @@ export interface LimitsOptions {
     probeIntervalMs?: number;
     healthProbeTimeoutMs?: number;
     outageAfterMs?: number;
+    /** A lease unused this long is returned, ms (default 1000; docs/leases.md). */
+    leaseIdleMs?: number;
   };
 }
 
@@ -53,8 +57,13 @@ export interface Limits {
   admitter: Admitter;
   bus: InvalidationBus;
   readiness(): Promise<LimitsReadiness>;
-  /** Closes the Redis connections (idempotent). Calls already admitted may still settle in process. */
-  close(): Promise<void>;
+  /**
+   * Returns every lease to Redis (unless `returnLeases` is false: they then expire, as a crashed instance's
+   * would), then closes the Redis connections (idempotent). Calls already admitted may still settle in process.
+   */
+  close(options?: { returnLeases?: boolean }): Promise<void>;
+  /** Returns every lease now (what was spent is settled in Redis, the unused part is free again). */
+  flush(): Promise<void>;
 }
 
 /**
@@ -75,9 +84,10 @@ export function createLimits(options: LimitsOptions): Limits {
         detail: "REDIS_URL not set: limits are kept per instance",
       }),
       close: async () => {},
+      flush: async () => {},
     };
   }
-  const { healthProbeTimeoutMs, outageAfterMs, ...timings } = options.redisTimings ?? {};
+  const { healthProbeTimeoutMs, outageAfterMs, leaseIdleMs, ...timings } = options.redisTimings ?? {};
   const connection: RedisConnection = createRedisConnection({
     url: options.redisUrl,
     log,
@@ -92,8 +102,12 @@ export function createLimits(options: LimitsOptions): Limits {
     fallback,
     ...(healthProbeTimeoutMs === undefined ? {} : { probeTimeoutMs: healthProbeTimeoutMs }),
     ...(outageAfterMs === undefined ? {} : { outageAfterMs }),
+    ...(leaseIdleMs === undefined ? {} : { leaseIdleMs }),
   });
   const bus = new RedisInvalidationBus(connection, log);
+  bus.subscribe((message) =>
+    admitter.drop(message.kind === "key" ? `key:${message.key.token}` : `user:${message.user.userId}`),
+  );
   let closing: Promise<void> | undefined;
   return {
     admitter,
@@ -107,9 +121,10 @@ export function createLimits(options: LimitsOptions): Limits {
         detail: `redis unavailable since ${since} (${health.reason ?? "unknown"}): limits are per instance`,
       };
     },
-    close: () => {
-      closing ??= connection.close();
+    close: (closeOptions) => {
+      closing ??= admitter.stop(closeOptions?.returnLeases ?? true).then(() => connection.close());
       return closing;
     },
+    flush: () => admitter.flush(),
   };
 }

@@ -1,60 +1,66 @@
 /**
- * The shared {@link Admitter}: rpm, tpm and budgets of every subject checked and counted in ONE Redis round trip
- * (the admit script, all-or-nothing), so every gateway instance sees the same counters; settle and release are
- * one fire-and-forget script call each (not awaited by the response).
+ * The shared {@link Admitter}, by leases (docs/leases.md): each instance takes a slice of a subject's rpm, tpm
+ * and budget from Redis in ONE script call for all subjects of a call (all-or-nothing), admits calls from it
+ * locally without any round trip while it covers them ({@link LeaseBook}), and returns the unused part and
+ * settles what it spent in batch: when the slice runs out and a new one is taken (the same call), when idle
+ * (1 s), before expiry (5 s), when the key or user changes (`drop`, fed by the invalidation bus) and at
+ * shutdown. Redis keeps `settled + open leases <= limit`, so all instances together never admit past a limit.
  *
  * Degrading to per-instance limits needs evidence that Redis is gone, because the fallback cannot see the
- * reservations other instances hold in Redis:
+ * leases other instances hold in Redis:
  * - the command link is down (ioredis reports it closed or reconnecting; the connection is then degraded), or
- *   Redis answered the admit with an error;
- * - or an admit got no reply within the command timeout, its retry on the {@link PatientLink} (no command
+ *   Redis answered a lease call with an error;
+ * - or a lease call got no reply within the command timeout, its retry on the {@link PatientLink} (no command
  *   timeout; `probeTimeoutMs` of wall time, judged only after the event loop had a turn to read the reply) got
  *   none either, AND the patient link has had no reply to anything for `outageAfterMs`.
  * A timeout alone is not evidence (a busy event loop fires timers before it reads replies that have arrived): the
  * call waits for its patient retry instead of being admitted blindly; when that gets no reply either but the
- * outage is not yet established, the call is refused with a retryable 503 `limits_unavailable`. A try that got
- * no reply may still run in Redis: its reservation is released behind it on the same link (its rpm count stays:
- * strict, never loose).
+ * outage is not yet established, the call is refused with a retryable 503 `limits_unavailable`. A lease call
+ * that got no reply may still run in Redis: an undo script is sent behind it on the same link, which leaves the
+ * previous lease returned and nothing granted whether or not the call ran.
  *
- * While the connection is degraded the hot path does not touch Redis and the in-process fallback admits, its
- * counters raised to what Redis last reported ({@link SharedFloors}): never looser than the shared state it
- * replaces, though each instance then counts on its own. A call admitted through Redis settles through Redis; if
- * Redis is gone by then, the settle is dropped: its reservation expires after the reservation TTL and the
- * budget's spend floor is restored from the database's figure (`subject.spend`) on the next admit.
+ * Leases already held keep admitting while Redis is gone (Redis granted them). Past them the in-process fallback
+ * admits, its counters raised to what Redis last reported ({@link SharedFloors}: every open lease counted as
+ * spent): never looser than the shared state it replaces, though each instance then counts on its own.
  *
  * Key layout under the prefix (e.g. `gw:`): `<prefix><scope>:<id>:rpm:<window>`, `…:tpm:<window>`,
- * `…:budget:<period end ms | lifetime>` (hash) and `…:budget:<period>:res` (sorted set of reservations).
+ * `…:budget:<period end ms | lifetime>` (hash), `…:budget:<period>:leases` (sorted set of budget leases) and
+ * `<prefix>lease:<lease id>` (a short-lived marker per lease call, read by the undo).
  */
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { RedisConnection } from "../cache/redis.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
+import {
+  type LEASE_IDLE_MS,
+  LEASE_TTL_MS,
+  LeaseBook,
+  type LeaseRefusal,
+  type LeaseSnapshot,
+  sharesRefusal,
+} from "./leases.js";
 import type { InProcessAdmitter } from "./memory-admitter.js";
 import { PatientLink } from "./patient-link.js";
 import {
-  budgetCounterTtlMs,
   budgetError,
-  onceAdmission,
   planSubjects,
   RESERVATION_TTL_MS,
   rateLimitError,
   type SubjectPlan,
-  settledAmounts,
   toMicros,
   unlimitedAdmission,
   WINDOW_MS,
-  windowIndex,
 } from "./rules.js";
-import { ADMIT_LUA, SETTLE_LUA } from "./scripts.js";
+import { LEASE_LUA, leaseArgs, leaseKeys, UNDO_LUA, undoArgs } from "./scripts.js";
 import { SharedFloors } from "./shared-floors.js";
-import type { Admission, AdmissionRequest, Admitter, SettledUsage } from "./types.js";
+import type { Admission, AdmissionRequest, Admitter } from "./types.js";
 
 type ScriptReply = number[];
 
 interface LimitCommands {
-  gatewayLimitsAdmit(numKeys: number, ...args: Array<string | number>): Promise<ScriptReply>;
-  gatewayLimitsSettle(numKeys: number, ...args: Array<string | number>): Promise<number>;
+  gatewayLimitsLease(numKeys: number, ...args: Array<string | number>): Promise<ScriptReply>;
+  gatewayLimitsUndo(numKeys: number, ...args: Array<string | number>): Promise<number>;
 }
 
 /** Options of {@link RedisAdmitter}. */
@@ -63,8 +69,12 @@ export interface RedisAdmitterOptions {
   clock: Clock;
   /** Used while Redis is degraded. */
   fallback: InProcessAdmitter;
-  /** Reservation lifetime, ms. Default {@link RESERVATION_TTL_MS}. */
+  /** A call's reservation never settled is reclaimed after this many ms. Default {@link RESERVATION_TTL_MS}. */
   reservationTtlMs?: number;
+  /** A lease unused this long (ms) is returned. Default {@link LEASE_IDLE_MS}. */
+  leaseIdleMs?: number;
+  /** How often due leases are looked for and returned, ms of wall time. Default 250. */
+  sweepIntervalMs?: number;
   /** Wall time the patient retry of a late admit may take, ms. Default 1000. */
   probeTimeoutMs?: number;
   /** How long the patient link must go without any reply before Redis counts as gone, ms. Default 3000. */
@@ -92,18 +102,21 @@ export function limitsUnavailable(): GatewayError {
 /** A window counter lives two windows (ms), so a settle at the window's edge still finds it. */
 const WINDOW_TTL_MS = 2 * WINDOW_MS;
 
-/** Rate limits and budgets shared through Redis, with an in-process fallback; see the module comment. */
+/** Rate limits and budgets shared through Redis by leases, with an in-process fallback; see the module comment. */
 export class RedisAdmitter implements Admitter {
   private readonly connection: RedisConnection;
   private readonly client: Redis & LimitCommands;
   private readonly clock: Clock;
   private readonly fallback: InProcessAdmitter;
-  private readonly reservationTtlMs: number;
-  /** Reservation members are `<instance>.<counter>:<micro-USD>`, unique across instances. */
+  /** Lease members and markers are `<instance>.<n>`, unique across instances. */
   private readonly instance = randomBytes(6).toString("hex");
-  private nextAdmission = 0;
+  private nextLease = 0;
   private readonly patient: PatientLink;
   private readonly outageAfterMs: number;
+  private readonly sweeper: NodeJS.Timeout;
+  private sweeping: Promise<void> | undefined;
+  /** The leases this instance holds. */
+  readonly book: LeaseBook;
   /** The shared counters as last reported, for the fallback. */
   readonly floors = new SharedFloors();
 
@@ -111,28 +124,96 @@ export class RedisAdmitter implements Admitter {
     this.connection = options.connection;
     this.clock = options.clock;
     this.fallback = options.fallback;
-    this.reservationTtlMs = options.reservationTtlMs ?? RESERVATION_TTL_MS;
+    this.book = new LeaseBook(options.reservationTtlMs, options.leaseIdleMs);
     this.patient = new PatientLink(options.connection, options.probeTimeoutMs ?? 1000, defineScripts);
     this.outageAfterMs = options.outageAfterMs ?? 3 * this.patient.timeoutMs;
     this.client = defineScripts(options.connection.client);
+    this.sweeper = setInterval(() => void this.sweep(false), options.sweepIntervalMs ?? 250);
+    this.sweeper.unref();
   }
 
   /**
+   * From the local leases when they cover the call (no I/O: the promise is already resolved), else through one
+   * lease call to Redis.
    * @throws GatewayError 429 `rate_limit_error` or `budget_exceeded` (see `rules.ts`); 503 `limits_unavailable`
    *   while Redis does not answer but is not yet shown to be gone (see the module comment).
    */
-  async admit(request: AdmissionRequest): Promise<Admission> {
+  admit(request: AdmissionRequest): Promise<Admission> {
     const plans = planSubjects(request.subjects);
-    if (plans.length === 0) return unlimitedAdmission;
+    if (plans.length === 0) return Promise.resolve(unlimitedAdmission);
     const estimate = toMicros(request.estimatedCost);
+    const local = this.book.tryAdmit(plans, estimate, this.clock.now());
+    if (local !== undefined) return Promise.resolve(local);
+    return this.admitShared(plans, estimate, Math.max(0, Math.round(request.estimatedTokens)));
+  }
+
+  /**
+   * Stops returning leases to Redis: `true` (shutdown) returns every lease now (what it spent is settled, the
+   * unused part is free again at once), `false` leaves them to expire (as a crashed instance would).
+   */
+  async stop(returnLeases: boolean): Promise<void> {
+    clearInterval(this.sweeper);
+    await this.sweeping;
+    if (returnLeases) await this.sweep(true);
+  }
+
+  /** Returns every lease that has anything to return or settle, now (tests, shutdown). */
+  flush(): Promise<void> {
+    return this.sweep(true);
+  }
+
+  /**
+   * Drops this instance's lease on a subject (`key:<hash>` or `user:<id>`): no call admits from it any more and
+   * it is returned at once; the next call takes a new lease under the subject's current limits.
+   */
+  drop(counterId: string): void {
+    if (this.book.drop(counterId)) setImmediate(() => void this.sweep(false));
+  }
+
+  /** Waits for leases being renewed, then renews the subjects' leases for this call and admits it. */
+  private async admitShared(plans: SubjectPlan[], estimate: number, tokens: number): Promise<Admission> {
+    for (;;) {
+      const busy = plans
+        .map((plan) => this.book.leases.get(plan.counterId)?.busy)
+        .find((b) => b !== undefined);
+      if (busy === undefined) break;
+      const waiting = plans.map((plan) => this.book.lease(plan));
+      for (const lease of waiting) lease.waiting++;
+      const refusal = await busy;
+      for (const lease of waiting) lease.waiting--;
+      const local = this.book.tryAdmit(plans, estimate, this.clock.now());
+      if (local !== undefined) return local;
+      if (refusal !== undefined && sharesRefusal(refusal, plans, estimate)) throw refusal.refuse(estimate);
+    }
     if (!this.connection.isConnected()) return this.fallback.admitPlans(plans, estimate, this.floors);
-    const first = await this.tryShared(plans, estimate, false);
-    if (!("kind" in first)) return first;
+    this.book.reclaim(this.clock.now());
+    const leases = plans.map((plan) => this.book.lease(plan));
+    let unlock: (refusal: LeaseRefusal | undefined) => void = () => {};
+    const lock = new Promise<LeaseRefusal | undefined>((resolve) => {
+      unlock = resolve;
+    });
+    for (const lease of leases) lease.busy = lock;
+    let refusal: LeaseRefusal | undefined;
+    try {
+      return await this.renew(plans, estimate, tokens);
+    } catch (error) {
+      refusal = refusals.get(error as object);
+      throw error;
+    } finally {
+      for (const lease of leases) lease.busy = undefined;
+      unlock(refusal);
+    }
+  }
+
+  /** The hardened lease call for an admission: command link, then the patient link, then the verdict. */
+  private async renew(plans: SubjectPlan[], estimate: number, tokens: number): Promise<Admission> {
+    const first = await this.tryShared(plans, { estimate, tokens }, false);
+    if (first === true) return this.book.commit(plans, estimate, this.clock.now());
     if (first.kind === "late") {
-      const retry = await this.tryShared(plans, estimate, true);
-      if (!("kind" in retry)) {
+      const retry = await this.tryShared(plans, { estimate, tokens }, true);
+      if (retry === true) {
         this.connection.metrics.fails.inc({ operation: "admit" });
-        return retry;
+        return this.book.commit(plans, estimate, this.clock.now());
       }
       if (retry.kind === "late") {
         this.connection.metrics.fails.inc({ operation: "admit" });
@@ -146,109 +227,160 @@ export class RedisAdmitter implements Admitter {
   }
 
   /**
-   * One admit script call, on the command link or (`patient`) the patient link: the admission, or how it failed.
-   * Throws the script's refusal.
+   * One lease call for `plans` (each lease returned, and renewed when `admitting`), on the command link or
+   * (`patient`) the patient link: true when Redis granted it (applied to the leases), or how it failed (then
+   * undone behind it on the same link). Throws the script's refusal.
    */
   private async tryShared(
     plans: SubjectPlan[],
-    estimate: number,
+    admitting: { estimate: number; tokens: number } | undefined,
     patient: boolean,
-  ): Promise<Admission | Failure> {
+  ): Promise<true | Failure> {
     const now = this.clock.now();
-    const index = windowIndex(now);
-    const member = estimate > 0 ? `${this.instance}.${this.nextAdmission++}:${estimate}` : "";
+    const id = `${this.instance}.${this.nextLease++}`;
+    const snapshots = plans.map((plan) =>
+      this.book.snapshot(this.book.lease(plan), plan, now, id, admitting),
+    );
     const keys: string[] = [];
-    const args: Array<string | number> = [now, member, now + this.reservationTtlMs, WINDOW_TTL_MS, estimate];
-    for (const plan of plans) {
-      const base = this.base(plan);
-      const budget = `${base}:budget:${plan.period}`;
-      keys.push(`${base}:rpm:${index}`, `${base}:tpm:${index}`, budget, `${budget}:res`);
-      args.push(plan.rpm, plan.tpm, plan.maxMicros, plan.seedMicros, budgetCounterTtlMs(plan.subject, now));
+    const args: Array<string | number> = [
+      now,
+      now + LEASE_TTL_MS,
+      WINDOW_TTL_MS,
+      admitting ? 1 : 0,
+      MARKER_TTL_MS,
+    ];
+    for (const s of snapshots) {
+      keys.push(...leaseKeys(this.base(s.plan), s));
+      args.push(...leaseArgs(s, now));
     }
+    keys.push(`${this.connection.keyPrefix}lease:${id}`);
 
     const started = performance.now();
     const client = patient ? (this.patient.client as Redis & LimitCommands) : this.client;
     const sent = patient
-      ? await this.patient.run(() => client.gatewayLimitsAdmit(keys.length, ...keys, ...args))
-      : await client.gatewayLimitsAdmit(keys.length, ...keys, ...args).then(
+      ? await this.patient.run(() => client.gatewayLimitsLease(keys.length, ...keys, ...args))
+      : await client.gatewayLimitsLease(keys.length, ...keys, ...args).then(
           (value) => ({ ok: true as const, value }),
           (error: unknown) => ({ ok: false as const, error }),
         );
     if (!sent.ok) {
       const { error } = sent;
-      // The script may have run: drop its reservation (sent behind it on the same link, so it runs after it).
-      if (client.status === "ready" || patient)
-        this.finish(plans, member, estimate, undefined, index, client);
+      // The script may have run: undo it behind it on the same link (it runs after it, if it runs at all).
+      if (client.status === "ready" || patient) this.undo(snapshots, keys, now, client);
       const late = patient
         ? this.patient.silentForMs() < this.outageAfterMs && !isReplyError(error)
         : client.status === "ready" && (error as Error)?.message === TIMEOUT_MESSAGE;
       return late ? { kind: "late", error } : { kind: "gone", error };
     }
     const reply: ScriptReply = sent.value;
-    this.connection.observe("admit", (performance.now() - started) / 1000);
+    this.connection.observe(admitting ? "admit" : "settle", (performance.now() - started) / 1000);
 
     const [subjectIndex = -1, kind = 0, used = 0, reserved = 0] = reply;
     const refused = plans[subjectIndex];
     if (refused !== undefined) {
-      if (kind === 3) throw budgetError(refused, used, reserved, estimate);
-      throw rateLimitError(refused, kind === 1 ? "rpm" : "tpm", used, now);
+      const limit = kind === 3 ? "budget" : kind === 1 ? "rpm" : "tpm";
+      const refuse = (estimate: number) =>
+        limit === "budget"
+          ? budgetError(refused, used, reserved, estimate)
+          : rateLimitError(refused, limit, used, this.clock.now());
+      const error = refuse(admitting?.estimate ?? 0);
+      refusals.set(error, {
+        counterId: refused.counterId,
+        kind: limit,
+        estimate: admitting?.estimate ?? 0,
+        refuse,
+      });
+      throw error;
     }
-    plans.forEach((plan, i) => {
-      const at = 1 + i * 4;
-      this.floors.learn(plan, index, {
-        rpmUsed: reply[at] ?? -1,
-        tpmUsed: reply[at + 1] ?? -1,
-        spentMicros: reply[at + 2] ?? -1,
-        reservedMicros: reply[at + 3] ?? -1,
+    snapshots.forEach((s, i) => {
+      const at = 1 + i * 7;
+      this.book.granted(
+        s,
+        { requests: reply[at] ?? 0, tokens: reply[at + 1] ?? 0, budget: reply[at + 2] ?? 0 },
+        now,
+      );
+      this.floors.learn(s.plan, s.index, {
+        rpmUsed: reply[at + 3] ?? -1,
+        tpmUsed: reply[at + 4] ?? -1,
+        spentMicros: reply[at + 5] ?? -1,
+        reservedMicros: reply[at + 6] ?? -1,
       });
     });
-    return onceAdmission((usage) => this.finish(plans, member, estimate, usage));
+    return true;
+  }
+
+  /** Undoes a lease call that got no reply (fire-and-forget) and applies that to the leases now. */
+  private undo(snapshots: LeaseSnapshot[], keys: string[], now: number, client: Redis & LimitCommands): void {
+    const args: Array<string | number> = [WINDOW_TTL_MS, now + LEASE_TTL_MS];
+    for (const s of snapshots) args.push(...undoArgs(s));
+    client.gatewayLimitsUndo(keys.length, ...keys, ...args).catch((error: unknown) => {
+      if (this.client.status === "ready") this.connection.metrics.fails.inc({ operation: "settle" });
+      else this.connection.reportFailure("settle", error);
+    });
+    for (const s of snapshots) this.book.undone(s, now);
+  }
+
+  /**
+   * Returns the leases that are due (all with something to return when `all`), in batches of one script call
+   * each. Runs one at a time; failures are counted (a late reply) or degrade the connection (a link down).
+   */
+  private sweep(all: boolean): Promise<void> {
+    if (this.sweeping !== undefined) return all ? this.sweeping.then(() => this.sweep(true)) : this.sweeping;
+    const run = async () => {
+      const now = this.clock.now();
+      this.book.reclaim(now);
+      const wall = performance.now();
+      const due = [...this.book.leases.values()].filter((lease) => this.book.due(lease, now, wall, all));
+      for (let i = 0; i < due.length && this.connection.isConnected(); i += SWEEP_BATCH) {
+        const batch = due.slice(i, i + SWEEP_BATCH).filter((lease) => lease.busy === undefined);
+        if (batch.length === 0) continue;
+        let unlock: (refusal: undefined) => void = () => {};
+        const lock = new Promise<undefined>((resolve) => {
+          unlock = resolve;
+        });
+        for (const lease of batch) lease.busy = lock;
+        try {
+          const result = await this.tryShared(
+            batch.map((lease) => lease.plan),
+            undefined,
+            false,
+          );
+          if (result !== true) {
+            if (this.client.status === "ready") this.connection.metrics.fails.inc({ operation: "settle" });
+            else this.connection.reportFailure("settle", result.error);
+          }
+        } catch {
+          // A return is never refused.
+        } finally {
+          for (const lease of batch) lease.busy = undefined;
+          unlock(undefined);
+        }
+      }
+      this.book.prune();
+    };
+    this.sweeping = run().finally(() => {
+      this.sweeping = undefined;
+    });
+    return this.sweeping;
   }
 
   private base(plan: SubjectPlan): string {
     return `${this.connection.keyPrefix}${plan.counterId}`;
   }
-
-  /**
-   * Fire-and-forget settle/release (tokens count in window `index`, default the current one). A failure is
-   * counted; it degrades the connection only when the link is down (a late reply is no evidence, see above).
-   */
-  private finish(
-    plans: SubjectPlan[],
-    member: string,
-    estimate: number,
-    usage: SettledUsage | undefined,
-    index = windowIndex(this.clock.now()),
-    client: Redis & LimitCommands = this.client,
-  ): void {
-    const { cost, tokens } = settledAmounts(usage);
-    if (member === "" && cost === 0 && tokens === 0) return;
-    if (!this.connection.isConnected()) return;
-    const keys: string[] = [];
-    const flags: string[] = [];
-    for (const plan of plans) {
-      const base = this.base(plan);
-      const budget = `${base}:budget:${plan.period}`;
-      keys.push(`${base}:tpm:${index}`, budget, `${budget}:res`);
-      flags.push((plan.tpm >= 0 ? "t" : "") + (plan.maxMicros >= 0 ? "b" : ""));
-    }
-    const started = performance.now();
-    client
-      .gatewayLimitsSettle(keys.length, ...keys, member, estimate, cost, tokens, WINDOW_TTL_MS, ...flags)
-      .then(
-        () => this.connection.observe("settle", (performance.now() - started) / 1000),
-        (error: unknown) => {
-          if (this.client.status === "ready") this.connection.metrics.fails.inc({ operation: "settle" });
-          else this.connection.reportFailure("settle", error);
-        },
-      );
-  }
 }
+
+/** The refusals thrown by lease calls, for the calls that waited on them. */
+const refusals = new WeakMap<object, LeaseRefusal>();
+
+/** Leases returned per script call by the sweep. */
+const SWEEP_BATCH = 50;
+/** How long the marker of a lease call lives, ms (far longer than any retry of it). */
+const MARKER_TTL_MS = 60_000;
 
 /** Defines the limit scripts on a link (each link needs its own definitions). */
 function defineScripts(client: Redis): Redis & LimitCommands {
-  client.defineCommand("gatewayLimitsAdmit", { lua: ADMIT_LUA });
-  client.defineCommand("gatewayLimitsSettle", { lua: SETTLE_LUA });
+  client.defineCommand("gatewayLimitsLease", { lua: LEASE_LUA });
+  client.defineCommand("gatewayLimitsUndo", { lua: UNDO_LUA });
   return client as Redis & LimitCommands;
 }
 

@@ -4,117 +4,286 @@
  * Time comes from the gateway's clock as an argument (never Redis TIME) so tests can move it; TTLs are relative
  * (PEXPIRE), so they hold whatever that clock says.
  *
+ * The shared state, per subject (docs/leases.md): `rpm:<window>` counts requests admitted or held by open
+ * leases in the window; `tpm:<window>` counts tokens settled plus token room held by open leases; the budget
+ * hash (`spent`, `reserved`, integer micro-USD) and its sorted set of open budget leases, one member
+ * `<lease id>:<micro-USD held>` per lease scored by its expiry (clock ms). An expired member is subtracted from
+ * `reserved` by the next lease call for that budget. So `settled + open leases <= limit` holds in Redis for
+ * every counter. Amounts stay exact below 2^53.
+ *
  * Keys per subject, in this order (every key is passed in KEYS, none is built inside a script):
- *   admit:  rpm counter of the window, tpm counter of the window, budget hash, reservation sorted set
- *   settle: tpm counter of the settle time's window, budget hash, reservation sorted set
- * Budget hash fields `spent` and `reserved` are integer micro-USD. The reservation set holds one member
- * `<admission id>:<micro-USD>` per call in flight, scored by its expiry (clock ms); expired members are
- * subtracted from `reserved` by the next admit for that budget. Amounts stay exact below 2^53 micro-USD.
+ *   rpm counter of the window, tpm counter of the window, budget hash, lease set, then the budget hash and lease
+ *   set of the period the previous lease was taken in (the same keys unless the period rolled over);
+ *   after all subjects, one marker key that records the call ran and what it granted (read by {@link UNDO_LUA}).
  */
 
+import type { LeaseSnapshot } from "./leases.js";
+import { budgetCounterTtlMs } from "./rules.js";
+
+/** ARGV entries per subject of {@link LEASE_LUA}. */
+export const LEASE_ARGS_PER_SUBJECT = 16;
+/** KEYS per subject of {@link LEASE_LUA}. */
+export const LEASE_KEYS_PER_SUBJECT = 6;
+
 /**
- * ARGV: now, reservation member, reservation expiry, window TTL ms, estimate micro-USD, then per subject
- * (5 each): rpm limit, tpm limit, budget micro-USD (-1 = none for all three), database spend micro-USD, budget
- * TTL ms. Returns `{-1, then per subject: rpm used, tpm used, spent, reserved}` when admitted (the counters
- * after counting this call; -1 where the subject has no such limit), else `{subject index, kind, used[,
- * reserved]}` with kind 1 = rpm, 2 = tpm, 3 = budget, and nothing counted. All-or-nothing across subjects.
+ * Returns the previous lease of each subject (settling what it spent) and, when admitting, takes a new one, in
+ * one atomic step, all-or-nothing across subjects.
+ *
+ * ARGV: now, lease expiry (clock ms), window TTL ms, admit (1 = a call needs the new lease, so check the limits
+ * and grant at least one request, one token of room and `minBudget`; 0 = return only, never refused), marker TTL
+ * ms, then per subject (16 each): rpm limit, tpm limit, budget micro-USD (-1 = none for all three), database
+ * spend micro-USD (the budget's floor), budget TTL ms, requests wanted, requests returned (unused, same window),
+ * token room wanted, tokens delta (tokens settled minus room returned), previous member ('' = none), its
+ * micro-USD, spent micro-USD to add, new member id, carry micro-USD (reservations of calls still in flight, kept
+ * held), budget wanted micro-USD, the call's estimate micro-USD (the least budget grant; grants are multiples).
+ *
+ * A grant is `max(least, min(wanted, floor(remaining / 4)))`: sized from demand, at most a quarter of what
+ * remains, so small limits degrade to one request per lease and stay exact.
+ *
+ * Returns `{-1, then per subject: requests, token room, budget micro-USD granted, rpm used, tpm used, spent,
+ * reserved}` (the counters after this call; -1 where the subject has no such limit), else `{subject index, kind,
+ * used[, reserved]}` with kind 1 = rpm, 2 = tpm, 3 = budget, and nothing written but housekeeping (expired
+ * leases reclaimed, the budget raised to its floor).
  */
-export const ADMIT_LUA = `
+export const LEASE_LUA = `
 local now = tonumber(ARGV[1])
-local member = ARGV[2]
-local expiry = ARGV[3]
-local windowTtl = ARGV[4]
-local estimate = tonumber(ARGV[5])
-local n = #KEYS / 4
+local expiry = ARGV[2]
+local windowTtl = ARGV[3]
+local admit = ARGV[4] == '1'
+local n = (#KEYS - 1) / 6
+local seen = {}
 for i = 0, n - 1 do
-  local k = i * 4
-  local a = 6 + i * 5
+  local k = i * 6
+  local a = 6 + i * 16
+  local s = {rUsed = -1, tUsed = -1, spent = -1, reserved = -1}
   local rpm = tonumber(ARGV[a])
   if rpm >= 0 then
-    local used = tonumber(redis.call('GET', KEYS[k + 1]) or '0')
-    if used >= rpm then return {i, 1, used} end
+    s.rUsed = tonumber(redis.call('GET', KEYS[k + 1]) or '0') - tonumber(ARGV[a + 6])
+    if admit and s.rUsed >= rpm then return {i, 1, s.rUsed} end
   end
   local tpm = tonumber(ARGV[a + 1])
   if tpm >= 0 then
-    local used = tonumber(redis.call('GET', KEYS[k + 2]) or '0')
-    if used >= tpm then return {i, 2, used} end
+    s.tUsed = tonumber(redis.call('GET', KEYS[k + 2]) or '0') + tonumber(ARGV[a + 8])
+    if admit and s.tUsed >= tpm then return {i, 2, s.tUsed} end
   end
   local max = tonumber(ARGV[a + 2])
   if max >= 0 then
-    local budget, reservations = KEYS[k + 3], KEYS[k + 4]
-    local expired = redis.call('ZRANGEBYSCORE', reservations, '-inf', now)
+    local budget, leases = KEYS[k + 3], KEYS[k + 4]
+    local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', now)
     if #expired > 0 then
       local freed = 0
       for _, m in ipairs(expired) do freed = freed + tonumber(string.match(m, ':(%d+)$')) end
-      redis.call('ZREMRANGEBYSCORE', reservations, '-inf', now)
+      redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
       redis.call('HINCRBY', budget, 'reserved', -freed)
     end
     local v = redis.call('HMGET', budget, 'spent', 'reserved')
-    local spent = tonumber(v[1] or '0')
-    local reserved = tonumber(v[2] or '0')
+    local stored = tonumber(v[1] or '0')
     local seed = tonumber(ARGV[a + 3])
-    if v[1] == false or seed > spent then
+    if v[1] == false then
       redis.call('HSET', budget, 'spent', ARGV[a + 3])
-      spent = seed
+      stored = seed
     end
     redis.call('PEXPIRE', budget, ARGV[a + 4])
-    if spent >= max or spent + reserved + estimate > max then return {i, 3, spent, reserved} end
-  end
-end
-local counted = {-1}
-for i = 0, n - 1 do
-  local k = i * 4
-  local a = 6 + i * 5
-  local rpmUsed, tpmUsed, spent, reserved = -1, -1, -1, -1
-  if tonumber(ARGV[a]) >= 0 then
-    rpmUsed = redis.call('INCR', KEYS[k + 1])
-    if rpmUsed == 1 then redis.call('PEXPIRE', KEYS[k + 1], windowTtl) end
-  end
-  if tonumber(ARGV[a + 1]) >= 0 then tpmUsed = tonumber(redis.call('GET', KEYS[k + 2]) or '0') end
-  if tonumber(ARGV[a + 2]) >= 0 then
-    if estimate > 0 then
-      redis.call('HINCRBY', KEYS[k + 3], 'reserved', ARGV[5])
-      redis.call('ZADD', KEYS[k + 4], expiry, member)
-      redis.call('PEXPIRE', KEYS[k + 4], ARGV[a + 4])
+    local reserved = tonumber(v[2] or '0') + tonumber(ARGV[a + 13])
+    local old = ARGV[a + 9]
+    if old ~= '' and KEYS[k + 5] == budget and redis.call('ZSCORE', leases, old) then
+      reserved = reserved - tonumber(ARGV[a + 10])
     end
-    local v = redis.call('HMGET', KEYS[k + 3], 'spent', 'reserved')
-    spent = tonumber(v[1] or '0')
-    reserved = tonumber(v[2] or '0')
+    -- What this lease spent, then raised to the database's spend (which may already include it).
+    local spent = math.max(stored, seed)
+    if KEYS[k + 5] == budget then spent = math.max(stored + tonumber(ARGV[a + 11]), seed) end
+    s.stored, s.spent, s.reserved = stored, spent, reserved
+    if admit and (spent >= max or spent + reserved + tonumber(ARGV[a + 15]) > max) then
+      return {i, 3, spent, reserved}
+    end
   end
-  counted[#counted + 1] = rpmUsed
-  counted[#counted + 1] = tpmUsed
-  counted[#counted + 1] = spent
-  counted[#counted + 1] = reserved
+  seen[i] = s
 end
-return counted
+local out = {-1}
+local marker = {}
+for i = 0, n - 1 do
+  local k = i * 6
+  local a = 6 + i * 16
+  local s = seen[i]
+  local gr, gt, gb = 0, 0, 0
+  local rpm = tonumber(ARGV[a])
+  if rpm >= 0 then
+    if admit then gr = math.max(1, math.min(tonumber(ARGV[a + 5]), math.floor((rpm - s.rUsed) / 4))) end
+    local delta = gr - tonumber(ARGV[a + 6])
+    if delta ~= 0 then
+      redis.call('INCRBY', KEYS[k + 1], delta)
+      redis.call('PEXPIRE', KEYS[k + 1], windowTtl)
+    end
+    s.rUsed = s.rUsed + gr
+  end
+  local tpm = tonumber(ARGV[a + 1])
+  if tpm >= 0 then
+    if admit then gt = math.max(1, math.min(tonumber(ARGV[a + 7]), math.floor((tpm - s.tUsed) / 4))) end
+    local delta = gt + tonumber(ARGV[a + 8])
+    if delta ~= 0 then
+      redis.call('INCRBY', KEYS[k + 2], delta)
+      redis.call('PEXPIRE', KEYS[k + 2], windowTtl)
+    end
+    s.tUsed = s.tUsed + gt
+  end
+  local max = tonumber(ARGV[a + 2])
+  if max >= 0 then
+    local budget, leases, oldBudget, oldLeases = KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6]
+    local old = ARGV[a + 9]
+    if old ~= '' and redis.call('ZREM', oldLeases, old) == 1 then
+      redis.call('HINCRBY', oldBudget, 'reserved', '-' .. ARGV[a + 10])
+    end
+    if s.spent ~= s.stored then redis.call('HSET', budget, 'spent', s.spent) end
+    if oldBudget ~= budget and tonumber(ARGV[a + 11]) > 0 and redis.call('EXISTS', oldBudget) == 1 then
+      redis.call('HINCRBY', oldBudget, 'spent', ARGV[a + 11])
+    end
+    local least = tonumber(ARGV[a + 15])
+    if admit then
+      gb = math.max(least, math.min(tonumber(ARGV[a + 14]), math.floor((max - s.spent - s.reserved) / 4)))
+      if least > 0 then gb = gb - gb % least end
+    end
+    local amount = tonumber(ARGV[a + 13]) + gb
+    if amount > 0 then
+      redis.call('ZADD', leases, expiry, ARGV[a + 12] .. ':' .. amount)
+      redis.call('HINCRBY', budget, 'reserved', amount)
+      redis.call('PEXPIRE', leases, ARGV[a + 4])
+    end
+    s.reserved = s.reserved + gb
+  end
+  out[#out + 1] = gr
+  out[#out + 1] = gt
+  out[#out + 1] = gb
+  out[#out + 1] = s.rUsed
+  out[#out + 1] = s.tUsed
+  out[#out + 1] = s.spent
+  out[#out + 1] = s.reserved
+  marker[#marker + 1] = gr .. ',' .. gt .. ',' .. gb
+end
+redis.call('SET', KEYS[#KEYS], table.concat(marker, ' '), 'PX', ARGV[5])
+return out
 `;
 
+/** ARGV entries per subject of {@link UNDO_LUA}. */
+export const UNDO_ARGS_PER_SUBJECT = 10;
+
 /**
- * ARGV: reservation member ('' when nothing was reserved), its micro-USD, cost micro-USD, tokens, window TTL
- * ms, then one flag string per subject: contains `t` to count tokens, `b` to settle the budget. Removes the
- * reservation only if it is still there (an expired one was already reclaimed), adds the cost to `spent` and
- * the tokens to the window; a budget hash that no longer exists is left alone. Every key written has a TTL.
- * Returns 0.
+ * Sent right behind a lease call that got no reply, on the same link (so it runs after that call if that call
+ * ever runs). Either way it leaves the state as if the call had returned the previous lease and granted
+ * nothing: if the marker says the call ran, it takes back the grants (this instance never used them); if not,
+ * it applies the return itself. The carry stays held under the new member id. Same KEYS as {@link LEASE_LUA}.
+ *
+ * ARGV: window TTL ms, lease expiry, then per subject (10 each): rpm limited (1/0), tpm limited (1/0), budget
+ * limited (1/0), requests returned, tokens delta, previous member, its micro-USD, spent micro-USD to add, new
+ * member id, carry micro-USD. Returns 1 when the call had run, else 0.
  */
-export const SETTLE_LUA = `
-local member = ARGV[1]
-local reservedAmount = ARGV[2]
-local cost = tonumber(ARGV[3])
-local tokens = tonumber(ARGV[4])
-local windowTtl = ARGV[5]
-for i = 0, #KEYS / 3 - 1 do
-  local k = i * 3
-  local flags = ARGV[6 + i]
-  if tokens > 0 and string.find(flags, 't', 1, true) then
-    if redis.call('INCRBY', KEYS[k + 1], ARGV[4]) == tokens then redis.call('PEXPIRE', KEYS[k + 1], windowTtl) end
+export const UNDO_LUA = `
+local windowTtl = ARGV[1]
+local expiry = ARGV[2]
+local n = (#KEYS - 1) / 6
+local done = redis.call('GET', KEYS[#KEYS])
+local grants = {}
+if done then for g in string.gmatch(done, '%S+') do grants[#grants + 1] = g end end
+for i = 0, n - 1 do
+  local k = i * 6
+  local a = 3 + i * 10
+  local gr, gt, gb = 0, 0, 0
+  if done then
+    gr, gt, gb = string.match(grants[i + 1], '^(%-?%d+),(%-?%d+),(%-?%d+)$')
+    gr, gt, gb = tonumber(gr), tonumber(gt), tonumber(gb)
   end
-  -- A budget hash that has expired belongs to a finished period: nothing to settle (and no key without TTL).
-  if string.find(flags, 'b', 1, true) and redis.call('EXISTS', KEYS[k + 2]) == 1 then
-    if member ~= '' and redis.call('ZREM', KEYS[k + 3], member) == 1 then
-      redis.call('HINCRBY', KEYS[k + 2], 'reserved', '-' .. reservedAmount)
+  local carry = tonumber(ARGV[a + 9])
+  if ARGV[a] == '1' then
+    local delta = done and -gr or -tonumber(ARGV[a + 3])
+    if delta ~= 0 then redis.call('INCRBY', KEYS[k + 1], delta); redis.call('PEXPIRE', KEYS[k + 1], windowTtl) end
+  end
+  if ARGV[a + 1] == '1' then
+    local delta = done and -gt or tonumber(ARGV[a + 4])
+    if delta ~= 0 then redis.call('INCRBY', KEYS[k + 2], delta); redis.call('PEXPIRE', KEYS[k + 2], windowTtl) end
+  end
+  if ARGV[a + 2] == '1' then
+    local budget, leases, oldBudget, oldLeases = KEYS[k + 3], KEYS[k + 4], KEYS[k + 5], KEYS[k + 6]
+    if done then
+      if gb > 0 then
+        if redis.call('ZREM', leases, ARGV[a + 8] .. ':' .. (carry + gb)) == 1 then
+          redis.call('HINCRBY', budget, 'reserved', -(carry + gb))
+          if carry > 0 then
+            redis.call('ZADD', leases, expiry, ARGV[a + 8] .. ':' .. carry)
+            redis.call('HINCRBY', budget, 'reserved', carry)
+          end
+        end
+      end
+    else
+      local old = ARGV[a + 5]
+      if old ~= '' and redis.call('ZREM', oldLeases, old) == 1 then
+        redis.call('HINCRBY', oldBudget, 'reserved', '-' .. ARGV[a + 6])
+      end
+      if tonumber(ARGV[a + 7]) > 0 and redis.call('EXISTS', oldBudget) == 1 then
+        redis.call('HINCRBY', oldBudget, 'spent', ARGV[a + 7])
+      end
+      if carry > 0 and redis.call('EXISTS', budget) == 1 then
+        redis.call('ZADD', leases, expiry, ARGV[a + 8] .. ':' .. carry)
+        redis.call('HINCRBY', budget, 'reserved', carry)
+      end
     end
-    if cost > 0 then redis.call('HINCRBY', KEYS[k + 2], 'spent', ARGV[3]) end
   end
 end
-return 0
+return done and 1 or 0
 `;
+
+/** Redis keys of one subject for a lease call, in {@link LEASE_LUA}'s order (before the marker key). */
+export function leaseKeys(base: string, s: LeaseSnapshot): string[] {
+  const budget = `${base}:budget:${s.plan.period}`;
+  const oldBudget = `${base}:budget:${s.oldPeriod}`;
+  return [
+    `${base}:rpm:${s.index}`,
+    `${base}:tpm:${s.index}`,
+    budget,
+    `${budget}:leases`,
+    oldBudget,
+    `${oldBudget}:leases`,
+  ];
+}
+
+/** {@link LEASE_LUA}'s per-subject ARGV. */
+export function leaseArgs(s: LeaseSnapshot, now: number): Array<string | number> {
+  const { plan } = s;
+  const args: Array<string | number> = [
+    plan.rpm,
+    plan.tpm,
+    plan.maxMicros,
+    plan.seedMicros,
+    budgetCounterTtlMs(plan.subject, now),
+    s.wantRequests,
+    s.returned,
+    s.wantTokens,
+    s.tokenDelta,
+    s.oldMember,
+    s.oldAmount,
+    s.spent,
+    s.newId,
+    s.carry,
+    s.wantBudget,
+    s.estimate,
+  ];
+  if (args.length !== LEASE_ARGS_PER_SUBJECT) throw new Error("lease arguments out of step with the script");
+  return args;
+}
+
+/** {@link UNDO_LUA}'s per-subject ARGV. */
+export function undoArgs(s: LeaseSnapshot): Array<string | number> {
+  const { plan } = s;
+  const args: Array<string | number> = [
+    plan.rpm >= 0 ? 1 : 0,
+    plan.tpm >= 0 ? 1 : 0,
+    plan.maxMicros >= 0 ? 1 : 0,
+    s.returned,
+    s.tokenDelta,
+    s.oldMember,
+    s.oldAmount,
+    s.spent,
+    s.newId,
+    s.carry,
+  ];
+  if (args.length !== UNDO_ARGS_PER_SUBJECT) throw new Error("undo arguments out of step with the script");
+  return args;
+}

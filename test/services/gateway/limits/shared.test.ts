@@ -124,7 +124,9 @@ describe("two instances sharing Redis", () => {
       expect(error.message).toMatch(/^Budget has been exceeded! Key budget \("small"\): \$1\.00, spend: \$/);
     }
 
-    // Redis agrees to the micro-dollar, and no reservation is left behind on either subject.
+    // Once both instances have returned their leases, Redis agrees to the micro-dollar, and no lease is left
+    // behind on either subject.
+    await Promise.all(instances.map((limits) => limits.flush()));
     const redis = inspector();
     try {
       const [spent, reserved] = await redis.hmget(
@@ -134,7 +136,7 @@ describe("two instances sharing Redis", () => {
       );
       expect(Number(spent)).toBe(settledMicros);
       expect(Number(reserved)).toBe(0);
-      expect(await redis.zcard(`${prefix}key:${key.id}:budget:lifetime:res`)).toBe(0);
+      expect(await redis.zcard(`${prefix}key:${key.id}:budget:lifetime:leases`)).toBe(0);
       expect(await redis.hget(`${prefix}user:${user.id}:budget:lifetime`, "spent")).toBe(
         String(settledMicros),
       );
@@ -165,6 +167,7 @@ describe("two instances sharing Redis", () => {
     const admission = await instance(1).admitter.admit(request([user], 0));
     admission.settle({ cost: 0.25, totalTokens: 50 });
     (await instance(1).admitter.admit(request([user], 0.1))).release();
+    await instance(1).flush(); // returns the lease: its set is left empty (deleted)
     const redis = inspector();
     try {
       const keys = [
@@ -181,7 +184,7 @@ describe("two instances sharing Redis", () => {
         ].sort(),
       );
       for (const k of keys) expect(await redis.pttl(k)).toBeGreaterThan(0);
-      // Released: no reservation set left. A budget without a reservation (estimate 0) still counts its cost. (estimate 0) still counts its settled cost.
+      // Returned: no lease set left. A budget without a reservation (estimate 0) still counts its settled cost.
       expect(await redis.hget(`${prefix}user:${user.id}:budget:${T0 + 86_400_000}`, "spent")).toBe("250000");
     } finally {
       redis.disconnect();

@@ -1,0 +1,353 @@
+/**
+ * The local half of lease-based limits (docs/leases.md): the slices (leases) of each subject's rpm, tpm and
+ * budget this instance holds, the calls admitted from them without any I/O, and the snapshots sent to Redis when
+ * a lease is returned or renewed (`LEASE_LUA` in `scripts.ts`). Redis round trips are the Redis admitter's
+ * job (`redis-admitter.ts`); nothing here does I/O.
+ *
+ * A lease per subject (`<scope>:<id>`) holds, in the units of `rules.ts`:
+ * - requests counted in Redis for one rpm window, and how many of them this instance admitted;
+ * - token room counted in Redis for that window, and the tokens settled against it since the last return;
+ * - micro-USD held in Redis by one budget lease member, the estimates of calls in flight reserved from it, and
+ *   the real costs settled since the last return.
+ * A call fits when every subject's lease is valid (same limits, window and period as the call, not near its
+ * expiry, not being renewed, not dropped) and has a request, a token of room and the call's estimate left.
+ */
+
+import { onceAdmission, RESERVATION_TTL_MS, type SubjectPlan, settledAmounts, windowIndex } from "./rules.js";
+import type { Admission } from "./types.js";
+
+/** Lifetime of a lease in Redis, ms of the gateway clock (and, locally, of wall time too). */
+export const LEASE_TTL_MS = 5000;
+/** A lease unused this long (clock or wall ms) is returned. */
+export const LEASE_IDLE_MS = 1000;
+/** A lease stops admitting and is returned this long (ms) before it expires. */
+export const LEASE_RENEW_BEFORE_MS = 1500;
+/** Demand (calls admitted per subject) is measured over this span, ms of wall time. */
+export const DEMAND_SPAN_MS = 2000;
+
+/** One subject's lease; see the module comment. Amounts in requests, tokens and micro-USD. */
+export interface Lease {
+  readonly counterId: string;
+  /** The plan of the last call or return: limits, period, floor. */
+  plan: SubjectPlan;
+  /** rpm/tpm window the requests and room belong to. */
+  window: number;
+  requests: number;
+  requestsUsed: number;
+  /** Token room held in Redis. */
+  tokens: number;
+  /** Tokens settled since the last return. */
+  tokensUsed: number;
+  /** Budget lease member in Redis (`<id>:<held>`), '' when none. */
+  member: string;
+  /** Period (`plan.period`) the member belongs to. */
+  memberPeriod: string;
+  held: number;
+  /** Estimates of calls in flight. */
+  reserved: number;
+  /** Costs settled since the last return. */
+  spent: number;
+  /** Clock ms when the member expires in Redis. */
+  expiresAt: number;
+  /** performance.now() when taken. */
+  takenAtWall: number;
+  lastUsed: number;
+  lastUsedWall: number;
+  /** Limits changed or the key/user was revoked: return, admit nothing more from it. */
+  dropped: boolean;
+  /**
+   * A return or renewal in flight (no call admits from the lease meanwhile); resolves with its refusal, if
+   * Redis refused it.
+   */
+  busy: Promise<LeaseRefusal | undefined> | undefined;
+  /** Calls waiting for `busy`. */
+  waiting: number;
+  /** Calls admitted since `demandSince` (wall ms). */
+  demand: number;
+  demandSince: number;
+  /** Calls per ms over the previous span (so a new span does not start from nothing). */
+  previousRate: number;
+}
+
+/**
+ * Redis refused a lease for a call: the subject and limit that refused, the call's estimate (micro-USD), and the
+ * refusal as a call of `estimate` would get it now. Calls that waited for that lease call and do not fit the
+ * leases get it too, instead of one more round trip each to hear the same answer.
+ */
+export interface LeaseRefusal {
+  counterId: string;
+  kind: "rpm" | "tpm" | "budget";
+  estimate: number;
+  refuse(estimate: number): Error;
+}
+
+/** Whether a call of `estimate` micro-USD on `plans` that waited for a refused lease call is refused the same. */
+export function sharesRefusal(refusal: LeaseRefusal, plans: SubjectPlan[], estimate: number): boolean {
+  if (refusal.kind === "budget" && estimate < refusal.estimate) return false;
+  return plans.some((plan) => plan.counterId === refusal.counterId);
+}
+
+/** What was sent for one subject in a lease call: the snapshot that the reply (or its undo) is applied to. */
+export interface LeaseSnapshot {
+  lease: Lease;
+  plan: SubjectPlan;
+  index: number;
+  returned: number;
+  tokensUsed: number;
+  tokenDelta: number;
+  oldMember: string;
+  oldAmount: number;
+  oldPeriod: string;
+  spent: number;
+  carry: number;
+  newId: string;
+  wantRequests: number;
+  wantTokens: number;
+  wantBudget: number;
+  estimate: number;
+}
+
+const sameLimits = (lease: Lease, plan: SubjectPlan) =>
+  lease.plan === plan ||
+  (lease.plan.rpm === plan.rpm &&
+    lease.plan.tpm === plan.tpm &&
+    lease.plan.maxMicros === plan.maxMicros &&
+    lease.plan.period === plan.period);
+
+/** A call admitted from leases whose estimate is still reserved on them. */
+interface InFlight {
+  plans: SubjectPlan[];
+  estimate: number;
+  /** Clock ms of the admission. */
+  at: number;
+}
+
+/** The leases of this instance, by subject. */
+export class LeaseBook {
+  readonly leases = new Map<string, Lease>();
+  /** Calls in flight with a reservation, in admission order (so the oldest first). */
+  private readonly inFlight = new Set<InFlight>();
+
+  /**
+   * @param reservationTtlMs after this many clock ms a call's reservation is reclaimed (it never settled).
+   * @param idleMs a lease unused this long (clock or wall ms) is returned.
+   */
+  constructor(
+    private readonly reservationTtlMs = RESERVATION_TTL_MS,
+    private readonly idleMs = LEASE_IDLE_MS,
+  ) {}
+
+  /** The subject's lease, created empty when there is none. */
+  lease(plan: SubjectPlan): Lease {
+    let lease = this.leases.get(plan.counterId);
+    if (lease === undefined) {
+      lease = {
+        counterId: plan.counterId,
+        plan,
+        window: -1,
+        requests: 0,
+        requestsUsed: 0,
+        tokens: 0,
+        tokensUsed: 0,
+        member: "",
+        memberPeriod: plan.period,
+        held: 0,
+        reserved: 0,
+        spent: 0,
+        expiresAt: 0,
+        takenAtWall: 0,
+        lastUsed: 0,
+        lastUsedWall: 0,
+        dropped: false,
+        busy: undefined,
+        waiting: 0,
+        demand: 0,
+        demandSince: performance.now(),
+        previousRate: 0,
+      };
+      this.leases.set(plan.counterId, lease);
+    }
+    return lease;
+  }
+
+  /** Whether the lease can admit a call now (see the module comment), ignoring amounts. */
+  usable(lease: Lease, plan: SubjectPlan, now: number, wall: number): boolean {
+    if (lease.busy !== undefined || lease.dropped || !sameLimits(lease, plan)) return false;
+    if ((plan.rpm >= 0 || plan.tpm >= 0) && lease.window !== windowIndex(now)) return false;
+    return (
+      now < lease.expiresAt - LEASE_RENEW_BEFORE_MS &&
+      wall < lease.takenAtWall + LEASE_TTL_MS - LEASE_RENEW_BEFORE_MS
+    );
+  }
+
+  /** The call's admission from the local leases, or undefined when any subject's lease does not cover it. */
+  tryAdmit(plans: SubjectPlan[], estimate: number, now: number): Admission | undefined {
+    const wall = performance.now();
+    for (const plan of plans) {
+      const lease = this.leases.get(plan.counterId);
+      if (lease === undefined || !this.usable(lease, plan, now, wall)) return undefined;
+      if (plan.rpm >= 0 && lease.requestsUsed >= lease.requests) return undefined;
+      if (plan.tpm >= 0 && lease.tokensUsed >= lease.tokens) return undefined;
+      if (plan.maxMicros >= 0 && lease.held - lease.reserved - lease.spent < estimate) return undefined;
+    }
+    return this.commit(plans, estimate, now);
+  }
+
+  /**
+   * Admits the call from the subjects' leases without checking them (right after Redis granted leases for it).
+   * The admission settles locally: the estimate goes back to the lease, the cost and tokens are counted on it.
+   */
+  commit(plans: SubjectPlan[], estimate: number, now: number): Admission {
+    const wall = performance.now();
+    for (const plan of plans) {
+      const lease = this.lease(plan);
+      lease.requestsUsed++;
+      lease.reserved += estimate;
+      lease.lastUsed = now;
+      lease.lastUsedWall = wall;
+      if (wall - lease.demandSince > DEMAND_SPAN_MS) {
+        lease.previousRate = lease.demand / (wall - lease.demandSince);
+        lease.demand = 0;
+        lease.demandSince = wall;
+      }
+      lease.demand++;
+    }
+    const call: InFlight = { plans, estimate, at: now };
+    if (estimate > 0) this.inFlight.add(call);
+    return onceAdmission((usage) => {
+      const { cost, tokens } = settledAmounts(usage);
+      const reserved = this.inFlight.delete(call) ? estimate : 0;
+      for (const plan of plans) {
+        const lease = this.lease(plan);
+        lease.reserved -= reserved;
+        lease.spent += cost;
+        lease.tokensUsed += tokens;
+      }
+    });
+  }
+
+  /**
+   * Reclaims the reservations of calls admitted `reservationTtlMs` or more before `now` and never settled (a
+   * settle that comes later only counts its cost).
+   */
+  reclaim(now: number): void {
+    for (const call of this.inFlight) {
+      if (call.at + this.reservationTtlMs > now) break;
+      this.inFlight.delete(call);
+      for (const plan of call.plans) this.lease(plan).reserved -= call.estimate;
+    }
+  }
+
+  /**
+   * The snapshot to send for `lease`: return its unused part and settle what it spent; when `admitting`, ask for
+   * a new lease sized from demand for a call of `estimate` micro-USD and `tokens` tokens.
+   */
+  snapshot(
+    lease: Lease,
+    plan: SubjectPlan,
+    now: number,
+    newId: string,
+    admitting: { estimate: number; tokens: number } | undefined,
+  ): LeaseSnapshot {
+    const index = windowIndex(now);
+    const sameWindow = lease.window === index;
+    const returned = sameWindow ? lease.requests - lease.requestsUsed : 0;
+    const tokenDelta = lease.tokensUsed - (sameWindow ? lease.tokens : 0);
+    let wantRequests = 0;
+    if (admitting !== undefined) {
+      const elapsed = Math.max(DEMAND_SPAN_MS, performance.now() - lease.demandSince);
+      const rate = Math.max(lease.demand / elapsed, lease.previousRate);
+      wantRequests = 1 + lease.waiting + Math.ceil(rate * LEASE_TTL_MS);
+    }
+    return {
+      lease,
+      plan,
+      index,
+      returned,
+      tokensUsed: lease.tokensUsed,
+      tokenDelta,
+      oldMember: lease.member,
+      oldAmount: lease.held,
+      oldPeriod: lease.member === "" ? plan.period : lease.memberPeriod,
+      spent: lease.spent,
+      carry: Math.max(0, lease.reserved),
+      newId,
+      wantRequests,
+      wantTokens: wantRequests * Math.max(1, admitting?.tokens ?? 0),
+      wantBudget: wantRequests * (admitting?.estimate ?? 0),
+      estimate: admitting?.estimate ?? 0,
+    };
+  }
+
+  /** Applies a granted (or returned, all grants 0) lease call to the lease. */
+  granted(s: LeaseSnapshot, grant: { requests: number; tokens: number; budget: number }, now: number): void {
+    const { lease } = s;
+    lease.plan = s.plan;
+    lease.window = s.index;
+    lease.requests = grant.requests;
+    lease.requestsUsed = 0;
+    lease.tokens = grant.tokens;
+    lease.tokensUsed -= s.tokensUsed;
+    lease.spent -= s.spent;
+    lease.held = s.carry + grant.budget;
+    lease.member = lease.held > 0 && s.plan.maxMicros >= 0 ? `${s.newId}:${lease.held}` : "";
+    if (lease.member === "") lease.held = 0;
+    lease.memberPeriod = s.plan.period;
+    lease.expiresAt = now + LEASE_TTL_MS;
+    lease.takenAtWall = performance.now();
+    lease.dropped = false;
+  }
+
+  /** Applies the undo of a lease call that got no reply: returned, nothing granted, the carry still held. */
+  undone(s: LeaseSnapshot, now: number): void {
+    this.granted(s, { requests: 0, tokens: 0, budget: 0 }, now);
+    s.lease.dropped = true;
+  }
+
+  /** Drops the subject's lease (revoked, limits changed): no call admits from it; the sweep returns it. */
+  drop(counterId: string): boolean {
+    const lease = this.leases.get(counterId);
+    if (lease === undefined) return false;
+    lease.dropped = true;
+    return true;
+  }
+
+  /**
+   * Whether the lease should be returned now: it holds something unused or unsettled and is idle, dropped, stale
+   * (window/period over) or near expiry; or it holds a member near expiry (renewed with the carry only).
+   */
+  due(lease: Lease, now: number, wall: number, all: boolean): boolean {
+    if (lease.busy !== undefined) return false;
+    const unsettled =
+      lease.requests > lease.requestsUsed ||
+      lease.tokens > 0 ||
+      lease.tokensUsed > 0 ||
+      lease.spent > 0 ||
+      lease.held > Math.max(0, lease.reserved);
+    const nearExpiry =
+      lease.held > 0 &&
+      (now >= lease.expiresAt - LEASE_RENEW_BEFORE_MS ||
+        wall >= lease.takenAtWall + LEASE_TTL_MS - LEASE_RENEW_BEFORE_MS);
+    if (nearExpiry || (all && (unsettled || lease.held > 0))) return true;
+    if (!unsettled) return false;
+    const idle = now - lease.lastUsed >= this.idleMs || wall - lease.lastUsedWall >= this.idleMs;
+    const stale = lease.window !== windowIndex(now) || lease.memberPeriod !== lease.plan.period;
+    return idle || stale || lease.dropped;
+  }
+
+  /** Forgets leases that hold nothing, owe Redis nothing and have no call in flight or waiting. */
+  prune(): void {
+    for (const [id, lease] of this.leases) {
+      const empty =
+        lease.busy === undefined &&
+        lease.waiting === 0 &&
+        lease.reserved <= 0 &&
+        lease.held === 0 &&
+        lease.requests <= lease.requestsUsed &&
+        lease.tokens === 0 &&
+        lease.tokensUsed === 0 &&
+        lease.spent === 0;
+      if (empty) this.leases.delete(id);
+    }
+  }
+}
