@@ -25,19 +25,24 @@ export interface Service {
 }
 
 export interface SpawnOptions {
-  /** Entry file relative to the repository root. */
+  /** Entry file, relative to `cwd` (or absolute). */
   entry: string;
   env: NodeJS.ProcessEnv;
+  /** Working directory (default: this repository's root). */
+  cwd?: string;
   /** Extra node flags (e.g. `--cpu-prof`). */
   nodeFlags?: string[];
 }
 
-/** Starts `node <entry>` from the repository root, with `--import tsx` for a TypeScript entry. */
-export function spawnService(name: string, { entry, env, nodeFlags = [] }: SpawnOptions): Service {
+/** Starts `node <entry>` in `cwd` (default the repository root), with `--import tsx` for a TypeScript entry. */
+export function spawnService(
+  name: string,
+  { entry, env, cwd = repoRoot, nodeFlags = [] }: SpawnOptions,
+): Service {
   // From source, workspace packages resolve to their TypeScript (`development` export condition), not a build.
   const loader = entry.endsWith(".ts") ? ["--conditions=development", "--import", "tsx"] : [];
   const child = spawn(process.execPath, [...nodeFlags, ...loader, entry], {
-    cwd: repoRoot,
+    cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
