@@ -79,7 +79,7 @@ function keysSection(r: ScalingResults): string {
   };
   const memoryRows = r.keys.flatMap((k) =>
     k.memory.map((m) => [
-      String(k.keys),
+      k.keys.toLocaleString("en"),
       m.target,
       `${(m.rssKiB / 1024).toFixed(1)} MiB`,
       Number.isFinite(m.heapBytes) ? `${(m.heapBytes / 2 ** 20).toFixed(1)} MiB` : "n/a",

@@ -25,7 +25,9 @@ describe("Redis commands per request", () => {
   });
 
   it("renders commands per request, largest first, leaving out those under 0.01", () => {
-    expect(redisPerRequest({ evalsha: 2000, get: 3000, ping: 1 }, 1000)).toBe("5.00 (get 3.00, evalsha 2.00)");
+    expect(redisPerRequest({ evalsha: 2000, get: 3000, ping: 1 }, 1000)).toBe(
+      "5.00 (get 3.00, evalsha 2.00)",
+    );
     expect(redisPerRequest(undefined, 100)).toBe("n/a");
     expect(redisPerRequest({}, 100)).toBe("0.00");
   });
