@@ -18,11 +18,11 @@ import { buildGateway, commitOf } from "./lib/checkout.js";
 import {
   assertAlive,
   freePort,
-  memoryKiB,
   readyLine,
   repoRoot,
   type Service,
   spawnService,
+  treeMemoryKiB,
   waitForHttp,
 } from "./lib/children.js";
 import { parseFlags } from "./lib/cli.js";
@@ -199,7 +199,7 @@ async function main(): Promise<void> {
   /** Memory of every gateway, after checking that no child has died. */
   const gatewayMemory = (label: string): BenchResults["rss"] => {
     for (const service of services) assertAlive(service);
-    return gateways.map((g) => ({ process: g.service.name, label, ...memoryKiB(g.service.pid) }));
+    return gateways.map((g) => ({ process: g.service.name, label, ...treeMemoryKiB(g.service.pid) }));
   };
   const rss: BenchResults["rss"] = [];
   const sampleRss = (label: string) => rss.push(...gatewayMemory(label));

@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { descendants } from "./cpu.js";
 
 /** Repository root (bench/lib/ → ../../). */
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -137,6 +138,24 @@ export function memoryKiB(pid: number): { rss: number; peak: number } {
   const field = (name: string) =>
     Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
   return { rss: field("VmRSS"), peak: field("VmHWM") };
+}
+
+/**
+ * {@link memoryKiB} summed over `pid` and its descendants (a gateway with GATEWAY_WORKERS runs its workers as
+ * child processes); a descendant that exits between listing and reading is left out.
+ */
+export function treeMemoryKiB(pid: number): { rss: number; peak: number } {
+  const total = memoryKiB(pid);
+  for (const child of descendants(pid)) {
+    try {
+      const m = memoryKiB(child);
+      total.rss += m.rss;
+      total.peak += m.peak;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
 }
 
 /** A TCP port that was free a moment ago (for servers that take their port from the environment). */

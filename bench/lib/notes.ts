@@ -34,7 +34,8 @@ export const notes = `## How to read this
   every 30 s; flat means the least-squares line through the samples after the first minute rises by at most
   5 % of their mean (or 10 MiB) over the soak. (A garbage-collected heap swings by tens of MiB between two
   samples; comparing the first and last sample alone lets one swing decide.)
-${scalingNotes}- **RSS**: VmRSS/VmHWM of the gateway's own process. The gateways run as \`npm start\` and the image do
+${scalingNotes}- **RSS**: VmRSS/VmHWM of the gateway's own process (plus its worker processes' if it has any; the peaks are
+  then summed per process). The gateways run as \`npm start\` and the image do
   (\`node services/gateway/dist/server.js\`, built first), or from TypeScript with \`--from-source\`
   (\`node --import tsx\`, not through the \`tsx\` wrapper), so the pid is the gateway's.
 `;

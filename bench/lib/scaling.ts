@@ -6,7 +6,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
-import { memoryKiB } from "./children.js";
+import { treeMemoryKiB } from "./children.js";
 import { type CpuMeter, descendants, processMeter, startCpu } from "./cpu.js";
 import {
   cannon,
@@ -241,7 +241,7 @@ async function distinctKeys(deps: ScalingDeps, s: ScalingSettings): Promise<KeyS
     const load = pacedLoad(g.target, { rate: 100, seconds: 3 });
     const until = performance.now() + 3000;
     while (performance.now() < until) {
-      rssKiB = Math.min(rssKiB, memoryKiB(g.pid).rss);
+      rssKiB = Math.min(rssKiB, treeMemoryKiB(g.pid).rss);
       heapBytes = Math.min(heapBytes, await heapUsedBytes(g.target.origin));
       await new Promise((r) => setTimeout(r, 100));
     }
