@@ -1,153 +1,76 @@
 /**
  * `npm run bench`: the gateway benchmark (targets in docs/architecture.md). In one run on this machine it puts the same
  * load on (a) the fake OpenAI-compatible upstream directly, (b) a bare pass-through proxy, (c) the gateway with
- * the master key only and (d) the gateway with its full pipeline (virtual key, Postgres, Redis), each in its
- * own child process, and reports added latency at fixed rates, throughput at saturation with the CPU each
- * process spent per request, streaming time to first token and the gateways' RSS. Prints the tables and
- * writes bench/RESULTS.md. `npm run bench -- --help` for the flags.
+ * the master key only, (d) the gateway with its full pipeline (virtual key, Postgres, Redis) and, with
+ * `--baseline <dir>`, (e) the full pipeline built from another checkout (the before of a change), each in its
+ * own child process, and reports added latency at fixed rates, throughput at saturation with the CPU and Redis
+ * commands each request cost, streaming time to first token, the gateways' RSS and how the cost grows with the
+ * request size, the keys in use, the stream length and the worker processes. Prints the tables and writes
+ * bench/RESULTS.md. `npm run bench -- --help` for the flags.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { cpus, freemem, loadavg, release, tmpdir, totalmem, type } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
-import { parseArgs } from "node:util";
 import { redactRedisUrl } from "../services/gateway/src/cache/redis.js";
 import { describeDatabase } from "../services/gateway/src/db/pool.js";
+import { buildGateway, commitOf } from "./lib/checkout.js";
 import {
   assertAlive,
   freePort,
-  memoryKiB,
   readyLine,
   repoRoot,
   type Service,
   spawnService,
+  treeMemoryKiB,
   waitForHttp,
 } from "./lib/children.js";
-import { type CpuMeter, postgresMeter, processMeter, redisMeter, startCpu } from "./lib/cpu.js";
+import { parseFlags } from "./lib/cli.js";
+import { type CpuMeter, postgresMeter, processMeter, redisMeter } from "./lib/cpu.js";
 import { type BenchDatabase, createBenchDatabase, generateVirtualKey } from "./lib/full-pipeline.js";
 import { benchGatewayEnv } from "./lib/gateway-env.js";
-import { gcBetween, readGcTotals } from "./lib/gc.js";
-import {
-  answeredCounts,
-  cannon,
-  checkTarget,
-  type LoadResult,
-  mergeRounds,
-  type PacedResult,
-  pacedLoad,
-  streamTiming,
-  type Target,
-} from "./lib/load.js";
+import { answeredCounts, cannon, checkTarget, pacedLoad, streamTiming, type Target } from "./lib/load.js";
 import { summarizeProfile } from "./lib/profile.js";
+import { type CommandCounter, commandCounter } from "./lib/redis-commands.js";
 import { type BenchResults, figures, resultsMarkdown, targetsTable } from "./lib/report.js";
-import { median } from "./lib/stats.js";
+import { pacedRounds, saturationRounds } from "./lib/rounds.js";
+import { type FullGateway, runScaling, type ScalingResults } from "./lib/scaling.js";
+import { scalingSection } from "./lib/scaling-report.js";
 
-const usage = `Usage: npm run bench -- [flags]
-
-  --duration <s>          seconds per fixed-rate run and round (default 5)
-  --rates <list>          fixed rates in req/s (default 500,1000)
-  --saturation <s>        seconds per saturation run and round (default 5)
-  --rounds <n>            rounds of the fixed-rate and saturation runs, targets interleaved in a
-                          rotating order; medians are reported (default 3)
-  --connections <n>       autocannon connections at saturation (default 32)
-  --warmup <s>            closed-loop warm-up per target before measuring (default 3)
-  --stream-requests <n>   sequential streamed requests per target (default 100)
-  --stream-concurrency <n> concurrent streams per wave, 4 waves (default 16)
-  --chunk-delay <ms>      upstream delay between streamed chunks (default 2)
-  --no-autocannon-rate    skip the autocannon overallRate runs
-  --soak <s>              after the rest, load the gateway for <s> seconds at --soak-rate, sampling RSS
-                          every 30 s (the target's soak is 600; default 0)
-  --soak-rate <n>         req/s during the soak (default 1000)
-  --no-full               leave out (d), the gateway's full pipeline (then the targets are judged on (c));
-                          (d) gets a fresh Postgres database (DATABASE_URL, dropped at the end), Redis
-                          (REDIS_URL) and requests with a virtual key from POST /key/generate
-  --postgres <url>        admin URL for (d) (default postgres://postgres@127.0.0.1:5432/postgres)
-  --redis <url>           REDIS_URL for (d) (default redis://127.0.0.1:6379)
-  --from-source           run the gateways from TypeScript through tsx (npm run dev) instead of building
-                          services/gateway first and running dist/server.js (npm start, the image's CMD)
-  --gateway-node-flags=<flags>
-                          extra node flags for the two gateways only, e.g. --gateway-node-flags=--max-semi-space-size=32
-  --profile               run the gateways and the pass-through proxy under node --cpu-prof (profiles in
-                          $TMPDIR/gateway-bench-profiles) and summarise where their time goes
-  --output <file>         results file (default bench/RESULTS.md)
-  --help
-`;
-
-const { values: flags } = parseArgs({
-  options: {
-    duration: { type: "string", default: "5" },
-    rates: { type: "string", default: "500,1000" },
-    saturation: { type: "string", default: "5" },
-    rounds: { type: "string", default: "3" },
-    connections: { type: "string", default: "32" },
-    warmup: { type: "string", default: "3" },
-    "stream-requests": { type: "string", default: "100" },
-    "stream-concurrency": { type: "string", default: "16" },
-    "chunk-delay": { type: "string", default: "2" },
-    "no-autocannon-rate": { type: "boolean", default: false },
-    soak: { type: "string", default: "0" },
-    "soak-rate": { type: "string", default: "1000" },
-    "no-full": { type: "boolean", default: false },
-    postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
-    redis: { type: "string", default: "redis://127.0.0.1:6379" },
-    "gateway-node-flags": { type: "string", default: "" },
-    "from-source": { type: "boolean", default: false },
-    profile: { type: "boolean", default: false },
-    output: { type: "string", default: "bench/RESULTS.md" },
-    help: { type: "boolean", default: false },
-  },
-  allowPositionals: false,
-});
-
-if (flags.help) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
-
-/** A positive number flag, or exit with the usage. */
-function num(name: keyof typeof flags, min = 0): number {
-  const value = Number(flags[name]);
-  if (!Number.isFinite(value) || value < min) {
-    process.stderr.write(`--${name} must be a number ≥ ${min}\n\n${usage}`);
-    process.exit(2);
-  }
-  return value;
-}
-
-const settings = {
-  duration: num("duration", 1),
-  rates: String(flags.rates)
-    .split(",")
-    .map((r) => Number(r.trim()))
-    .filter((r) => r > 0),
-  saturation: num("saturation", 1),
-  rounds: num("rounds", 1),
-  connections: num("connections", 1),
-  warmup: num("warmup"),
-  streamRequests: num("stream-requests"),
-  streamConcurrency: num("stream-concurrency", 1),
-  chunkDelay: num("chunk-delay"),
-  soak: num("soak"),
-  soakRate: num("soak-rate", 1),
-};
+const { flags, settings, scaling: scalingSettings } = parseFlags(process.argv.slice(2));
 const output = resolve(repoRoot, String(flags.output));
 const upstreamKey = "sk-bench-upstream-key";
 const masterKey = `sk-bench-master-${process.pid}-${Date.now()}`;
-const say = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const began = performance.now();
+const clock = () => {
+  const sec = Math.round((performance.now() - began) / 1000);
+  return `${Math.floor(sec / 60)}:${String(sec % 60).padStart(2, "0")}`;
+};
+/** A progress line on stderr with the time since the start (m:ss). */
+const say = (line: string) => process.stderr.write(`bench [${clock()}]: ${line}\n`);
 const services: Service[] = [];
-let database: BenchDatabase | undefined;
+const databases: BenchDatabase[] = [];
+const baselineDir = flags.baseline === "" ? undefined : resolve(String(flags.baseline));
+/** Wall time of each part of the run, seconds. */
+const phases: Array<[string, number]> = [];
+let phaseStart = performance.now();
+const phase = (name: string) => {
+  const now = performance.now();
+  phases.push([name, (now - phaseStart) / 1000]);
+  phaseStart = now;
+};
 
 async function cleanup(): Promise<void> {
   await Promise.all(services.map((s) => s.stop().catch(() => {})));
-  await database?.drop().catch((error: unknown) => say(`could not drop ${database?.url}: ${String(error)}`));
+  for (const db of databases) {
+    await db.drop().catch((error: unknown) => say(`could not drop ${db.url}: ${String(error)}`));
+  }
 }
 process.once("SIGINT", () => {
   void cleanup().then(() => process.exit(130));
 });
 
 async function main(): Promise<void> {
-  const began = performance.now();
   const loadAtStart = loadavg()[0] ?? 0;
   const profileDir = join(tmpdir(), "gateway-bench-profiles");
   if (flags.profile) mkdirSync(profileDir, { recursive: true });
@@ -155,8 +78,17 @@ async function main(): Promise<void> {
   const profileFlags = flags.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
 
   const full = !flags["no-full"];
+  const baselineEntry =
+    baselineDir === undefined ? undefined : join(baselineDir, "services/gateway/dist/server.js");
+  if (baselineEntry !== undefined && !existsSync(baselineEntry)) {
+    throw new Error(
+      `--baseline ${baselineDir}: ${baselineEntry} does not exist (build that checkout's gateway first)`,
+    );
+  }
+  if (baselineDir !== undefined && !full)
+    throw new Error("--baseline needs the full pipeline (leave out --no-full)");
   say(
-    `starting the fake upstream, the pass-through proxy and the gateway${full ? "s (master key; full pipeline)" : ""}, each in its own process`,
+    `starting the fake upstream, the pass-through proxy and the gateway${full ? "s (master key; full pipeline" : ""}${baselineDir ? "; full pipeline before" : ""}${full ? ")" : ""}, each in its own process`,
   );
   const upstream = spawnService("upstream", {
     entry: "bench/upstream.ts",
@@ -179,18 +111,25 @@ async function main(): Promise<void> {
   const px = await readyLine<{ ready: true; url: string; port: number }>(proxy);
 
   let redis: CpuMeter | undefined;
+  let commands: CommandCounter | undefined;
+  const redisUrl = String(flags.redis);
   if (full) {
     const needs = (what: string, where: string) => (error: unknown) => {
       throw new Error(
         `the full-pipeline gateway needs ${what} at ${where} (${error instanceof Error ? error.message : String(error)}); start it, point --${what.toLowerCase()} at it, or pass --no-full`,
       );
     };
-    redis = await redisMeter(String(flags.redis)).catch(needs("Redis", redactRedisUrl(String(flags.redis))));
-    database = await createBenchDatabase(String(flags.postgres)).catch(
-      needs("Postgres", describeDatabase(String(flags.postgres))),
-    );
+    redis = await redisMeter(redisUrl).catch(needs("Redis", redactRedisUrl(redisUrl)));
+    commands = await commandCounter(redisUrl);
+    for (const prefix of baselineDir === undefined ? ["bench"] : ["bench", "bench_before"]) {
+      databases.push(
+        await createBenchDatabase(String(flags.postgres), prefix).catch(
+          needs("Postgres", describeDatabase(String(flags.postgres))),
+        ),
+      );
+    }
     say(
-      `full pipeline: database ${new URL(database.url).pathname.slice(1)}, Redis ${redactRedisUrl(String(flags.redis))}`,
+      `full pipeline: database ${databases.map((d) => new URL(d.url).pathname.slice(1)).join(", ")}, Redis ${redactRedisUrl(redisUrl)}`,
     );
   }
   const gatewayEntry = flags["from-source"]
@@ -198,45 +137,69 @@ async function main(): Promise<void> {
     : "services/gateway/dist/server.js";
   if (!flags["from-source"]) {
     say("building services/gateway (npm run build -w services/gateway), as npm start and the image run it");
-    try {
-      execFileSync("npm", ["run", "build", "-w", "services/gateway"], { cwd: repoRoot, encoding: "utf8" });
-    } catch (error) {
-      const out = error as { stdout?: string; stderr?: string };
-      throw new Error(
-        `npm run build -w services/gateway failed (or pass --from-source):\n${`${out.stdout ?? ""}${out.stderr ?? ""}`.trim().slice(-2000)}`,
-      );
-    }
+    buildGateway();
   }
-  /** A gateway on a free port; `databaseUrl`/`redisUrl` empty means without them. */
-  const startGateway = async (name: string, databaseUrl: string, redisUrl: string) => {
+  const runId = `${process.pid}-${Date.now()}`;
+  /** A gateway on a free port; `databaseUrl` empty means without a database and Redis. */
+  const startGateway = async (
+    name: string,
+    databaseUrl: string,
+    o: { before?: boolean; workers?: number } = {},
+  ) => {
     const port = await freePort();
+    const dir = o.before ? baselineDir! : repoRoot;
     const service = spawnService(name, {
-      entry: gatewayEntry,
+      entry: o.before ? baselineEntry! : gatewayEntry,
+      cwd: dir,
       nodeFlags: [...profileFlags, ...String(flags["gateway-node-flags"]).split(" ").filter(Boolean)],
-      env: benchGatewayEnv({ port, masterKey, upstreamUrl: up.url, upstreamKey }, databaseUrl, redisUrl),
+      env: benchGatewayEnv(
+        {
+          port,
+          masterKey,
+          upstreamUrl: up.url,
+          upstreamKey,
+          config: join(dir, "bench", "gateway.yaml"),
+          workers: o.workers ?? 1,
+          ...(databaseUrl === ""
+            ? {}
+            : { redisKeyPrefix: `bench-${runId}-${o.before ? "before" : "after"}:` }),
+        },
+        databaseUrl,
+        databaseUrl === "" ? "" : redisUrl,
+      ),
     });
     services.push(service);
     const origin = `http://127.0.0.1:${port}`;
-    await waitForHttp(service, `${origin}/health/liveliness`);
+    try {
+      await waitForHttp(service, `${origin}/health/liveliness`);
+    } catch (error) {
+      await service.stop(1000);
+      throw error;
+    }
     return { service, origin };
   };
+  const fullMode =
+    "full pipeline: virtual key (cached lookup in Postgres), rpm/tpm and budget in Redis (REDIS_URL), batched spend rows in Postgres (DATABASE_URL), metrics";
   const gateways = [
     {
-      ...(await startGateway("gateway", "", "")),
+      ...(await startGateway("gateway", "")),
       mode: "master key (GATEWAY_MASTER_KEY), no DATABASE_URL or REDIS_URL: limits kept in process, no spend writes",
     },
   ];
-  if (database !== undefined) {
+  const [afterDb, beforeDb] = databases;
+  if (afterDb !== undefined)
+    gateways.push({ ...(await startGateway("gateway-full", afterDb.url)), mode: fullMode });
+  if (beforeDb !== undefined) {
     gateways.push({
-      ...(await startGateway("gateway-full", database.url, String(flags.redis))),
-      mode: "full pipeline: virtual key (cached lookup in Postgres), rpm/tpm and budget in Redis (REDIS_URL), batched spend rows in Postgres (DATABASE_URL), metrics",
+      ...(await startGateway("gateway-full-before", beforeDb.url, { before: true })),
+      mode: `${fullMode}; built from ${baselineDir} (${commitOf(baselineDir!)}), the before`,
     });
   }
-  const judged = gateways[gateways.length - 1]!;
+  const judged = gateways.find((g) => g.service.name === "gateway-full") ?? gateways[0]!;
   /** Memory of every gateway, after checking that no child has died. */
   const gatewayMemory = (label: string): BenchResults["rss"] => {
     for (const service of services) assertAlive(service);
-    return gateways.map((g) => ({ process: g.service.name, label, ...memoryKiB(g.service.pid) }));
+    return gateways.map((g) => ({ process: g.service.name, label, ...treeMemoryKiB(g.service.pid) }));
   };
   const rss: BenchResults["rss"] = [];
   const sampleRss = (label: string) => rss.push(...gatewayMemory(label));
@@ -259,15 +222,19 @@ async function main(): Promise<void> {
       model: "fake-model",
     },
   ];
-  for (const g of gateways) {
-    const token = g === gateways[0] ? masterKey : await generateVirtualKey(g.origin, masterKey);
-    targets.push({
+  const fullGateways: FullGateway[] = [];
+  for (const [i, g] of gateways.entries()) {
+    const token = i === 0 ? masterKey : await generateVirtualKey(g.origin, masterKey);
+    const target = {
       name: g.service.name,
       origin: g.origin,
       path: "/v1/chat/completions",
       headers: json(token),
       model: "bench",
-    });
+    };
+    targets.push(target);
+    if (i > 0)
+      fullGateways.push({ target, pid: g.service.pid, databaseUrl: databases[i - 1]!.url, key: token });
   }
   const meters: CpuMeter[] = [
     processMeter("load generator", process.pid),
@@ -275,8 +242,14 @@ async function main(): Promise<void> {
     processMeter("passthrough", proxy.pid),
     ...gateways.map((g) => processMeter(g.service.name, g.service.pid)),
   ];
-  if (database !== undefined) {
-    meters.push(redis!, await postgresMeter(database.url));
+  if (afterDb !== undefined) {
+    meters.push(
+      redis!,
+      await postgresMeter(
+        afterDb.url,
+        databases.slice(1).map((d) => d.url),
+      ),
+    );
   }
   for (const target of targets) {
     await checkTarget(target, false);
@@ -288,39 +261,11 @@ async function main(): Promise<void> {
     if (settings.warmup > 0) await cannon(target, { seconds: settings.warmup, connections: 16 });
   }
   sampleRss("after warm-up");
+  phase("start and warm-up");
 
-  /** The targets in a different order each round, so that no target always runs right after another. */
-  const rotated = (round: number) => targets.map((_, i) => targets[(i + round) % targets.length]!);
-
-  const pacedRounds = new Map<string, PacedResult[]>();
-  const gcPaced = new Map<string, BenchResults["gc"][number]>();
-  for (let round = 0; round < settings.rounds; round++) {
-    for (const rate of settings.rates) {
-      for (const target of rotated(round)) {
-        say(
-          `${target.name}: ${rate} req/s open loop, ${settings.duration} s (round ${round + 1}/${settings.rounds})`,
-        );
-        const key = `${rate} ${target.name}`;
-        const gateway = gateways.find((g) => g.service.name === target.name);
-        const gcBefore = gateway === undefined ? undefined : await readGcTotals(gateway.origin);
-        const result = await pacedLoad(target, { rate, seconds: settings.duration });
-        pacedRounds.set(key, [...(pacedRounds.get(key) ?? []), result]);
-        if (gateway !== undefined && gcBefore !== undefined) {
-          const pauses = gcBetween(gcBefore, await readGcTotals(gateway.origin));
-          const sum = gcPaced.get(key) ?? { target: target.name, rate, seconds: 0, kinds: {} };
-          sum.seconds += result.seconds;
-          for (const [kind, v] of Object.entries(pauses)) {
-            const k = sum.kinds[kind] ?? { count: 0, ms: 0 };
-            sum.kinds[kind] = { count: k.count + v.count, ms: k.ms + v.ms };
-          }
-          gcPaced.set(key, sum);
-        }
-      }
-    }
-  }
-  const paced = settings.rates.flatMap((rate) =>
-    targets.map((t) => mergeRounds(pacedRounds.get(`${rate} ${t.name}`) ?? [])),
-  );
+  const gatewayNames = new Set(gateways.map((g) => g.service.name));
+  const { paced, gc } = await pacedRounds(targets, gatewayNames, { ...settings, say });
+  phase("fixed rates");
 
   const autocannonRate: BenchResults["autocannonRate"] = [];
   if (!flags["no-autocannon-rate"]) {
@@ -335,45 +280,17 @@ async function main(): Promise<void> {
         autocannonRate.push({ ...result, rate });
       }
     }
+    phase("autocannon overallRate");
   }
 
-  const rounds = new Map<string, LoadResult[]>();
-  const cpuUsed = new Map<string, { requests: number; ms: Record<string, number> }>();
-  for (let round = 0; round < settings.rounds; round++) {
-    for (const target of rotated(round)) {
-      say(
-        `${target.name}: saturation, ${settings.connections} connections, ${settings.saturation} s (round ${round + 1}/${settings.rounds})`,
-      );
-      const stopCpu = await startCpu(meters);
-      const result = await cannon(target, {
-        seconds: settings.saturation,
-        connections: settings.connections,
-      });
-      const used = await stopCpu();
-      rounds.set(target.name, [...(rounds.get(target.name) ?? []), result]);
-      const sum = cpuUsed.get(target.name) ?? { requests: 0, ms: {} };
-      sum.requests += result.ok + result.non2xx;
-      for (const [name, ms] of Object.entries(used)) sum.ms[name] = (sum.ms[name] ?? 0) + ms;
-      cpuUsed.set(target.name, sum);
-    }
-  }
-  const cpu = targets.map((t) => ({ target: t.name, ...(cpuUsed.get(t.name) ?? { requests: 0, ms: {} }) }));
-  const saturation = targets.map((t) => {
-    const runs = rounds.get(t.name) ?? [];
-    const rps = median(runs.map((r) => r.rps));
-    const middle = runs.reduce(
-      (best, r) => (Math.abs(r.rps - rps) < Math.abs(best.rps - rps) ? r : best),
-      runs[0]!,
-    );
-    return {
-      target: t.name,
-      rounds: runs.map((r) => r.rps),
-      rps,
-      errors: runs.reduce((n, r) => n + r.errors + r.non2xx, 0),
-      latency: middle.latency,
-    };
+  const { saturation, cpu } = await saturationRounds(targets, meters, commands, {
+    rounds: settings.rounds,
+    seconds: settings.saturation,
+    connections: settings.connections,
+    say,
   });
   sampleRss("after saturation");
+  phase("saturation");
 
   const streams: BenchResults["streams"] = [];
   if (settings.streamRequests > 0) {
@@ -389,6 +306,7 @@ async function main(): Promise<void> {
         }),
       );
     }
+    phase("streams");
   }
 
   const soak: BenchResults["soak"] = [];
@@ -402,12 +320,38 @@ async function main(): Promise<void> {
       await pacedLoad(soakTarget, { rate: settings.soakRate, seconds: Math.min(30, left) });
       soak.push([Math.round((performance.now() - soakStart) / 1000), soakRss()]);
     }
+    phase("soak");
   }
   sampleRss("end");
+
+  let scaling: ScalingResults | undefined;
+  const s = scalingSettings;
+  if (s.promptSizes.length + s.keyCounts.length + s.longStreams + s.workers.length > 0) {
+    scaling = await runScaling(
+      {
+        upstream: targets[0]!,
+        passthrough: targets[1]!,
+        full: fullGateways,
+        meters,
+        say,
+        startWorkers: async (workers) => {
+          const { service, origin } = await startGateway(`gateway-full-w${workers}`, afterDb!.url, {
+            workers,
+          });
+          const target = { ...fullGateways[0]!.target, name: service.name, origin };
+          return { target, pid: service.pid, stop: () => service.stop() };
+        },
+      },
+      s,
+    );
+    for (const service of services) if (!service.name.startsWith("gateway-full-w")) assertAlive(service);
+    phase("scaling");
+  }
 
   for (const g of gateways) await g.service.stop();
   await proxy.stop();
   await Promise.all(meters.map((m) => m.close?.()));
+  await commands?.close();
   const profiles: NonNullable<BenchResults["profiles"]> = [];
   if (flags.profile) {
     for (const service of [...gateways.map((g) => g.service), proxy]) {
@@ -441,7 +385,7 @@ async function main(): Promise<void> {
     gateways: gateways.map((g) => ({ name: g.service.name, mode: g.mode })),
     judged: judged.service.name,
     cpu,
-    gc: [...gcPaced.values()],
+    gc,
     settings: { ...settings, rates: settings.rates.join("/") },
     paced,
     autocannonRate,
@@ -450,9 +394,11 @@ async function main(): Promise<void> {
     rss,
     soak,
     ...(profiles.length === 0 ? {} : { profiles }),
+    ...(scaling === undefined ? {} : { scaling }),
+    phases,
     seconds: (performance.now() - began) / 1000,
   };
-  process.stdout.write(`\n${targetsTable(results)}\n\n${figures(results)}\n\n`);
+  process.stdout.write(`\n${targetsTable(results)}\n\n${figures(results)}\n\n${scalingSection(scaling)}\n`);
   writeFileSync(output, resultsMarkdown(results, output));
   say(
     `wrote ${relative(repoRoot, output)} (${results.seconds.toFixed(0)} s, free memory ${(freemem() / 2 ** 30).toFixed(1)} GiB)`,

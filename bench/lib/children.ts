@@ -9,6 +9,7 @@ import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { descendants } from "./cpu.js";
 
 /** Repository root (bench/lib/ → ../../). */
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -25,19 +26,24 @@ export interface Service {
 }
 
 export interface SpawnOptions {
-  /** Entry file relative to the repository root. */
+  /** Entry file, relative to `cwd` (or absolute). */
   entry: string;
   env: NodeJS.ProcessEnv;
+  /** Working directory (default: this repository's root). */
+  cwd?: string;
   /** Extra node flags (e.g. `--cpu-prof`). */
   nodeFlags?: string[];
 }
 
-/** Starts `node <entry>` from the repository root, with `--import tsx` for a TypeScript entry. */
-export function spawnService(name: string, { entry, env, nodeFlags = [] }: SpawnOptions): Service {
+/** Starts `node <entry>` in `cwd` (default the repository root), with `--import tsx` for a TypeScript entry. */
+export function spawnService(
+  name: string,
+  { entry, env, cwd = repoRoot, nodeFlags = [] }: SpawnOptions,
+): Service {
   // From source, workspace packages resolve to their TypeScript (`development` export condition), not a build.
   const loader = entry.endsWith(".ts") ? ["--conditions=development", "--import", "tsx"] : [];
   const child = spawn(process.execPath, [...nodeFlags, ...loader, entry], {
-    cwd: repoRoot,
+    cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -132,6 +138,24 @@ export function memoryKiB(pid: number): { rss: number; peak: number } {
   const field = (name: string) =>
     Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
   return { rss: field("VmRSS"), peak: field("VmHWM") };
+}
+
+/**
+ * {@link memoryKiB} summed over `pid` and its descendants (a gateway with GATEWAY_WORKERS runs its workers as
+ * child processes); a descendant that exits between listing and reading is left out.
+ */
+export function treeMemoryKiB(pid: number): { rss: number; peak: number } {
+  const total = memoryKiB(pid);
+  for (const child of descendants(pid)) {
+    try {
+      const m = memoryKiB(child);
+      total.rss += m.rss;
+      total.peak += m.peak;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return total;
 }
 
 /** A TCP port that was free a moment ago (for servers that take their port from the environment). */

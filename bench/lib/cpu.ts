@@ -8,7 +8,7 @@
  * Postgres `pg_stat_activity.pid` for the backends connected to the gateway's database.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import pg from "pg";
 
@@ -46,7 +46,45 @@ export interface CpuMeter {
   close?(): Promise<void>;
 }
 
-/** A child process (or this one, for `process.pid`). */
+/**
+ * Pids of `pid`'s descendants (children, grandchildren, …), from the parent pid (field 4) of every
+ * `/proc/<n>/stat`: a gateway with `GATEWAY_WORKERS` runs its workers as child processes.
+ */
+export function descendants(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = parents.get(ppid) ?? [];
+      list.push(Number(entry));
+      parents.set(ppid, list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of parents.get(queue.shift()!) ?? []) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
+/**
+ * A child process (or this one, for `process.pid`) with its descendants summed in: CPU ms of the process and of
+ * every descendant seen so far (a descendant that exited keeps its last reading, so totals never go backwards).
+ */
 export function processMeter(name: string, pid: number): CpuMeter {
   if (pid === process.pid) {
     return {
@@ -57,7 +95,20 @@ export function processMeter(name: string, pid: number): CpuMeter {
       },
     };
   }
-  return { name, read: async () => processCpuMs(pid) };
+  const seen = new Map<number, number>();
+  return {
+    name,
+    read: async () => {
+      const own = processCpuMs(pid);
+      for (const child of descendants(pid)) {
+        const ms = processCpuMs(child);
+        if (Number.isFinite(ms)) seen.set(child, ms);
+      }
+      let total = own;
+      for (const ms of seen.values()) total += ms;
+      return total;
+    },
+  };
 }
 
 /**
@@ -90,20 +141,22 @@ export async function redisMeter(url: string): Promise<CpuMeter> {
 }
 
 /**
- * The Postgres backends connected to `databaseUrl`'s database (the gateway's pool; this meter's own backend is
- * left out), summed from /proc. Backends that exited between two reads are not counted; the gateway keeps its
+ * The Postgres backends connected to `databaseUrl`'s database and to the `more` databases (the gateways' pools;
+ * this meter's own backend is left out), summed from /proc. Backends that exited between two reads are not counted; the gateway keeps its
  * pool open for the whole run, so that loses nothing in practice.
  * @throws when Postgres cannot be reached.
  */
-export async function postgresMeter(databaseUrl: string): Promise<CpuMeter> {
+export async function postgresMeter(databaseUrl: string, more: string[] = []): Promise<CpuMeter> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
+  const names = [databaseUrl, ...more].map((url) => decodeURIComponent(new URL(url).pathname.slice(1)));
   const pids = new Map<number, number>();
   return {
     name: "Postgres",
     async read() {
       const { rows } = await client.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        "SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[]) AND pid <> pg_backend_pid()",
+        [names],
       );
       // A backend seen before keeps its last reading if it cannot be read now, so totals never go backwards.
       for (const { pid } of rows) {

@@ -26,7 +26,8 @@ export function answeredCounts(): Record<string, number> {
   return Object.fromEntries(answered);
 }
 
-function tally(target: Target, count: number): void {
+/** Adds `count` answered requests to `target`'s tally ({@link answeredCounts}), for loads run outside this module. */
+export function tally(target: Target, count: number): void {
   answered.set(target.name, (answered.get(target.name) ?? 0) + count);
 }
 
@@ -42,6 +43,22 @@ export interface Target {
   headers: Record<string, string>;
   /** The `model` to send. */
   model: string;
+  /**
+   * Bearer tokens to spread the requests over (the distinct-keys scaling runs): each request takes the next one,
+   * round robin, instead of the `authorization` in `headers`.
+   */
+  tokens?: string[];
+}
+
+const cursors = new WeakMap<string[], number>();
+
+/** The headers of the next request to `target`: its own, with the next of its {@link Target.tokens} if it has some. */
+export function nextHeaders(target: Target): Record<string, string> {
+  const tokens = target.tokens;
+  if (tokens === undefined || tokens.length === 0) return target.headers;
+  const i = cursors.get(tokens) ?? 0;
+  cursors.set(tokens, (i + 1) % tokens.length);
+  return { ...target.headers, authorization: `Bearer ${tokens[i]}` };
 }
 
 /** The non-streamed request body every load uses: a short chat turn. */
@@ -88,10 +105,14 @@ export interface PacedResult extends LoadResult {
  */
 export async function pacedLoad(
   target: Target,
-  { rate, seconds, connections = 64 }: { rate: number; seconds: number; connections?: number },
+  {
+    rate,
+    seconds,
+    connections = 64,
+    body = completionBody(target.model),
+  }: { rate: number; seconds: number; connections?: number; body?: string },
 ): Promise<PacedResult> {
   const pool = new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
-  const body = completionBody(target.model);
   const total = Math.round(rate * seconds);
   const interval = 1000 / rate;
   const latencies = new Float64Array(total);
@@ -111,7 +132,12 @@ export async function pacedLoad(
   const fire = async (at: number) => {
     outstanding++;
     try {
-      const res = await pool.request({ path: target.path, method: "POST", headers: target.headers, body });
+      const res = await pool.request({
+        path: target.path,
+        method: "POST",
+        headers: nextHeaders(target),
+        body,
+      });
       await res.body.text();
       if (res.statusCode >= 200 && res.statusCode < 300) {
         latencies[ok++] = performance.now() - at;
@@ -164,11 +190,16 @@ export async function pacedLoad(
 
 /**
  * An autocannon run: closed loop with `connections` (saturation) or, with `overallRate`, autocannon's own
- * per-second pacing.
+ * per-second pacing. `body` defaults to {@link completionBody}.
  */
 export function cannon(
   target: Target,
-  { seconds, connections, overallRate }: { seconds: number; connections: number; overallRate?: number },
+  {
+    seconds,
+    connections,
+    overallRate,
+    body = completionBody(target.model),
+  }: { seconds: number; connections: number; overallRate?: number; body?: string },
 ): Promise<LoadResult> {
   const samples: number[] = [];
   return new Promise((resolve, reject) => {
@@ -177,7 +208,16 @@ export function cannon(
         url: `${target.origin}${target.path}`,
         method: "POST",
         headers: target.headers,
-        body: completionBody(target.model),
+        body,
+        ...(target.tokens === undefined
+          ? {}
+          : {
+              requests: [
+                {
+                  setupRequest: (req: autocannon.Request) => ({ ...req, headers: nextHeaders(target) }),
+                },
+              ],
+            }),
         connections,
         duration: seconds,
         ...(overallRate === undefined ? {} : { overallRate }),
@@ -216,6 +256,33 @@ export interface StreamResult {
   failures: number;
 }
 
+/**
+ * One streamed completion on `pool`: ms from issuing to the first byte (`ttft`) and to the end (`total`), or
+ * undefined when it failed (not 200, not SSE, no `[DONE]`, or a connection error).
+ */
+export async function timeStream(
+  pool: Pool,
+  target: Target,
+  body: string,
+): Promise<{ ttft: number; total: number } | undefined> {
+  const start = performance.now();
+  try {
+    const res = await pool.request({ path: target.path, method: "POST", headers: nextHeaders(target), body });
+    let ttft: number | undefined;
+    let text = "";
+    for await (const chunk of res.body) {
+      ttft ??= performance.now() - start;
+      text += (chunk as Buffer).toString("utf8");
+    }
+    const total = performance.now() - start;
+    const done = text.includes("[DONE]");
+    if (res.statusCode !== 200 || !text.startsWith("data: ") || !done || ttft === undefined) return undefined;
+    return { ttft, total };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Sends streamed completions and times the first SSE byte at the client. */
 export async function streamTiming(
   target: Target,
@@ -224,31 +291,10 @@ export async function streamTiming(
   const pool = new Pool(target.origin, { connections: Math.max(concurrency, 1), keepAliveTimeout: 60_000 });
   const body = streamBody(target.model);
   let failures = 0;
-  const one = async (): Promise<{ ttft: number; total: number } | undefined> => {
-    const start = performance.now();
-    try {
-      const res = await pool.request({ path: target.path, method: "POST", headers: target.headers, body });
-      let ttft: number | undefined;
-      let text = "";
-      for await (const chunk of res.body) {
-        ttft ??= performance.now() - start;
-        text += (chunk as Buffer).toString("utf8");
-      }
-      const total = performance.now() - start;
-      if (
-        res.statusCode !== 200 ||
-        !text.startsWith("data: ") ||
-        !text.includes("[DONE]") ||
-        ttft === undefined
-      ) {
-        failures++;
-        return undefined;
-      }
-      return { ttft, total };
-    } catch {
-      failures++;
-      return undefined;
-    }
+  const one = async () => {
+    const r = await timeStream(pool, target, body);
+    if (r === undefined) failures++;
+    return r;
   };
   const seqTtft: number[] = [];
   const seqTotal: number[] = [];

@@ -4,9 +4,15 @@
  * {@link ANALYSIS_END} in an existing RESULTS.md is kept across runs.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { mib, ms, pct, signedMs, markdownTable as table } from "./format.js";
 import type { GcTotals } from "./gc.js";
 import type { LoadResult, PacedResult, PacedRow, StreamResult } from "./load.js";
+import { notes } from "./notes.js";
 import type { ProfileSummary } from "./profile.js";
+import type { CommandCounts } from "./redis-commands.js";
+import { cpuSection, gcSection, profileSection } from "./report-sections.js";
+import type { ScalingResults } from "./scaling.js";
+import { scalingSection } from "./scaling-report.js";
 import type { Summary } from "./stats.js";
 
 export const ANALYSIS_START = "<!-- analysis:start (kept when the benchmark rewrites this file) -->";
@@ -40,12 +46,19 @@ export interface BenchResults {
   rss: RssSample[];
   /** GC pauses of each gateway during its fixed-rate rounds (all rounds of one rate summed), from its /metrics. */
   gc: Array<{ target: string; rate: number; seconds: number; kinds: GcTotals }>;
-  /** CPU ms each process used during each target's saturation rounds, and the requests answered in them. */
-  cpu: Array<{ target: string; requests: number; ms: Record<string, number> }>;
+  /**
+   * CPU ms each process used during each target's saturation rounds, and the requests answered in them; with
+   * `redis`, the Redis commands (calls per command, INFO commandstats) sent in those rounds.
+   */
+  cpu: Array<{ target: string; requests: number; ms: Record<string, number>; redis?: CommandCounts }>;
   /** RSS of the judged gateway during the soak, `[seconds since start, KiB]`. */
   soak: Array<[number, number]>;
   /** CPU profiles (`--profile`) of the gateways and of the pass-through proxy, for comparison. */
   profiles?: Array<{ process: string; file: string; summary: ProfileSummary; requests: number }>;
+  /** The scaling tables' measurements (left out with `--no-scaling`). */
+  scaling?: ScalingResults;
+  /** Wall time of the run's parts, seconds, in order. */
+  phases?: Array<[string, number]>;
   seconds: number;
 }
 
@@ -55,11 +68,6 @@ interface Verdict {
   measured: string;
   result: "pass" | "miss" | "not measured";
 }
-
-const ms = (v: number) => (Number.isFinite(v) ? `${v.toFixed(3)} ms` : "n/a");
-const signedMs = (v: number) => (Number.isFinite(v) ? `${v >= 0 ? "+" : ""}${v.toFixed(3)} ms` : "n/a");
-const pct = (v: number) => (Number.isFinite(v) ? `${(v * 100).toFixed(1)} %` : "n/a");
-const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
 
 function find<T extends { target: string }>(rows: T[], target: string, rate?: number): T | undefined {
   return rows.find(
@@ -167,12 +175,6 @@ export function verdicts(r: BenchResults, gateway: string): Verdict[] {
       result: "not measured",
     },
   ];
-}
-
-/** Renders rows as a Markdown table (also readable on a terminal). */
-function table(head: string[], rows: string[][]): string {
-  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
-  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
 /** Per-round added p99 of `row` over the upstream's same round, when the rows have rounds. */
@@ -301,128 +303,32 @@ export function figures(r: BenchResults): string {
   return parts.join("\n");
 }
 
-/** The targets (docs/architecture.md): measured on every gateway target, judged on {@link BenchResults.judged}. */
+/**
+ * The targets (docs/architecture.md): measured on every gateway target, judged on {@link BenchResults.judged}.
+ * Each other gateway (the before of `--baseline` first) gets its own figure and result columns beside it.
+ */
 export function targetsTable(r: BenchResults): string {
-  const others = r.gateways.map((g) => g.name).filter((name) => name !== r.judged);
+  const others = r.gateways
+    .map((g) => g.name)
+    .filter((name) => name !== r.judged)
+    .sort((a, b) => Number(b.endsWith("-before")) - Number(a.endsWith("-before")));
   const judged = verdicts(r, r.judged);
   const rest = others.map((name) => verdicts(r, name));
   return table(
-    ["target (docs/architecture.md)", `${r.judged} (judged)`, "result", ...others],
-    judged.map((v, i) => [v.target, v.measured, v.result, ...rest.map((row) => row[i]?.measured ?? "")]),
+    [
+      "target (docs/architecture.md)",
+      `${r.judged} (judged)`,
+      "result",
+      ...others.flatMap((o) => [o, "result"]),
+    ],
+    judged.map((v, i) => [
+      v.target,
+      v.measured,
+      v.result,
+      ...rest.flatMap((row) => [row[i]?.measured ?? "", row[i]?.result ?? ""]),
+    ]),
   );
 }
-
-/** GC pauses inside the judged fixed-rate runs: how often the gateway stopped, and for how long. */
-function gcSection(r: BenchResults): string {
-  const kinds = ["minor", "major", "incremental"];
-  const cell = (t: { count: number; ms: number } | undefined) =>
-    t === undefined || t.count === 0 ? "0" : `${t.count} × ${(t.ms / t.count).toFixed(2)} ms`;
-  return [
-    "### GC pauses during those runs (the gateway's own `nodejs_gc_duration_seconds`)\n",
-    "Pauses per kind as count × mean length, over every round of a rate, and the share of wall time spent paused.",
-    "A request that arrives during a pause waits for it, so pauses longer than the p99 budget show in the p99.\n",
-    table(
-      ["rate (req/s)", "gateway", "seconds", ...kinds.map((k) => `${k} GC`), "paused"],
-      r.gc.map((g) => {
-        const paused = Object.values(g.kinds).reduce((a, k) => a + k.ms, 0);
-        return [
-          String(g.rate),
-          g.target,
-          g.seconds.toFixed(0),
-          ...kinds.map((k) => cell(g.kinds[k])),
-          pct(paused / 1000 / g.seconds),
-        ];
-      }),
-    ),
-  ].join("\n");
-}
-
-/**
- * CPU per answered request during the saturation rounds, by process: where a request's cost lands. Columns
- * are the meters that ran (load generator, upstream, proxy or gateways, Redis, Postgres).
- */
-function cpuSection(r: BenchResults): string {
-  const columns = [...new Set(r.cpu.flatMap((c) => Object.keys(c.ms)))];
-  const perRequest = (msUsed: number | undefined, requests: number) =>
-    msUsed === undefined || !Number.isFinite(msUsed) || requests === 0
-      ? "n/a"
-      : `${((msUsed * 1000) / requests).toFixed(0)} µs`;
-  const rows = r.cpu.map((c) => {
-    const total = Object.values(c.ms)
-      .filter(Number.isFinite)
-      .reduce((a, b) => a + b, 0);
-    return [
-      c.target,
-      String(c.requests),
-      ...columns.map((col) => perRequest(c.ms[col], c.requests)),
-      perRequest(total, c.requests),
-    ];
-  });
-  return [
-    "### CPU per request at saturation, by process (/proc/<pid>/stat, Redis `INFO cpu`)\n",
-    "Every process's CPU time over the saturation rounds of one target, divided by the requests answered in them.",
-    "A process idle in that target's rounds shows its background cost (timers, the key cache's refresh, flushes).\n",
-    table(["target", "requests", ...columns, "total"], rows),
-  ].join("\n");
-}
-
-function profileSection(r: BenchResults): string {
-  if (r.profiles === undefined || r.profiles.length === 0) return "";
-  const parts = [
-    "## Where the CPU time goes (`node --cpu-prof`, whole run, main thread)\n",
-    "Self time: a function's callees are counted where they run. `writev` is the system call that sends on a",
-    "socket; on loopback the kernel also delivers to the receiver inside it. µs/request divides by every",
-    "request the process answered in the run (warm-up, fixed rates, saturation, streams).\n",
-  ];
-  for (const { process, file, summary, requests } of r.profiles) {
-    const perRequest = (e: { ms: number }) =>
-      requests > 0 ? `${((e.ms * 1000) / requests).toFixed(1)} µs` : "n/a";
-    const rows = (entries: ProfileSummary["areas"]) =>
-      entries.map((e) => [e.name, `${e.ms.toFixed(0)} ms`, pct(e.share), perRequest(e)]);
-    parts.push(
-      `### ${process}: ${summary.busyMs.toFixed(0)} ms busy for ${requests} requests, ${perRequest({ ms: summary.busyMs })} per request (\`${file}\`)\n`,
-    );
-    parts.push(table(["area", "self time", "share", "per request"], rows(summary.areas)), "");
-    if (process.startsWith("gateway")) {
-      parts.push(table(["function", "self time", "share", "per request"], rows(summary.functions)), "");
-    }
-  }
-  return parts.join("\n");
-}
-
-const notes = `## How to read this
-
-- (a) **upstream**: the contract fake of an OpenAI-compatible server (test/fixtures/openai-upstream.ts) called
-  directly; (b) **passthrough**: bench/passthrough.ts, node:http + an undici Pool forwarding bytes, no parsing;
-  (c) **gateway**: services/gateway, built, with the master key only (no database, limits in process);
-  (d) **gateway-full**: the same code with the full pipeline the targets assume, a virtual key from
-  \`POST /key/generate\` (cached key lookup), rpm/tpm and budget admission and settlement in Redis, batched spend
-  rows in Postgres, metrics. The targets are judged on (d). Each runs in its own process; the load generators
-  run in the benchmark's process; all share this machine's two cores with Redis and Postgres, so a request
-  through (d) costs CPU in five processes (see the CPU table).
-- **Added latency** is the gateway's (or proxy's) percentile minus the upstream's at the same rate: a
-  difference of percentiles, not a percentile of differences.
-- **Fixed rates, open loop** (judged): request *i* is issued at t0 + i/rate by a timer whether or not earlier
-  ones have answered, on an undici Pool; latency runs from issuing (including any wait for a pooled
-  connection) to the last byte, so a slow server cannot hide its slowness by slowing the generator down
-  (coordinated omission). "generator lag" is how late the timer issued requests; it bounds the precision.
-- **autocannon \`overallRate\`**: autocannon is a closed-loop tool; with \`overallRate\` each connection sends its
-  share of the second back to back and then waits for the next one-second tick (lib/httpClient.js,
-  \`reqsMadeThisSecond\`), so the load arrives in bursts at the start of every second, and each connection
-  waits for its previous answer before sending (coordinated omission). Its figures are shown for
-  comparison with other autocannon numbers, not judged.
-- **Saturation**: autocannon, closed loop, fixed connection count; req/s counts 2xx answers only.
-- **Streaming**: \`stream: true\` requests; time from issuing to the first SSE byte at the client, one at a time
-  on a kept-alive connection, then in concurrent waves. The upstream waits between chunks
-  (--chunk-delay), so a proxy that buffered a stream would show a TTFT close to the stream's total.
-- **RSS flat** (soak, \`--soak 600\`): the judged gateway under the soak rate for the whole time, VmRSS sampled
-  every 30 s; flat means the least-squares line through the samples after the first minute rises by at most
-  5 % of their mean (or 10 MiB) over the soak. (A garbage-collected heap swings by tens of MiB between two
-  samples; comparing the first and last sample alone lets one swing decide.)
-- **RSS**: VmRSS/VmHWM of the gateway's own process. The gateways run as \`npm start\` and the image do
-  (\`node services/gateway/dist/server.js\`, built first), or from TypeScript with \`--from-source\`
-  (\`node --import tsx\`, not through the \`tsx\` wrapper), so the pid is the gateway's.
-`;
 
 /** The whole RESULTS.md, keeping a hand-written analysis block from `previousFile` if there is one. */
 export function resultsMarkdown(r: BenchResults, previousFile: string): string {
@@ -446,7 +352,7 @@ export function resultsMarkdown(r: BenchResults, previousFile: string): string {
     `- Load average (1 min) at start and end: ${r.loadAverage[0].toFixed(2)}, ${r.loadAverage[1].toFixed(2)} (a shared machine: other work competes for the cores)`,
     ...r.gateways.map((g) => `- ${g.name}: ${g.mode}`),
     `- Settings: ${settings}`,
-    `- Run time: ${r.seconds.toFixed(0)} s`,
+    `- Run time: ${r.seconds.toFixed(0)} s${r.phases === undefined ? "" : ` (${r.phases.map(([name, sec]) => `${name} ${sec.toFixed(0)} s`).join(", ")})`}`,
     "",
     "## Targets (docs/architecture.md)",
     "",
@@ -456,6 +362,7 @@ export function resultsMarkdown(r: BenchResults, previousFile: string): string {
     "",
     figures(r),
     "",
+    scalingSection(r.scaling),
     profileSection(r),
     "## Analysis",
     "",
