@@ -81,7 +81,8 @@ function toolsValid(tools: unknown): boolean {
   if (!Array.isArray(tools)) return false;
   for (const t of tools) {
     if (!isObject(t) || typeof t.type !== "string") return false;
-    if (t.function !== undefined && !(isObject(t.function) && typeof t.function.name === "string")) return false;
+    if (t.function !== undefined && !(isObject(t.function) && typeof t.function.name === "string"))
+      return false;
   }
   return true;
 }

@@ -24,7 +24,13 @@ const bodies: Record<string, unknown>[] = [
   { ...ok, messages: [{ role: "user", content: [{ type: "text", text: "x" }] }] },
   { ...ok, messages: [{ role: "user", content: 7 }] },
   { ...ok, messages: [{ role: "user", content: { text: "x" } }] },
-  { ...ok, messages: [{ role: "user", content: "a", name: "n", extra: [1] }, { role: "user", content: 1 }] },
+  {
+    ...ok,
+    messages: [
+      { role: "user", content: "a", name: "n", extra: [1] },
+      { role: "user", content: 1 },
+    ],
+  },
   { ...ok, stream: true },
   { ...ok, stream: "yes" },
   { ...ok, stream: null },
@@ -74,9 +80,10 @@ function outcome(parse: () => unknown): unknown {
 describe("parseChatCompletion", () => {
   it("accepts and refuses exactly what the zod schema does, with the same 400 message and param", () => {
     for (const body of bodies) {
-      expect(outcome(() => parseChatCompletion(body)), JSON.stringify(body)).toEqual(
-        outcome(() => parseWithSchema(body)),
-      );
+      expect(
+        outcome(() => parseChatCompletion(body)),
+        JSON.stringify(body),
+      ).toEqual(outcome(() => parseWithSchema(body)));
     }
   });
 
