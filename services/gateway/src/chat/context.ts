@@ -9,6 +9,7 @@ import type { AuthContext } from "../auth/types.js";
 import type { Deployment } from "../config/types.js";
 import type { Admission, Admitter } from "../limits/types.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
+import type { JsonText } from "../plugins/json-body.js";
 import type { Router, UpstreamResponse } from "../router/router.js";
 import type { ChatCompletionRequest } from "../schemas/chat-completion.js";
 import type { SpendRecorder } from "../spend/types.js";
@@ -52,9 +53,14 @@ export interface CallContext {
   readonly clientMessages: unknown;
   /** The client's conversation id (`x-session-id` header; the chat sends LibreChat's), for traces. */
   readonly sessionId: string | undefined;
+  /**
+   * The body's JSON text as the client sent it, while it may still go upstream in place of a serialised `body`
+   * (`forward-json.ts`); the input guard step drops it unless the guard says it left `body` as it was.
+   */
+  json: JsonText | undefined;
   /** The client asked for a stream. */
   readonly stream: boolean;
-  /** Prompt tokens estimated from the parsed body (tokens). */
+  /** Prompt tokens estimated from the body's bytes (tokens; `cost/estimate.ts`). */
   readonly promptEstimate: number;
   /** Completion tokens the call may produce: `max_completion_tokens`, `max_tokens` or the default (tokens). */
   readonly completionEstimate: number;

@@ -20,6 +20,7 @@
 import { once } from "node:events";
 import type { Dispatcher } from "undici";
 import { Agent, errors as undiciErrors } from "undici";
+import { type ForwardableJson, upstreamJson } from "../chat/forward-json.js";
 import type { Deployment, ModelConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
@@ -74,6 +75,11 @@ export interface SendOptions {
    * usage-based routing).
    */
   estimatedTokens?: number;
+  /**
+   * The client's JSON text for `body` (`chat/forward-json.ts`): sent with each deployment's model name spliced
+   * in, instead of serialising `body`. Ignored when `body` has `tags` (they are not sent upstream).
+   */
+  json?: ForwardableJson;
 }
 
 /** Options of the {@link Router} itself. */
@@ -212,7 +218,9 @@ export class Router {
     options: SendOptions = {},
   ): Promise<UpstreamResponse> {
     const started = performance.now();
-    const upstreamBody = "tags" in body ? withoutTags(body) : body;
+    const hasTags = "tags" in body;
+    const upstreamBody = hasTags ? withoutTags(body) : body;
+    const json = hasTags ? undefined : options.json;
     const tags = this.config.router.tagFiltering ? (options.tags ?? requestTags(body)) : [];
     const stream = body.stream === true;
     let attempts = 0;
@@ -251,7 +259,7 @@ export class Router {
         attempts++;
         const minute = this.states.start(deployment, tokens, now);
         const sentAt = performance.now();
-        const outcome = await this.attempt(deployment, upstreamBody, stream, signal).catch(
+        const outcome = await this.attempt(deployment, upstreamBody, json, stream, signal).catch(
           (error: unknown) => {
             this.states.finish(deployment);
             throw error;
@@ -306,13 +314,13 @@ export class Router {
   private async attempt(
     deployment: Deployment,
     body: Record<string, unknown>,
+    json: ForwardableJson | undefined,
     stream: boolean,
     signal: AbortSignal,
   ): Promise<Omit<UpstreamResponse, "deployment" | "attempts" | "sentAt" | "retryMs"> | AttemptFailure> {
-    const request = adapterFor(deployment.provider).chatCompletions(deployment, {
-      ...body,
-      model: deployment.upstreamModel,
-    });
+    const model = deployment.upstreamModel;
+    const text = json === undefined ? JSON.stringify({ ...body, model }) : upstreamJson(json, model);
+    const request = adapterFor(deployment.provider).chatCompletions(deployment, text);
     const settings = this.config.router;
     const timeout = stream
       ? (deployment.streamTimeoutMs ?? settings.streamTimeoutMs ?? deployment.timeoutMs ?? settings.timeoutMs)

@@ -4,7 +4,11 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { callerLabels } from "../../accounting/call-accounting.js";
-import { estimateCompletionTokens, estimatePromptTokens } from "../../cost/estimate.js";
+import {
+  estimateCompletionTokens,
+  estimatePromptTokens,
+  estimatePromptTokensOfText,
+} from "../../cost/estimate.js";
 import { parseChatCompletion } from "../../schemas/chat-completion.js";
 import type { Clock } from "../../time/clock.js";
 import type { CallContext } from "../context.js";
@@ -40,9 +44,13 @@ export function parse(request: FastifyRequest, reply: FastifyReply, clock: Clock
     startedAtEpoch,
     body,
     clientMessages: (request.body as { messages?: unknown }).messages,
+    json: request.jsonText,
     sessionId: headerValue(request.headers["x-session-id"]),
     stream: body.stream === true,
-    promptEstimate: estimatePromptTokens(body),
+    promptEstimate:
+      request.jsonText === undefined
+        ? estimatePromptTokens(body)
+        : estimatePromptTokensOfText(request.jsonText.text),
     completionEstimate: estimateCompletionTokens(body.max_completion_tokens ?? body.max_tokens),
     model: undefined,
     deployments: [],
