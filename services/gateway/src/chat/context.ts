@@ -10,6 +10,7 @@ import type { Deployment } from "../config/types.js";
 import type { Admission, Admitter } from "../limits/types.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
 import type { JsonText } from "../plugins/json-body.js";
+import type { CallAbort } from "../router/call-abort.js";
 import type { Router, UpstreamResponse } from "../router/router.js";
 import type { ChatCompletionRequest } from "../schemas/chat-completion.js";
 import type { SpendRecorder } from "../spend/types.js";
@@ -75,8 +76,11 @@ export interface CallContext {
   admission: Admission | undefined;
   /** Guardrail decisions so far, input then output. */
   decisions: GuardDecision[];
-  /** Aborted when the client goes away before the answer is complete. */
-  readonly abort: AbortController;
+  /**
+   * Aborted when the client goes away before the answer is complete. Read `abort.aborted`; `abort.signal` makes
+   * an AbortSignal on first use.
+   */
+  readonly abort: CallAbort;
   /** The upstream response that is being answered (send step). */
   upstream: UpstreamResponse | undefined;
   /** Set by the account step: USD (rounded to 1e-10) and the tokens counted. */

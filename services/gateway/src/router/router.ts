@@ -26,6 +26,7 @@ import { GatewayError } from "../errors/gateway-error.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
 import { adapterFor } from "../providers/index.js";
 import type { Clock } from "../time/clock.js";
+import { type AbortSource, abortSignalOf } from "./call-abort.js";
 import { type DeploymentLoad, DeploymentStates } from "./deployment-state.js";
 import { choose, shuffleWeights } from "./strategy.js";
 import { deploymentsForTags, requestTags } from "./tags.js";
@@ -204,7 +205,8 @@ export class Router {
    * Calls an upstream for an OpenAI-format chat completion body, with retries and fallbacks. The body's
    * `tags` (LiteLLM's routing field, which OpenAI's API refuses) is not sent upstream.
    * @param body the client's body; `model` is replaced per deployment.
-   * @param signal aborted when the client goes away; the in-flight upstream request is aborted with it.
+   * @param signal aborted when the client goes away (an AbortSignal, or a {@link CallAbort}, which is cheaper);
+   *   the in-flight upstream request is aborted with it.
    * @param options routing tags and token estimate ({@link SendOptions}).
    * @throws GatewayError 400 `invalid_request_error` for malformed `tags`, 400
    *   `no_deployments_with_tag_routing` when tag filtering leaves no deployment, 429 `rate_limit_error` with
@@ -214,7 +216,7 @@ export class Router {
   async send(
     modelName: string,
     body: Record<string, unknown>,
-    signal: AbortSignal,
+    signal: AbortSource,
     options: SendOptions = {},
   ): Promise<UpstreamResponse> {
     const started = performance.now();
@@ -246,7 +248,7 @@ export class Router {
             Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (i - 1)) * (0.5 + Math.random() / 2);
           const wanted = (last?.retryAfterSeconds ?? 0) * 1000;
           if (wanted > MAX_BACKOFF_MS) break; // the upstream wants us gone for longer: try the fallback
-          await sleep(Math.max(backoff, wanted), signal);
+          await sleep(Math.max(backoff, wanted), abortSignalOf(signal));
         }
         if (signal.aborted) throw signal.reason;
         const now = this.clock.now();
@@ -316,7 +318,7 @@ export class Router {
     body: Record<string, unknown>,
     json: ForwardableJson | undefined,
     stream: boolean,
-    signal: AbortSignal,
+    signal: AbortSource,
   ): Promise<Omit<UpstreamResponse, "deployment" | "attempts" | "sentAt" | "retryMs"> | AttemptFailure> {
     const model = deployment.upstreamModel;
     const text = json === undefined ? JSON.stringify({ ...body, model }) : upstreamJson(json, model);
@@ -339,7 +341,7 @@ export class Router {
       });
       if (response.statusCode >= 200 && response.statusCode < 300) {
         // A stream counts as started once its first chunk is there: one that never starts is retried.
-        if (stream) await once(response.body, "readable", { signal });
+        if (stream) await once(response.body, "readable", { signal: abortSignalOf(signal) });
         return { statusCode: response.statusCode, headers: response.headers, body: response.body };
       }
       const text = await response.body.text().catch(() => "");

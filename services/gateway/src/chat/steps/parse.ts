@@ -9,13 +9,14 @@ import {
   estimatePromptTokens,
   estimatePromptTokensOfText,
 } from "../../cost/estimate.js";
+import { CallAbort } from "../../router/call-abort.js";
 import { parseChatCompletion } from "../../schemas/chat-completion.js";
 import type { Clock } from "../../time/clock.js";
 import type { CallContext } from "../context.js";
 
-/** An AbortController aborted when the client goes away before the response is complete. */
-function clientAbort(reply: FastifyReply): AbortController {
-  const controller = new AbortController();
+/** A switch aborted when the client goes away before the response is complete. */
+function clientAbort(reply: FastifyReply): CallAbort {
+  const controller = new CallAbort();
   reply.raw.once("close", () => {
     if (!reply.raw.writableFinished) controller.abort(new Error("client disconnected"));
   });

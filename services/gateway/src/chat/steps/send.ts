@@ -20,7 +20,7 @@ export async function send(call: CallContext, router: Router): Promise<UpstreamR
     call.stream && json === undefined
       ? { ...body, stream_options: { ...body.stream_options, include_usage: true } }
       : body;
-  call.upstream = await router.send(body.model, upstreamBody, call.abort.signal, {
+  call.upstream = await router.send(body.model, upstreamBody, call.abort, {
     estimatedTokens: call.promptEstimate + call.completionEstimate,
     ...(json === undefined ? {} : { json }),
   });
