@@ -125,6 +125,7 @@ export function forwardable(
   stream: boolean,
 ): ForwardableJson | undefined {
   if ("tags" in body) return undefined; // the router drops LiteLLM's routing field
+  if (json.text.charCodeAt(0) === 0xfeff) return undefined; // a byte order mark many JSON parsers refuse
   let append = "";
   if (stream && body.stream_options?.include_usage !== true) {
     if (body.stream_options !== undefined) return undefined; // an object (or null) to merge into

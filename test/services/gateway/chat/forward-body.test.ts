@@ -89,6 +89,11 @@ describe("forwarding the client's JSON text", () => {
     }
   });
 
+  it("drops a byte order mark before the JSON, by serialising", async () => {
+    expect((await post(`\ufeff${clientText("fake-model")}`)).status).toBe(200);
+    expect(upstream.requests[0]?.rawBody.charCodeAt(0)).toBe("{".charCodeAt(0));
+  });
+
   it("leaves LiteLLM's routing tags out, by serialising", async () => {
     const text = clientText("general", ', "tags": ["free"]');
     expect((await post(text)).status).toBe(200);
