@@ -19,9 +19,15 @@ export interface CallerLabels {
   user: string;
 }
 
-/** Metric labels for a caller; the master key is labelled `master_key` (its hash is never exposed). */
+const MASTER_LABELS: CallerLabels = Object.freeze({
+  hashed_api_key: "master_key",
+  api_key_alias: "",
+  user: "",
+});
+
+/** Metric labels for a caller (the same frozen object for every master-key call); the master key is labelled `master_key` (its hash is never exposed). */
 export function callerLabels(auth: AuthContext): CallerLabels {
-  if (auth.kind === "master") return { hashed_api_key: "master_key", api_key_alias: "", user: "" };
+  if (auth.kind === "master") return MASTER_LABELS;
   return { hashed_api_key: auth.keyHash, api_key_alias: auth.keyAlias ?? "", user: auth.userId ?? "" };
 }
 

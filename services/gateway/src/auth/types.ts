@@ -60,9 +60,10 @@ export interface UserAttributor {
 export interface KeyAuthenticator {
   /**
    * Looks up a presented key (the full `sk-…` string).
+   * @param keyHash the key's SHA-256 hex, when the caller has computed it already (it is not hashed again).
    * @returns the caller's context, or null when no such key exists.
    * @throws GatewayError 401 `expired_key` when expired, 401 when revoked; never for a database outage on a
    *   key it has seen before (it serves the last known record).
    */
-  authenticate(presentedKey: string): Promise<VirtualKeyAuth | null>;
+  authenticate(presentedKey: string, keyHash?: string): Promise<VirtualKeyAuth | null>;
 }

@@ -9,6 +9,8 @@ import type { AuthContext } from "../auth/types.js";
 import type { Deployment } from "../config/types.js";
 import type { Admission, Admitter } from "../limits/types.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
+import type { JsonText } from "../plugins/json-body.js";
+import type { CallAbort } from "../router/call-abort.js";
 import type { Router, UpstreamResponse } from "../router/router.js";
 import type { ChatCompletionRequest } from "../schemas/chat-completion.js";
 import type { SpendRecorder } from "../spend/types.js";
@@ -52,9 +54,14 @@ export interface CallContext {
   readonly clientMessages: unknown;
   /** The client's conversation id (`x-session-id` header; the chat sends LibreChat's), for traces. */
   readonly sessionId: string | undefined;
+  /**
+   * The body's JSON text as the client sent it, while it may still go upstream in place of a serialised `body`
+   * (`forward-json.ts`); the input guard step drops it unless the guard says it left `body` as it was.
+   */
+  json: JsonText | undefined;
   /** The client asked for a stream. */
   readonly stream: boolean;
-  /** Prompt tokens estimated from the parsed body (tokens). */
+  /** Prompt tokens estimated from the body's bytes (tokens; `cost/estimate.ts`). */
   readonly promptEstimate: number;
   /** Completion tokens the call may produce: `max_completion_tokens`, `max_tokens` or the default (tokens). */
   readonly completionEstimate: number;
@@ -69,8 +76,11 @@ export interface CallContext {
   admission: Admission | undefined;
   /** Guardrail decisions so far, input then output. */
   decisions: GuardDecision[];
-  /** Aborted when the client goes away before the answer is complete. */
-  readonly abort: AbortController;
+  /**
+   * Aborted when the client goes away before the answer is complete. Read `abort.aborted`; `abort.signal` makes
+   * an AbortSignal on first use.
+   */
+  readonly abort: CallAbort;
   /** The upstream response that is being answered (send step). */
   upstream: UpstreamResponse | undefined;
   /** Set by the account step: USD (rounded to 1e-10) and the tokens counted. */

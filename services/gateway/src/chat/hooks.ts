@@ -18,7 +18,8 @@ import type { CallContext } from "./context.js";
 /** Guardrails seam. Every method may be slow (a classifier, Presidio); the call waits for it. */
 export interface ChatGuard {
   /**
-   * Before the upstream call. May rewrite `call.body.messages` (masking) and returns its decisions.
+   * Before the upstream call. May rewrite `call.body.messages` (masking) and returns its decisions, with
+   * `rewritten: false` when it did not rewrite anything.
    * To block, throw a {@link GatewayError} (e.g. 400 `guardrail_violation`); push the blocking decision onto
    * `call.decisions` first so the response headers and the observers see it. The reservation is released.
    */
@@ -37,8 +38,11 @@ export interface ChatGuard {
 export interface GuardOutcome {
   decisions: GuardDecision[];
   /**
-   * `checkOutput` rewrote the completion it was given (masking). Only then does the answer step serialise it
-   * again; otherwise the upstream's bytes go to the client as they came.
+   * `checkOutput`: true when it rewrote the completion it was given (masking). Only then does the answer step
+   * serialise it again; otherwise the upstream's bytes go to the client as they came.
+   *
+   * `checkInput`: false promises that `call.body` is as it was; only then may the client's own JSON text go
+   * upstream (`chat/forward-json.ts`). Anything else (true, or left out) and `call.body` is serialised.
    */
   rewritten?: boolean;
 }

@@ -39,6 +39,15 @@ export function estimatePromptTokens(body: unknown): number {
   return Math.ceil(jsonBytes(body) / 4);
 }
 
+/**
+ * Prompt tokens of a request body from its JSON text as the client sent it: one token per four bytes (UTF-8),
+ * whitespace and escapes included, so it errs higher than {@link estimatePromptTokens} of the parsed body.
+ * The bytes are counted natively, without walking the body. Never from a `content-length` header.
+ */
+export function estimatePromptTokensOfText(json: string): number {
+  return Math.ceil(Buffer.byteLength(json) / 4);
+}
+
 /** Completion tokens the call may produce: the request's cap, or {@link DEFAULT_MAX_TOKENS_ESTIMATE}. */
 export function estimateCompletionTokens(maxTokens: number | undefined): number {
   return maxTokens !== undefined && maxTokens > 0 ? maxTokens : DEFAULT_MAX_TOKENS_ESTIMATE;

@@ -89,8 +89,9 @@ export class GuardrailEngine implements ChatGuard {
     refuseIfAny(call, [piiVerdict?.refusal, injectionVerdict?.refusal], decisions);
     if (piiMode === "enforce" && piiVerdict?.decision.action === "mask" && piiVerdict.findings) {
       applyMask(slots, piiVerdict.findings);
+      return { decisions, rewritten: true };
     }
-    return { decisions };
+    return { decisions, rewritten: false };
   }
 
   async checkOutput(call: GuardCall, completion: unknown): Promise<GuardOutcome> {

@@ -5,6 +5,7 @@
  * a monitor-mode guardrail would have done.
  */
 import { Counter, Histogram, type Registry } from "prom-client";
+import { CounterBatch, type PendingSeries, seriesKey } from "../metrics/counter-batch.js";
 import type { GuardDecision } from "./types.js";
 
 /** The three guardrail metrics and how a decision is counted in them. */
@@ -29,17 +30,22 @@ export function decisionStatus(d: GuardDecision): string {
 /** Registers the guardrail metrics on `registry` (call once per registry). */
 export function createGuardrailMetrics(registry: Registry): GuardrailMetrics {
   const registers = [registry];
+  // The counters are added up per label set and folded in when the registry is read (metrics/counter-batch.ts).
+  const batch = new CounterBatch();
+  const collect = () => batch.flush();
   const requests = new Counter({
     name: "litellm_guardrail_requests_total",
     help: "Guardrail decisions, by guardrail, status (allow, mask, block, error, monitor_mask, monitor_block) and hook",
     labelNames: ["guardrail_name", "status", "hook_type"] as const,
     registers,
+    collect,
   });
   const errors = new Counter({
     name: "litellm_guardrail_errors_total",
     help: "Guardrail calls whose service failed (unreachable, timeout, bad answer)",
     labelNames: ["guardrail_name"] as const,
     registers,
+    collect,
   });
   const latency = new Histogram({
     name: "litellm_guardrail_latency_seconds",
@@ -48,14 +54,30 @@ export function createGuardrailMetrics(registry: Registry): GuardrailMetrics {
     buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers,
   });
+  /** Per (guardrail, status, hook): the counter series and the latency labels, made once. */
+  const series = new Map<
+    string,
+    { requests: PendingSeries; errors: PendingSeries; latency: Record<string, string> }
+  >();
   return {
     requests,
     errors,
     latency,
     record(d) {
-      requests.inc({ guardrail_name: d.guardrail, status: decisionStatus(d), hook_type: d.hook });
-      if (d.action === "error") errors.inc({ guardrail_name: d.guardrail });
-      latency.observe({ guardrail_name: d.guardrail, hook_type: d.hook }, d.latencyMs / 1000);
+      const status = decisionStatus(d);
+      const key = seriesKey([d.guardrail, status, d.hook]);
+      let found = series.get(key);
+      if (found === undefined) {
+        found = {
+          requests: batch.series(requests, { guardrail_name: d.guardrail, status, hook_type: d.hook }),
+          errors: batch.series(errors, { guardrail_name: d.guardrail }),
+          latency: { guardrail_name: d.guardrail, hook_type: d.hook },
+        };
+        series.set(key, found);
+      }
+      batch.add(found.requests, 1);
+      if (d.action === "error") batch.add(found.errors, 1);
+      latency.observe(found.latency, d.latencyMs / 1000);
     },
   };
 }

@@ -124,15 +124,15 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   }
 
   /**
-   * Resolves a presented `sk-…` key.
+   * Resolves a presented `sk-…` key; `keyHash` is its SHA-256 hex when the caller has it (not hashed again).
    * @returns the caller's context, or null for a key that does not exist.
    * @throws GatewayError 401 (`invalid_api_key`) when revoked, 401 `expired_key` when past `expires` per the
    *   clock, 503 `key_store_unreachable` when the key is not cached and the database does not answer within
    *   `unknownKeyWaitMs`.
    */
-  async authenticate(presentedKey: string): Promise<VirtualKeyAuth | null> {
+  async authenticate(presentedKey: string, keyHash?: string): Promise<VirtualKeyAuth | null> {
     if (!looksLikeVirtualKey(presentedKey)) return null;
-    const hash = hashKey(presentedKey);
+    const hash = keyHash ?? hashKey(presentedKey);
     const entry = await this.lookup(hash);
     return entry === null ? null : this.toAuth(entry);
   }

@@ -14,6 +14,7 @@
  * aliases and deployments of the config. A value a client picks freely never becomes a label.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { CounterBatch } from "./counter-batch.js";
 
 const keyLabels = ["hashed_api_key", "api_key_alias", "user"] as const;
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -22,6 +23,11 @@ const overheadBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.0
 /** The gateway's metrics, all on one registry. */
 export interface GatewayMetrics {
   registry: Registry;
+  /**
+   * Pending increments of the per-call counters (requests, failures, spend, tokens), folded into them whenever
+   * the registry is read (`counter-batch.ts`). Write those counters through it on the request path.
+   */
+  batch: CounterBatch;
   /** Requests answered, by status (labels: hashed_api_key, api_key_alias, user, requested_model, status_code). */
   requests: Counter<"hashed_api_key" | "api_key_alias" | "user" | "requested_model" | "status_code">;
   /** Failed requests (labels: …, requested_model, exception_status, exception_class). */
@@ -92,43 +98,53 @@ export function createMetrics(): GatewayMetrics {
     "model_id",
   ] as const;
   const keyBudgetLabels = ["hashed_api_key", "api_key_alias"] as const;
+  const batch = new CounterBatch();
+  // prom-client runs a metric's collect() before reporting it: the batched counters are current when read.
+  const collect = () => batch.flush();
   return {
     registry,
+    batch,
     requests: new Counter({
       name: "litellm_proxy_total_requests_metric_total",
       help: "Total requests made to the proxy, by status code",
       labelNames: [...requestLabels, "status_code"],
       registers,
+      collect,
     }),
     failures: new Counter({
       name: "litellm_proxy_failed_requests_metric_total",
       help: "Failed responses from the proxy, by exception class and status",
       labelNames: [...requestLabels, "exception_status", "exception_class"],
       registers,
+      collect,
     }),
     spend: new Counter({
       name: "litellm_spend_metric_total",
       help: "Total spend on LLM requests, USD",
       labelNames: spendLabels,
       registers,
+      collect,
     }),
     totalTokens: new Counter({
       name: "litellm_total_tokens_metric_total",
       help: "Input + output tokens",
       labelNames: tokenLabels,
       registers,
+      collect,
     }),
     inputTokens: new Counter({
       name: "litellm_input_tokens_metric_total",
       help: "Input (prompt) tokens",
       labelNames: tokenLabels,
       registers,
+      collect,
     }),
     outputTokens: new Counter({
       name: "litellm_output_tokens_metric_total",
       help: "Output (completion) tokens",
       labelNames: tokenLabels,
       registers,
+      collect,
     }),
     totalLatency: new Histogram({
       name: "litellm_request_total_latency_metric",

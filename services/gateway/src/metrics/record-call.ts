@@ -5,6 +5,7 @@
  */
 import type { Deployment } from "../config/types.js";
 import type { LimitSubject } from "../limits/types.js";
+import { type PendingSeries, seriesKey } from "./counter-batch.js";
 import type { GatewayMetrics } from "./metrics.js";
 
 const MS_PER_HOUR = 3_600_000;
@@ -42,47 +43,151 @@ function headerNumber(headers: CallMetricFacts["upstreamHeaders"], name: string)
   return Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
+/** The series one (caller, requested model, deployment) writes on every call, made once. */
+interface CallSeries {
+  spend: PendingSeries;
+  totalTokens: PendingSeries;
+  inputTokens: PendingSeries;
+  outputTokens: PendingSeries;
+  totalLatency: Record<string, string>;
+  llmApiLatency: Record<string, string>;
+  overheadLatency: Record<string, string>;
+}
+
+/** The request/failure counter series of one label set. */
+type SeriesCache = Map<string, PendingSeries>;
+
+interface Caches {
+  calls: Map<string, CallSeries>;
+  requests: SeriesCache;
+  failures: SeriesCache;
+}
+
+const caches = new WeakMap<GatewayMetrics, Caches>();
+
+function cachesOf(metrics: GatewayMetrics): Caches {
+  let found = caches.get(metrics);
+  if (found === undefined) {
+    found = { calls: new Map(), requests: new Map(), failures: new Map() };
+    caches.set(metrics, found);
+  }
+  return found;
+}
+
+function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSeries {
+  const { caller, deployment: d, requestedModel } = facts;
+  const model = `${d.provider}/${d.upstreamModel}`;
+  const tokenLabels = { ...caller, requested_model: requestedModel, model, model_id: d.id };
+  const { batch } = metrics;
+  // Created at 0 if the router has not set it yet; the router owns its value.
+  metrics.deploymentState.inc(
+    { litellm_model_name: d.upstreamModel, model_id: d.id, api_base: d.apiBase, api_provider: d.provider },
+    0,
+  );
+  return {
+    spend: batch.series(metrics.spend, { ...caller, model }),
+    totalTokens: batch.series(metrics.totalTokens, tokenLabels),
+    inputTokens: batch.series(metrics.inputTokens, tokenLabels),
+    outputTokens: batch.series(metrics.outputTokens, tokenLabels),
+    totalLatency: {
+      requested_model: requestedModel,
+      model,
+      hashed_api_key: caller.hashed_api_key,
+      api_key_alias: caller.api_key_alias,
+    },
+    llmApiLatency: { requested_model: requestedModel, model },
+    overheadLatency: {
+      model_group: requestedModel,
+      api_provider: d.provider,
+      litellm_model_name: d.upstreamModel,
+    },
+  };
+}
+
 /**
  * Records a finished call.
  *
  * Budget gauges follow LiteLLM: remaining = max budget − (the subject's spend as read with the key + this
  * call's cost); `+Inf` for a subject without a budget; reset hours only for budgets with a period. The
  * `litellm_deployment_state` series of the deployment is created at 0 if the router has not set it yet (the
- * router owns its value; a call that was answered never lowers a state the router raised).
+ * router owns its value; a call that was answered never lowers a state the router raised). The counters go
+ * through `metrics.batch`; each label set's series and label objects are made once.
  */
 export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFacts): void {
   const { caller, deployment: d } = facts;
-  const model = `${d.provider}/${d.upstreamModel}`;
-  metrics.spend.inc({ ...caller, model }, facts.cost);
-  const tokenLabels = { ...caller, requested_model: facts.requestedModel, model, model_id: d.id };
-  metrics.totalTokens.inc(tokenLabels, facts.totalTokens);
-  metrics.inputTokens.inc(tokenLabels, facts.promptTokens);
-  metrics.outputTokens.inc(tokenLabels, facts.completionTokens);
+  const { calls } = cachesOf(metrics);
+  const key = seriesKey([
+    caller.hashed_api_key,
+    caller.api_key_alias,
+    caller.user,
+    facts.requestedModel,
+    d.id,
+  ]);
+  let series = calls.get(key);
+  if (series === undefined) {
+    series = newCallSeries(metrics, facts);
+    calls.set(key, series);
+  }
+  const { batch } = metrics;
+  batch.add(series.spend, facts.cost);
+  batch.add(series.totalTokens, facts.totalTokens);
+  batch.add(series.inputTokens, facts.promptTokens);
+  batch.add(series.outputTokens, facts.completionTokens);
 
-  const keyLabels = { hashed_api_key: caller.hashed_api_key, api_key_alias: caller.api_key_alias };
-  metrics.totalLatency.observe(
-    { requested_model: facts.requestedModel, model, ...keyLabels },
-    facts.totalMs / 1000,
-  );
-  metrics.llmApiLatency.observe({ requested_model: facts.requestedModel, model }, facts.upstreamMs / 1000);
+  metrics.totalLatency.observe(series.totalLatency, facts.totalMs / 1000);
+  metrics.llmApiLatency.observe(series.llmApiLatency, facts.upstreamMs / 1000);
   metrics.overheadLatency.observe(
-    { model_group: facts.requestedModel, api_provider: d.provider, litellm_model_name: d.upstreamModel },
+    series.overheadLatency,
     Math.max(0, facts.totalMs - facts.upstreamMs) / 1000,
   );
 
-  metrics.deploymentState.inc(
-    { litellm_model_name: d.upstreamModel, model_id: d.id, api_base: d.apiBase, api_provider: d.provider },
-    0,
-  );
-  recordUpstreamLimits(metrics, facts, keyLabels);
+  recordUpstreamLimits(metrics, facts);
   for (const subject of facts.subjects) recordBudget(metrics, subject, facts);
 }
 
-function recordUpstreamLimits(
+/**
+ * Counts a finished chat request in `litellm_proxy_total_requests_metric_total` and, for a status ≥ 400, in
+ * `litellm_proxy_failed_requests_metric_total` (`exception_class` defaults to `error`).
+ */
+export function recordRequest(
   metrics: GatewayMetrics,
-  facts: CallMetricFacts,
-  keyLabels: { hashed_api_key: string; api_key_alias: string },
+  caller: CallMetricFacts["caller"],
+  requestedModel: string,
+  status: number,
+  errorType: string | undefined,
 ): void {
+  const cache = cachesOf(metrics);
+  const statusCode = String(status);
+  const values = [caller.hashed_api_key, caller.api_key_alias, caller.user, requestedModel, statusCode];
+  const key = seriesKey(values);
+  let requests = cache.requests.get(key);
+  if (requests === undefined) {
+    requests = metrics.batch.series(metrics.requests, {
+      ...caller,
+      requested_model: requestedModel,
+      status_code: statusCode,
+    });
+    cache.requests.set(key, requests);
+  }
+  metrics.batch.add(requests, 1);
+  if (status < 400) return;
+  const exceptionClass = errorType ?? "error";
+  values.push(exceptionClass);
+  const failureKey = seriesKey(values);
+  let failures = cache.failures.get(failureKey);
+  if (failures === undefined) {
+    failures = metrics.batch.series(metrics.failures, {
+      ...caller,
+      requested_model: requestedModel,
+      exception_status: statusCode,
+      exception_class: exceptionClass,
+    });
+    cache.failures.set(failureKey, failures);
+  }
+  metrics.batch.add(failures, 1);
+}
+
+function recordUpstreamLimits(metrics: GatewayMetrics, facts: CallMetricFacts): void {
   const requests = headerNumber(facts.upstreamHeaders, "x-ratelimit-remaining-requests");
   const tokens = headerNumber(facts.upstreamHeaders, "x-ratelimit-remaining-tokens");
   if (requests === undefined && tokens === undefined) return;
@@ -93,7 +198,8 @@ function recordUpstreamLimits(
     api_base: d.apiBase,
     litellm_model_name: d.upstreamModel,
     model_id: d.id,
-    ...keyLabels,
+    hashed_api_key: facts.caller.hashed_api_key,
+    api_key_alias: facts.caller.api_key_alias,
   };
   if (requests !== undefined) metrics.remainingRequests.set(labels, requests);
   if (tokens !== undefined) metrics.remainingTokens.set(labels, tokens);

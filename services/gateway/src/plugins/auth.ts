@@ -35,6 +35,9 @@ export interface AuthPluginOptions {
   users?: UserAttributor | undefined;
 }
 
+/** The master key's context (the same object for every request: nothing writes to it). */
+const MASTER: AuthContext = Object.freeze({ kind: "master" });
+
 const sha256 = (value: string) => createHash("sha256").update(value).digest();
 
 /** Extracts the bearer token, or undefined. */
@@ -59,11 +62,14 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     if (token === undefined) {
       throw unauthorized("Missing API key: send the header Authorization: Bearer <key>.");
     }
-    if (masterDigest !== undefined && timingSafeEqual(sha256(token), masterDigest)) {
-      request.auth = { kind: "master" };
+    // One hash per request: compared with the master key's, then (as hex) the virtual key's lookup key.
+    const digest = sha256(token);
+    if (masterDigest !== undefined && timingSafeEqual(digest, masterDigest)) {
+      request.auth = MASTER;
       return;
     }
-    const virtual = options.keys === undefined ? null : await options.keys.authenticate(token);
+    const virtual =
+      options.keys === undefined ? null : await options.keys.authenticate(token, digest.toString("hex"));
     if (virtual === null) {
       throw unauthorized("Invalid API key. Check the key, or make a new one in the console.");
     }

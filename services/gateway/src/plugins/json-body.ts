@@ -11,26 +11,53 @@
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../errors/gateway-error.js";
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The JSON body as the client sent it, once parsed by this parser. */
+    jsonText: JsonText | undefined;
+  }
+}
+
+/** A request's JSON body as text, with what its parse found. */
+export interface JsonText {
+  /** The body exactly as received (decoded as UTF-8). */
+  text: string;
+  /**
+   * Object members in the parsed value. Fewer than the text holds means the text repeats a key (the parse kept
+   * the last), so the text says something the parsed body does not: it must not be forwarded as it is.
+   */
+  members: number;
+}
+
 /** Deepest nesting of arrays and objects accepted in a request body. OpenAI bodies need well under 20. */
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * True when `value` (parsed JSON) nests arrays/objects deeper than `maxDepth`. Walks the parsed structure with
- * an explicit stack, so its cost follows the number of arrays and objects, not the body's characters (a 1 MB
- * prompt is one string), and a 100,000-level body cannot overflow the stack. Stops at the first level too deep.
+ * The number of object members in `value` (parsed JSON), or -1 when it nests arrays/objects deeper than
+ * `maxDepth`. Walks the parsed structure with an explicit stack, so its cost follows the number of arrays and
+ * objects, not the body's characters (a 1 MB prompt is one string), and a 100,000-level body cannot overflow
+ * the stack. Stops at the first level too deep.
  */
-export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
-  if (typeof value !== "object" || value === null) return false;
+export function countMembers(value: unknown, maxDepth: number): number {
+  if (typeof value !== "object" || value === null) return 0;
   const pending: Array<{ node: object; depth: number }> = [{ node: value, depth: 1 }];
+  let members = 0;
   while (pending.length > 0) {
     const { node, depth } = pending.pop() as { node: object; depth: number };
-    if (depth > maxDepth) return true;
-    const children = Array.isArray(node) ? node : Object.values(node);
+    if (depth > maxDepth) return -1;
+    const isArray = Array.isArray(node);
+    const children = isArray ? node : Object.values(node);
+    if (!isArray) members += children.length;
     for (const child of children) {
       if (typeof child === "object" && child !== null) pending.push({ node: child, depth: depth + 1 });
     }
   }
-  return false;
+  return members;
+}
+
+/** True when `value` (parsed JSON) nests arrays/objects deeper than `maxDepth` (see {@link countMembers}). */
+export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  return countMembers(value, maxDepth) < 0;
 }
 
 /** 400 for a body nested deeper than {@link MAX_JSON_DEPTH}. */
@@ -43,18 +70,21 @@ export function tooDeep(): GatewayError {
 }
 
 /**
- * Replaces the app's JSON parser (and adds one for every content type without a parser) with the depth-checked one.
- * Call before any route is registered.
+ * Replaces the app's JSON parser (and adds one for every content type without a parser) with the depth-checked one,
+ * which also keeps the body's text on the request (`request.jsonText`). Call before any route is registered.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
+  app.decorateRequest("jsonText", undefined);
   const parse = app.getDefaultJsonParser("error", "ignore");
   app.removeContentTypeParser("application/json");
   for (const contentType of ["application/json", "*"]) {
     app.addContentTypeParser(contentType, { parseAs: "string" }, (request, body, done) => {
       parse(request, body as string, (error, value) => {
-        if (error) done(error, undefined);
-        else if (nestsDeeperThan(value, MAX_JSON_DEPTH)) done(tooDeep(), undefined);
-        else done(null, value);
+        if (error) return done(error, undefined);
+        const members = countMembers(value, MAX_JSON_DEPTH);
+        if (members < 0) return done(tooDeep(), undefined);
+        request.jsonText = { text: body as string, members };
+        done(null, value);
       });
     });
   }

@@ -23,9 +23,9 @@ export interface ProviderAdapter {
   readonly provider: ProviderName;
   /**
    * Builds the upstream call for an OpenAI-format chat completion.
-   * @param body the client's request with `model` already set to the deployment's upstream model.
+   * @param json the request's JSON text, `model` already set to the deployment's upstream model.
    */
-  chatCompletions(deployment: Deployment, body: Record<string, unknown>): UpstreamRequest;
+  chatCompletions(deployment: Deployment, json: string): UpstreamRequest;
 }
 
 /** USD per token. */

@@ -20,11 +20,13 @@
 import { once } from "node:events";
 import type { Dispatcher } from "undici";
 import { Agent, errors as undiciErrors } from "undici";
+import { type ForwardableJson, upstreamJson } from "../chat/forward-json.js";
 import type { Deployment, ModelConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
 import { adapterFor } from "../providers/index.js";
 import type { Clock } from "../time/clock.js";
+import { type AbortSource, abortSignalOf } from "./call-abort.js";
 import { type DeploymentLoad, DeploymentStates } from "./deployment-state.js";
 import { choose, shuffleWeights } from "./strategy.js";
 import { deploymentsForTags, requestTags } from "./tags.js";
@@ -74,6 +76,11 @@ export interface SendOptions {
    * usage-based routing).
    */
   estimatedTokens?: number;
+  /**
+   * The client's JSON text for `body` (`chat/forward-json.ts`): sent with each deployment's model name spliced
+   * in, instead of serialising `body`. Ignored when `body` has `tags` (they are not sent upstream).
+   */
+  json?: ForwardableJson;
 }
 
 /** Options of the {@link Router} itself. */
@@ -198,7 +205,8 @@ export class Router {
    * Calls an upstream for an OpenAI-format chat completion body, with retries and fallbacks. The body's
    * `tags` (LiteLLM's routing field, which OpenAI's API refuses) is not sent upstream.
    * @param body the client's body; `model` is replaced per deployment.
-   * @param signal aborted when the client goes away; the in-flight upstream request is aborted with it.
+   * @param signal aborted when the client goes away (an AbortSignal, or a {@link CallAbort}, which is cheaper);
+   *   the in-flight upstream request is aborted with it.
    * @param options routing tags and token estimate ({@link SendOptions}).
    * @throws GatewayError 400 `invalid_request_error` for malformed `tags`, 400
    *   `no_deployments_with_tag_routing` when tag filtering leaves no deployment, 429 `rate_limit_error` with
@@ -208,11 +216,13 @@ export class Router {
   async send(
     modelName: string,
     body: Record<string, unknown>,
-    signal: AbortSignal,
+    signal: AbortSource,
     options: SendOptions = {},
   ): Promise<UpstreamResponse> {
     const started = performance.now();
-    const upstreamBody = "tags" in body ? withoutTags(body) : body;
+    const hasTags = "tags" in body;
+    const upstreamBody = hasTags ? withoutTags(body) : body;
+    const json = hasTags ? undefined : options.json;
     const tags = this.config.router.tagFiltering ? (options.tags ?? requestTags(body)) : [];
     const stream = body.stream === true;
     let attempts = 0;
@@ -238,7 +248,7 @@ export class Router {
             Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (i - 1)) * (0.5 + Math.random() / 2);
           const wanted = (last?.retryAfterSeconds ?? 0) * 1000;
           if (wanted > MAX_BACKOFF_MS) break; // the upstream wants us gone for longer: try the fallback
-          await sleep(Math.max(backoff, wanted), signal);
+          await sleep(Math.max(backoff, wanted), abortSignalOf(signal));
         }
         if (signal.aborted) throw signal.reason;
         const now = this.clock.now();
@@ -251,7 +261,7 @@ export class Router {
         attempts++;
         const minute = this.states.start(deployment, tokens, now);
         const sentAt = performance.now();
-        const outcome = await this.attempt(deployment, upstreamBody, stream, signal).catch(
+        const outcome = await this.attempt(deployment, upstreamBody, json, stream, signal).catch(
           (error: unknown) => {
             this.states.finish(deployment);
             throw error;
@@ -306,13 +316,13 @@ export class Router {
   private async attempt(
     deployment: Deployment,
     body: Record<string, unknown>,
+    json: ForwardableJson | undefined,
     stream: boolean,
-    signal: AbortSignal,
+    signal: AbortSource,
   ): Promise<Omit<UpstreamResponse, "deployment" | "attempts" | "sentAt" | "retryMs"> | AttemptFailure> {
-    const request = adapterFor(deployment.provider).chatCompletions(deployment, {
-      ...body,
-      model: deployment.upstreamModel,
-    });
+    const model = deployment.upstreamModel;
+    const text = json === undefined ? JSON.stringify({ ...body, model }) : upstreamJson(json, model);
+    const request = adapterFor(deployment.provider).chatCompletions(deployment, text);
     const settings = this.config.router;
     const timeout = stream
       ? (deployment.streamTimeoutMs ?? settings.streamTimeoutMs ?? deployment.timeoutMs ?? settings.timeoutMs)
@@ -331,7 +341,7 @@ export class Router {
       });
       if (response.statusCode >= 200 && response.statusCode < 300) {
         // A stream counts as started once its first chunk is there: one that never starts is retried.
-        if (stream) await once(response.body, "readable", { signal });
+        if (stream) await once(response.body, "readable", { signal: abortSignalOf(signal) });
         return { statusCode: response.statusCode, headers: response.headers, body: response.body };
       }
       const text = await response.body.text().catch(() => "");

@@ -63,7 +63,7 @@ export async function chatCompletionsRoutes(
       return await afterAdmission(call, request, reply);
     } catch (error) {
       call.admission?.release();
-      if (call.abort.signal.aborted) return clientLeft(deps, request, reply);
+      if (call.abort.aborted) return clientLeft(deps, request, reply);
       if (!reply.sent) reply.headers(decisionHeaders(call.decisions));
       throw error;
     }

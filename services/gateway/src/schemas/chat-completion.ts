@@ -61,14 +61,81 @@ function describe(issue: z.core.$ZodIssue): string {
   }
 }
 
+type Obj = Record<string, unknown>;
+const isObject = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+const optionalBoolean = (v: unknown) => v === undefined || typeof v === "boolean";
+const optionalCount = (v: unknown) => v === undefined || (Number.isSafeInteger(v) && (v as number) > 0);
+
+/** Every element of `messages` is a message the schema accepts. */
+function messagesValid(messages: readonly unknown[]): boolean {
+  for (const m of messages) {
+    if (!isObject(m) || typeof m.role !== "string") return false;
+    const c = m.content;
+    if (c !== undefined && c !== null && typeof c !== "string" && !Array.isArray(c)) return false;
+  }
+  return true;
+}
+
+function toolsValid(tools: unknown): boolean {
+  if (tools === undefined) return true;
+  if (!Array.isArray(tools)) return false;
+  for (const t of tools) {
+    if (!isObject(t) || typeof t.type !== "string") return false;
+    if (t.function !== undefined && !(isObject(t.function) && typeof t.function.name === "string"))
+      return false;
+  }
+  return true;
+}
+
 /**
- * Validates a parsed JSON body.
+ * The hot path's check: true only when {@link chatCompletionSchema} certainly accepts `body`, in plain
+ * comparisons (no per-call schema walk, no issue objects). Conservative: whatever it is unsure of (an integer
+ * beyond 2^53, say) is left to the schema, which then accepts it or names the field it refuses.
+ */
+function plainlyValid(body: Obj): boolean {
+  const { model, messages, temperature, stream_options: so, tool_choice: choice } = body;
+  return (
+    typeof model === "string" &&
+    model !== "" &&
+    Array.isArray(messages) &&
+    messages.length > 0 &&
+    messagesValid(messages) &&
+    optionalBoolean(body.stream) &&
+    (so === undefined || so === null || (isObject(so) && optionalBoolean(so.include_usage))) &&
+    toolsValid(body.tools) &&
+    (choice === undefined || typeof choice === "string" || isObject(choice)) &&
+    (temperature === undefined ||
+      (typeof temperature === "number" && temperature >= 0 && temperature <= 2)) &&
+    optionalCount(body.max_tokens) &&
+    optionalCount(body.max_completion_tokens)
+  );
+}
+
+/**
+ * Validates a parsed JSON body. The result is a copy down to the messages (a guard may rewrite a message's
+ * `content` without touching the client's body); content parts, tools and other fields are shared with `body`.
+ * A body that passes the plain check costs a few comparisons and the copy; only one that fails it goes through
+ * the zod schema, which builds the 400.
  * @throws GatewayError 400 `invalid_request_error` naming the first invalid field in `param` and the message.
  */
 export function parseChatCompletion(body: unknown): ChatCompletionRequest {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+  if (!isObject(body)) {
     throw invalidRequest("The request body must be a JSON object with model and messages.");
   }
+  if (plainlyValid(body)) {
+    const messages = body.messages as Obj[];
+    const copies = new Array<Obj>(messages.length);
+    for (let i = 0; i < messages.length; i++) copies[i] = { ...messages[i] };
+    return { ...body, messages: copies } as ChatCompletionRequest;
+  }
+  return parseWithSchema(body);
+}
+
+/**
+ * The zod path: the schema's copy of `body`, or the 400 naming the first invalid field.
+ * @throws GatewayError 400 `invalid_request_error`.
+ */
+export function parseWithSchema(body: Obj): ChatCompletionRequest {
   const parsed = chatCompletionSchema.safeParse(body, { reportInput: true });
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { estimatePromptTokens, jsonBytes } from "../../../../services/gateway/src/cost/estimate.js";
+import {
+  estimatePromptTokens,
+  estimatePromptTokensOfText,
+  jsonBytes,
+} from "../../../../services/gateway/src/cost/estimate.js";
 
 describe("prompt estimate", () => {
   it("counts the bytes of the body's compact JSON, UTF-8 included, without serialising it", () => {
@@ -29,5 +33,13 @@ describe("prompt estimate", () => {
   it("is a quarter of the JSON bytes, rounded up", () => {
     const body = { model: "m", messages: [{ role: "user", content: "x".repeat(1000) }] };
     expect(estimatePromptTokens(body)).toBe(Math.ceil(Buffer.byteLength(JSON.stringify(body)) / 4));
+  });
+});
+
+describe("prompt estimate from the body's text", () => {
+  it("is a quarter of the text's UTF-8 bytes, spacing included, at least the parsed body's estimate", () => {
+    const text = '{ "model": "m",\n  "messages": [{"role": "user", "content": "日本語 🎉"}] }';
+    expect(estimatePromptTokensOfText(text)).toBe(Math.ceil(Buffer.byteLength(text) / 4));
+    expect(estimatePromptTokensOfText(text)).toBeGreaterThanOrEqual(estimatePromptTokens(JSON.parse(text)));
   });
 });

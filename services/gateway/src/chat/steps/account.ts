@@ -4,6 +4,7 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { accountCall, callerLabels } from "../../accounting/call-accounting.js";
+import { recordRequest } from "../../metrics/record-call.js";
 import type { Usage } from "../../streaming/relay-sse.js";
 import type { CallContext, ChatDeps } from "../context.js";
 import type { CallResult } from "../hooks.js";
@@ -120,19 +121,10 @@ export function requestedModelLabel(call: CallContext | undefined): string {
 /** Label value for a model name that is not registered. */
 export const UNKNOWN_MODEL_LABEL = "unknown";
 
+const NO_CALLER = { hashed_api_key: "", api_key_alias: "", user: "" };
+
 /** Counts a finished chat request in the request and failure counters. */
 function countRequest(deps: ChatDeps, request: FastifyRequest, status: number, errorType?: string): void {
-  const labels = request.auth
-    ? callerLabels(request.auth)
-    : { hashed_api_key: "", api_key_alias: "", user: "" };
-  const requested_model = requestedModelLabel(request.chatCall);
-  deps.metrics.requests.inc({ ...labels, requested_model, status_code: String(status) });
-  if (status >= 400) {
-    deps.metrics.failures.inc({
-      ...labels,
-      requested_model,
-      exception_status: String(status),
-      exception_class: errorType ?? "error",
-    });
-  }
+  const caller = request.chatCall?.labels ?? (request.auth ? callerLabels(request.auth) : NO_CALLER);
+  recordRequest(deps.metrics, caller, requestedModelLabel(request.chatCall), status, errorType);
 }

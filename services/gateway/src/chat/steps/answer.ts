@@ -72,7 +72,7 @@ export async function answerJson(
     call.firstByteAtEpoch = deps.clock.now();
     completion = JSON.parse(text) as { usage?: Usage };
   } catch (error) {
-    if (call.abort.signal.aborted) throw error;
+    if (call.abort.aborted) throw error;
     throw notJson();
   }
   // The answer before an output guard may rewrite it (tracing with TRACE_CAPTURE_CONTENT=full).

@@ -3,11 +3,14 @@ import type { CallContext } from "../context.js";
 import type { ChatGuard } from "../hooks.js";
 
 /**
- * Runs `guard.checkInput` (nothing without a guard) and adds its decisions to `call.decisions`.
+ * Runs `guard.checkInput` (nothing without a guard) and adds its decisions to `call.decisions`. Unless the
+ * guard answers `rewritten: false`, `call.body` is serialised for the upstream (`call.json` dropped).
  * @throws GatewayError whatever the guard throws to block the call.
  */
 export async function guardInput(call: CallContext, guard: ChatGuard | undefined): Promise<void> {
   if (guard === undefined) return;
   const outcome = await guard.checkInput(call);
+  // Only a guard that says it changed nothing lets the client's text go upstream as it came.
+  if (outcome.rewritten !== false) call.json = undefined;
   call.decisions.push(...outcome.decisions);
 }

@@ -4,14 +4,19 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { callerLabels } from "../../accounting/call-accounting.js";
-import { estimateCompletionTokens, estimatePromptTokens } from "../../cost/estimate.js";
+import {
+  estimateCompletionTokens,
+  estimatePromptTokens,
+  estimatePromptTokensOfText,
+} from "../../cost/estimate.js";
+import { CallAbort } from "../../router/call-abort.js";
 import { parseChatCompletion } from "../../schemas/chat-completion.js";
 import type { Clock } from "../../time/clock.js";
 import type { CallContext } from "../context.js";
 
-/** An AbortController aborted when the client goes away before the response is complete. */
-function clientAbort(reply: FastifyReply): AbortController {
-  const controller = new AbortController();
+/** A switch aborted when the client goes away before the response is complete. */
+function clientAbort(reply: FastifyReply): CallAbort {
+  const controller = new CallAbort();
   reply.raw.once("close", () => {
     if (!reply.raw.writableFinished) controller.abort(new Error("client disconnected"));
   });
@@ -40,9 +45,13 @@ export function parse(request: FastifyRequest, reply: FastifyReply, clock: Clock
     startedAtEpoch,
     body,
     clientMessages: (request.body as { messages?: unknown }).messages,
+    json: request.jsonText,
     sessionId: headerValue(request.headers["x-session-id"]),
     stream: body.stream === true,
-    promptEstimate: estimatePromptTokens(body),
+    promptEstimate:
+      request.jsonText === undefined
+        ? estimatePromptTokens(body)
+        : estimatePromptTokensOfText(request.jsonText.text),
     completionEstimate: estimateCompletionTokens(body.max_completion_tokens ?? body.max_tokens),
     model: undefined,
     deployments: [],

@@ -18,6 +18,9 @@ export interface InjectionVerdict {
   refusal?: Refusal;
 }
 
+/** The `error` decision's detail when GUARD_SCANNER_API_BASE is unset. */
+const NOT_CONFIGURED = "scanner not configured (GUARD_SCANNER_API_BASE)";
+
 /** The texts to scan: one per message of the policy's roles, empty ones skipped. */
 export function textsToScan(policy: InjectionPolicy, messages: readonly GuardMessage[]): string[] {
   const texts: string[] = [];
@@ -42,10 +45,10 @@ export async function inspectInjection(
   const started = performance.now();
   const base = { guardrail: policy.name, hook: "pre_call" as const, mode };
   if (texts.length === 0) return { decision: { ...base, action: "allow", latencyMs: 0 } };
+  // Decided without an Error object: with no scanner this runs on every call (a stack trace costs µs).
+  if (scanner === undefined) return failedVerdict(base, NOT_CONFIGURED, started, policy.onError);
   let score = 0;
   try {
-    if (scanner === undefined)
-      throw new ScannerUnavailable("scanner not configured (GUARD_SCANNER_API_BASE)");
     const results = await Promise.all(texts.map((t) => scanner.scan(t, policy.timeoutMs)));
     for (const r of results) score = Math.max(score, r.score);
   } catch (error) {

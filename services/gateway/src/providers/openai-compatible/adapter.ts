@@ -32,13 +32,13 @@ function targetFor(deployment: Deployment): Target {
 export function openAICompatible(provider: ProviderName): ProviderAdapter {
   return {
     provider,
-    chatCompletions(deployment, body): UpstreamRequest {
+    chatCompletions(deployment, json): UpstreamRequest {
       const target = targetFor(deployment);
       return {
         origin: target.origin,
         path: target.path,
         headers: target.headers,
-        body: JSON.stringify(body),
+        body: json,
       };
     },
   };
