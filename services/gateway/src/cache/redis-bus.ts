@@ -7,8 +7,10 @@
  * its own handlers at once and skips its echo, so a change is visible locally even while Redis is down.
  *
  * Delivery is at most once: Redis pub/sub keeps no backlog, so a message published while Redis is down, or
- * while a subscriber is reconnecting, never reaches the other instances. The key store's short cache TTL bounds
- * how long such an instance keeps a stale key (that TTL is the revocation bound during a Redis outage).
+ * while a subscriber is reconnecting, never reaches the other instances. {@link RedisInvalidationBus.deliveringSince}
+ * says since when the subscription has been active without a break (it restarts at every reconnect, when this
+ * bus subscribes again); the caches keep their short refresh ages (the revocation bound during a Redis outage)
+ * for every record read before that moment.
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
@@ -32,7 +34,10 @@ export class RedisInvalidationBus implements InvalidationBus {
   readonly channel: string;
   private readonly local: LocalInvalidationBus;
   private readonly subscriber: Redis;
-  private subscribed = false;
+  /** performance.now() when the current subscription became active; undefined while there is none. */
+  private since: number | undefined;
+  /** Counts the subscriber's connections, so that a late SUBSCRIBE reply of an earlier one is ignored. */
+  private generation = 0;
 
   constructor(
     private readonly connection: RedisConnection,
@@ -42,17 +47,20 @@ export class RedisInvalidationBus implements InvalidationBus {
     this.local = new LocalInvalidationBus(log);
     this.subscriber = connection.duplicate("invalidation-subscriber");
     this.subscriber.on("message", (channel: string, payload: string) => this.onMessage(channel, payload));
-    this.subscriber.subscribe(this.channel).then(
-      () => {
-        this.subscribed = true;
-      },
-      (error: unknown) => {
-        log.warn(
-          { err: error instanceof Error ? error.message : String(error) },
-          "invalidation subscribe failed",
-        );
-      },
-    );
+    // Every (re)connect subscribes again and dates the subscription from the reply (ioredis also re-subscribes
+    // on its own but says nothing when that is done; a second SUBSCRIBE to the channel is harmless).
+    this.subscriber.on("ready", () => this.subscribeNow());
+    this.subscriber.on("close", () => this.lost());
+    this.subscriber.on("end", () => this.lost());
+  }
+
+  /**
+   * performance.now() (ms) of the last moment the subscriber became subscribed; undefined while it is
+   * disconnected, reconnecting or not yet subscribed. Messages published by other instances since then have
+   * all been received.
+   */
+  deliveringSince(): number | undefined {
+    return this.since;
   }
 
   /**
@@ -62,7 +70,7 @@ export class RedisInvalidationBus implements InvalidationBus {
   async ready(timeoutMs = 5000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (this.subscribed) return true;
+      if (this.since !== undefined) return true;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return false;
@@ -87,6 +95,26 @@ export class RedisInvalidationBus implements InvalidationBus {
 
   subscribe(handler: (message: InvalidationMessage) => void): void {
     this.local.subscribe(handler);
+  }
+
+  private subscribeNow(): void {
+    const generation = this.generation;
+    this.subscriber.subscribe(this.channel).then(
+      () => {
+        if (generation === this.generation) this.since = performance.now();
+      },
+      (error: unknown) => {
+        this.log.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          "invalidation subscribe failed",
+        );
+      },
+    );
+  }
+
+  private lost(): void {
+    this.generation += 1;
+    this.since = undefined;
   }
 
   private onMessage(channel: string, payload: string): void {
