@@ -10,7 +10,9 @@
  * while a subscriber is reconnecting, never reaches the other instances. {@link RedisInvalidationBus.deliveringSince}
  * says since when the subscription has been active without a break (it restarts at every reconnect, when this
  * bus subscribes again); the caches keep their short refresh ages (the revocation bound during a Redis outage)
- * for every record read before that moment.
+ * for every record read before that moment. A link that dies silently (no FIN or RST: a partition, a dropped
+ * NAT entry) is caught by a PING on the subscriber every second: no reply within 3 s ends the continuity and
+ * reconnects it.
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
@@ -18,6 +20,10 @@ import type { Redis } from "ioredis";
 import { LocalInvalidationBus } from "./local-bus.js";
 import type { RedisConnection } from "./redis.js";
 import { type InvalidationBus, type InvalidationMessage, parseInvalidationMessage } from "./types.js";
+
+/** How often the subscriber link is checked, and how long a PING may go unanswered before it counts as dead, ms. */
+const LINK_CHECK_MS = 1000;
+const LINK_TIMEOUT_MS = 3000;
 
 function decode(text: string): InvalidationMessage | undefined {
   try {
@@ -38,6 +44,9 @@ export class RedisInvalidationBus implements InvalidationBus {
   private since: number | undefined;
   /** Counts the subscriber's connections, so that a late SUBSCRIBE reply of an earlier one is ignored. */
   private generation = 0;
+  /** performance.now() when the unanswered PING on the subscriber was sent; undefined when none is. */
+  private pingSentAt: number | undefined;
+  private readonly watchdog: NodeJS.Timeout;
 
   constructor(
     private readonly connection: RedisConnection,
@@ -51,7 +60,12 @@ export class RedisInvalidationBus implements InvalidationBus {
     // on its own but says nothing when that is done; a second SUBSCRIBE to the channel is harmless).
     this.subscriber.on("ready", () => this.subscribeNow());
     this.subscriber.on("close", () => this.lost());
-    this.subscriber.on("end", () => this.lost());
+    this.subscriber.on("end", () => {
+      this.lost();
+      clearInterval(this.watchdog);
+    });
+    this.watchdog = setInterval(() => this.checkLink(), LINK_CHECK_MS);
+    this.watchdog.unref();
   }
 
   /**
@@ -115,6 +129,31 @@ export class RedisInvalidationBus implements InvalidationBus {
   private lost(): void {
     this.generation += 1;
     this.since = undefined;
+    this.pingSentAt = undefined;
+  }
+
+  /** PINGs the subscribed link; one unanswered for {@link LINK_TIMEOUT_MS} ends the continuity and reconnects. */
+  private checkLink(): void {
+    if (this.since === undefined || this.subscriber.status !== "ready") return;
+    const now = performance.now();
+    if (this.pingSentAt !== undefined) {
+      if (now - this.pingSentAt < LINK_TIMEOUT_MS) return;
+      this.log.warn(
+        { silentMs: Math.round(now - this.pingSentAt) },
+        "invalidation subscriber link silent: reconnecting; cached keys refresh within 1.5 s until it is back",
+      );
+      this.lost();
+      this.subscriber.disconnect(true);
+      return;
+    }
+    this.pingSentAt = now;
+    const generation = this.generation;
+    this.subscriber.ping().then(
+      () => {
+        if (generation === this.generation) this.pingSentAt = undefined;
+      },
+      () => undefined,
+    );
   }
 
   private onMessage(channel: string, payload: string): void {

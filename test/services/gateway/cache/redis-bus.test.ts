@@ -177,6 +177,25 @@ describe("RedisInvalidationBus delivery continuity", () => {
       await proxy.close();
     }
   });
+
+  it("ends the continuity when the subscriber link goes silent without closing, and resubscribes after", async () => {
+    const proxy = await startTcpProxy(6379);
+    try {
+      const a = await instance(`redis://127.0.0.1:${proxy.port}`);
+      const before = a.limits.bus.deliveringSince();
+      proxy.stall(); // packets dropped: no FIN, no RST, no error
+      await waitFor(
+        "the silent link to be noticed",
+        () => a.limits.bus.deliveringSince() === undefined,
+        10_000,
+      );
+      proxy.restore();
+      await waitFor("subscribed again", () => a.limits.bus.deliveringSince() !== undefined, 10_000);
+      expect(a.limits.bus.deliveringSince()).toBeGreaterThan(before ?? Number.POSITIVE_INFINITY);
+    } finally {
+      await proxy.close();
+    }
+  });
 });
 
 describe("RedisInvalidationBus started while Redis is down", () => {
