@@ -138,12 +138,18 @@ export class RedisInvalidationBus implements InvalidationBus {
     const now = performance.now();
     if (this.pingSentAt !== undefined) {
       if (now - this.pingSentAt < LINK_TIMEOUT_MS) return;
-      this.log.warn(
-        { silentMs: Math.round(now - this.pingSentAt) },
-        "invalidation subscriber link silent: reconnecting; cached keys refresh within 1.5 s until it is back",
-      );
-      this.lost();
-      this.subscriber.disconnect(true);
+      // A busy event loop runs this timer before reading a reply that arrived long ago: give it one turn to
+      // read the socket (setImmediate runs after the poll phase) before calling the link dead.
+      const sentAt = this.pingSentAt;
+      setImmediate(() => {
+        if (this.pingSentAt !== sentAt) return;
+        this.log.warn(
+          { silentMs: Math.round(performance.now() - sentAt) },
+          "invalidation subscriber link silent: reconnecting; cached keys refresh within 1.5 s until it is back",
+        );
+        this.lost();
+        this.subscriber.disconnect(true);
+      });
       return;
     }
     this.pingSentAt = now;
