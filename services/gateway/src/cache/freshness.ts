@@ -1,8 +1,38 @@
 /**
  * Small pieces the in-process caches of database records share (the key cache in `keys/authenticator.ts`, the
- * chat user cache in `users/directory.ts`): which of two copies of a record is newer, waiting for a query at
- * most so long, and a size-bounded map.
+ * chat user cache in `users/directory.ts`): how old a cached record may get, which of two copies of a record
+ * is newer, waiting for a query at most so long, and a size-bounded map.
  */
+import type { InvalidationBus } from "./types.js";
+
+/**
+ * How old (ms of real, monotonic time since the query that read it started) a cached key or user may get; the
+ * defaults of `KeyCacheSettings` and `UserDirectoryOptions`.
+ *
+ * Every change made through the gateway (admin API, spend) is published on the {@link InvalidationBus} with the
+ * new state, so while the bus has delivered every instance's messages since a record was read, the record is
+ * current without a query: it is refreshed in the background after `trustedRefreshAfterMs` (60 s) and the
+ * caller waits for a refresh only after `trustedMaxStaleMs` (120 s); these bound only changes made in the
+ * database behind the gateway's back (SQL by an operator). A record read before the bus's current unbroken
+ * delivery began (Redis down, the subscriber reconnected, several workers without Redis) may have missed a
+ * message: it is refreshed in the background after `refreshAfterMs` (1 s) and before answering after
+ * `maxStaleMs` (1.5 s), which keeps a revocation within 2 s.
+ */
+export const CACHE_AGES = {
+  refreshAfterMs: 1000,
+  maxStaleMs: 1500,
+  trustedRefreshAfterMs: 60_000,
+  trustedMaxStaleMs: 120_000,
+} as const;
+
+/**
+ * Whether the bus has delivered every instance's messages without a break since `fetchedAt` (performance.now()
+ * when the record's query started), so the record can only have missed changes made outside the gateway.
+ */
+export function busCovers(bus: InvalidationBus, fetchedAt: number): boolean {
+  const since = bus.deliveringSince();
+  return since !== undefined && since <= fetchedAt;
+}
 
 /** What {@link waitAtMost} resolves to when the time ran out first. */
 export const TIMED_OUT = Symbol("timed out");

@@ -7,8 +7,12 @@
  * its own handlers at once and skips its echo, so a change is visible locally even while Redis is down.
  *
  * Delivery is at most once: Redis pub/sub keeps no backlog, so a message published while Redis is down, or
- * while a subscriber is reconnecting, never reaches the other instances. The key store's short cache TTL bounds
- * how long such an instance keeps a stale key (that TTL is the revocation bound during a Redis outage).
+ * while a subscriber is reconnecting, never reaches the other instances. {@link RedisInvalidationBus.deliveringSince}
+ * says since when the subscription has been active without a break (it restarts at every reconnect, when this
+ * bus subscribes again); the caches keep their short refresh ages (the revocation bound during a Redis outage)
+ * for every record read before that moment. A link that dies silently (no FIN or RST: a partition, a dropped
+ * NAT entry) is caught by a PING on the subscriber every second: no reply within 3 s ends the continuity and
+ * reconnects it.
  */
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
@@ -16,6 +20,10 @@ import type { Redis } from "ioredis";
 import { LocalInvalidationBus } from "./local-bus.js";
 import type { RedisConnection } from "./redis.js";
 import { type InvalidationBus, type InvalidationMessage, parseInvalidationMessage } from "./types.js";
+
+/** How often the subscriber link is checked, and how long a PING may go unanswered before it counts as dead, ms. */
+const LINK_CHECK_MS = 1000;
+const LINK_TIMEOUT_MS = 3000;
 
 function decode(text: string): InvalidationMessage | undefined {
   try {
@@ -32,7 +40,13 @@ export class RedisInvalidationBus implements InvalidationBus {
   readonly channel: string;
   private readonly local: LocalInvalidationBus;
   private readonly subscriber: Redis;
-  private subscribed = false;
+  /** performance.now() when the current subscription became active; undefined while there is none. */
+  private since: number | undefined;
+  /** Counts the subscriber's connections, so that a late SUBSCRIBE reply of an earlier one is ignored. */
+  private generation = 0;
+  /** performance.now() when the unanswered PING on the subscriber was sent; undefined when none is. */
+  private pingSentAt: number | undefined;
+  private readonly watchdog: NodeJS.Timeout;
 
   constructor(
     private readonly connection: RedisConnection,
@@ -42,17 +56,25 @@ export class RedisInvalidationBus implements InvalidationBus {
     this.local = new LocalInvalidationBus(log);
     this.subscriber = connection.duplicate("invalidation-subscriber");
     this.subscriber.on("message", (channel: string, payload: string) => this.onMessage(channel, payload));
-    this.subscriber.subscribe(this.channel).then(
-      () => {
-        this.subscribed = true;
-      },
-      (error: unknown) => {
-        log.warn(
-          { err: error instanceof Error ? error.message : String(error) },
-          "invalidation subscribe failed",
-        );
-      },
-    );
+    // Every (re)connect subscribes again and dates the subscription from the reply (ioredis also re-subscribes
+    // on its own but says nothing when that is done; a second SUBSCRIBE to the channel is harmless).
+    this.subscriber.on("ready", () => this.subscribeNow());
+    this.subscriber.on("close", () => this.lost());
+    this.subscriber.on("end", () => {
+      this.lost();
+      clearInterval(this.watchdog);
+    });
+    this.watchdog = setInterval(() => this.checkLink(), LINK_CHECK_MS);
+    this.watchdog.unref();
+  }
+
+  /**
+   * performance.now() (ms) of the last moment the subscriber became subscribed; undefined while it is
+   * disconnected, reconnecting or not yet subscribed. Messages published by other instances since then have
+   * all been received.
+   */
+  deliveringSince(): number | undefined {
+    return this.since;
   }
 
   /**
@@ -62,7 +84,7 @@ export class RedisInvalidationBus implements InvalidationBus {
   async ready(timeoutMs = 5000): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (this.subscribed) return true;
+      if (this.since !== undefined) return true;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     return false;
@@ -87,6 +109,57 @@ export class RedisInvalidationBus implements InvalidationBus {
 
   subscribe(handler: (message: InvalidationMessage) => void): void {
     this.local.subscribe(handler);
+  }
+
+  private subscribeNow(): void {
+    const generation = this.generation;
+    this.subscriber.subscribe(this.channel).then(
+      () => {
+        if (generation === this.generation) this.since = performance.now();
+      },
+      (error: unknown) => {
+        this.log.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          "invalidation subscribe failed",
+        );
+      },
+    );
+  }
+
+  private lost(): void {
+    this.generation += 1;
+    this.since = undefined;
+    this.pingSentAt = undefined;
+  }
+
+  /** PINGs the subscribed link; one unanswered for {@link LINK_TIMEOUT_MS} ends the continuity and reconnects. */
+  private checkLink(): void {
+    if (this.since === undefined || this.subscriber.status !== "ready") return;
+    const now = performance.now();
+    if (this.pingSentAt !== undefined) {
+      if (now - this.pingSentAt < LINK_TIMEOUT_MS) return;
+      // A busy event loop runs this timer before reading a reply that arrived long ago: give it one turn to
+      // read the socket (setImmediate runs after the poll phase) before calling the link dead.
+      const sentAt = this.pingSentAt;
+      setImmediate(() => {
+        if (this.pingSentAt !== sentAt) return;
+        this.log.warn(
+          { silentMs: Math.round(performance.now() - sentAt) },
+          "invalidation subscriber link silent: reconnecting; cached keys refresh within 1.5 s until it is back",
+        );
+        this.lost();
+        this.subscriber.disconnect(true);
+      });
+      return;
+    }
+    this.pingSentAt = now;
+    const generation = this.generation;
+    this.subscriber.ping().then(
+      () => {
+        if (generation === this.generation) this.pingSentAt = undefined;
+      },
+      () => undefined,
+    );
   }
 
   private onMessage(channel: string, payload: string): void {

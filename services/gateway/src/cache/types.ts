@@ -19,6 +19,14 @@ export interface InvalidationBus {
   publish(message: InvalidationMessage): Promise<void>;
   /** Registers a handler called for every message, from any instance. */
   subscribe(handler: (message: InvalidationMessage) => void): void;
+  /**
+   * Since when (performance.now(), ms) this bus has without a break been able to receive every instance's
+   * messages: the moment its subscription last became active. Undefined while it cannot (the subscriber link
+   * is down, reconnecting or not yet subscribed; or an in-process bus in one of several processes). A cached
+   * record read at or after this moment is kept current by the messages alone; one read before may have
+   * missed a message (see `cache/freshness.ts`).
+   */
+  deliveringSince(): number | undefined;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

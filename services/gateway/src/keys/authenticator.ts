@@ -1,10 +1,15 @@
 /**
  * The {@link KeyAuthenticator} over Postgres, built to keep the database off the hot path:
  *
- * - Known keys are served from an in-process cache. An entry older than `refreshAfterMs` (1 s) is still served
- *   while a background refresh runs; one older than `maxStaleMs` (1.5 s) is refreshed before answering, but the
- *   caller waits for that refresh at most `knownKeyWaitMs` (250 ms) and then gets the cached record
- *   (stale-while-revalidate): a database that hangs (packets dropped) never stalls a known key.
+ * - Known keys are served from an in-process cache. While the invalidation bus has delivered every instance's
+ *   messages without a break since an entry was read ({@link InvalidationBus.deliveringSince}), the messages
+ *   keep it current: it is refreshed in the background after `trustedRefreshAfterMs` (60 s) and before
+ *   answering after `trustedMaxStaleMs` (120 s), bounds that matter only for changes made in the database
+ *   behind the gateway's back. Otherwise (Redis down, the subscriber reconnected since, several workers without
+ *   Redis) an entry older than `refreshAfterMs` (1 s) is still served while a background refresh runs, and one
+ *   older than `maxStaleMs` (1.5 s) is refreshed before answering. The caller waits for such a refresh at most
+ *   `knownKeyWaitMs` (250 ms) and then gets the cached record (stale-while-revalidate): a database that hangs
+ *   (packets dropped) never stalls a known key. Defaults: `CACHE_AGES` in `cache/freshness.ts`.
  * - Changes arrive through the {@link InvalidationBus} with the new state in the message (a revoked key, new
  *   limits, a user's new budget) and are applied to the cache without a query, so an instance cut off from
  *   Postgres refuses a revoked key as soon as the message arrives. A refresh that read the database before a
@@ -20,7 +25,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
 import type { KeyAuthenticator, VirtualKeyAuth } from "../auth/types.js";
-import { newer, setBounded, TIMED_OUT, waitAtMost } from "../cache/freshness.js";
+import { busCovers, CACHE_AGES, newer, setBounded, TIMED_OUT, waitAtMost } from "../cache/freshness.js";
 import type { InvalidationBus, InvalidationMessage } from "../cache/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
@@ -31,10 +36,23 @@ import { KEY_COLUMNS, type KeyRecord, keyFromRow } from "./records.js";
 
 /** Tuning of the key cache; all times in ms of real (monotonic) time, not the injected clock. */
 export interface KeyCacheSettings {
-  /** Age after which a served entry is refreshed in the background. Default 1000. */
+  /**
+   * Age after which a served entry the bus may not have kept current is refreshed in the background.
+   * Default 1000.
+   */
   refreshAfterMs?: number;
-  /** Age after which an entry is refreshed before answering (bound on revocation delay). Default 1500. */
+  /**
+   * Age after which an entry the bus may not have kept current is refreshed before answering (the bound on
+   * revocation delay while change messages can be lost). Default 1500.
+   */
   maxStaleMs?: number;
+  /**
+   * Age after which an entry the bus has kept current (it delivered without a break since the entry was read)
+   * is refreshed in the background: the bound on seeing a change made in the database directly. Default 60 000.
+   */
+  trustedRefreshAfterMs?: number;
+  /** Age after which such an entry is refreshed before answering. Default 120 000. */
+  trustedMaxStaleMs?: number;
   /** How long an unknown key is remembered as unknown. Default 1000. */
   negativeTtlMs?: number;
   /** After a failed query, how long before a cached key probes the database again. Default 2000. */
@@ -106,6 +124,8 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   private dbDown = false;
   private readonly refreshAfterMs: number;
   private readonly maxStaleMs: number;
+  private readonly trustedRefreshAfterMs: number;
+  private readonly trustedMaxStaleMs: number;
   private readonly negativeTtlMs: number;
   private readonly outageBackoffMs: number;
   private readonly maxEntries: number;
@@ -113,8 +133,10 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   private readonly unknownKeyWaitMs: number;
 
   constructor(private readonly options: KeyAuthenticatorOptions) {
-    this.refreshAfterMs = options.refreshAfterMs ?? 1000;
-    this.maxStaleMs = options.maxStaleMs ?? 1500;
+    this.refreshAfterMs = options.refreshAfterMs ?? CACHE_AGES.refreshAfterMs;
+    this.maxStaleMs = options.maxStaleMs ?? CACHE_AGES.maxStaleMs;
+    this.trustedRefreshAfterMs = options.trustedRefreshAfterMs ?? CACHE_AGES.trustedRefreshAfterMs;
+    this.trustedMaxStaleMs = options.trustedMaxStaleMs ?? CACHE_AGES.trustedMaxStaleMs;
     this.negativeTtlMs = options.negativeTtlMs ?? 1000;
     this.outageBackoffMs = options.outageBackoffMs ?? 2000;
     this.maxEntries = options.maxEntries ?? 100_000;
@@ -175,8 +197,9 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     const entry = this.entries.get(hash);
     if (entry !== undefined) {
       const age = now - entry.fetchedAt;
-      if (age < this.refreshAfterMs) return entry;
-      if (age < this.maxStaleMs || this.dbDown) {
+      const trusted = busCovers(this.options.bus, entry.fetchedAt);
+      if (age < (trusted ? this.trustedRefreshAfterMs : this.refreshAfterMs)) return entry;
+      if (age < (trusted ? this.trustedMaxStaleMs : this.maxStaleMs) || this.dbDown) {
         // During an outage, probe at most once per backoff window and never make the caller wait.
         if (now >= this.dbDownUntil) this.load(hash).catch(() => undefined);
         return entry;

@@ -47,7 +47,10 @@ export interface StoreOptions {
   startupTimeoutMs?: number;
   /** Spend write interval, ms. Default 1000. */
   flushIntervalMs?: number;
-  /** Optional: key cache tuning (defaults: refresh after 1 s, at most 1.5 s stale). */
+  /**
+   * Optional: key cache tuning (defaults `CACHE_AGES` in `cache/freshness.ts`: refresh after 60 s, at most 120 s
+   * stale while the bus delivers without a break; after 1 s and 1.5 s otherwise).
+   */
   keyCache?: KeyCacheSettings;
   /** Optional: spend queue bound, rows. Default 100 000. */
   maxBufferedSpendRows?: number;

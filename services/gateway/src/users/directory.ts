@@ -2,8 +2,11 @@
  * The users chat calls are booked on, cached in process like keys are (`keys/authenticator.ts`), so naming a
  * user costs no query on the hot path:
  *
- * - A user seen before is served from the cache; an entry older than `refreshAfterMs` (1 s) is refreshed in the
- *   background (the caller never waits), so the spend floor and limits stay current within about a second.
+ * - A user seen before is served from the cache (the caller never waits). While the invalidation bus has
+ *   delivered every instance's messages without a break since the entry was read, it is refreshed in the
+ *   background after `trustedRefreshAfterMs` (60 s; the bound for changes made in the database directly);
+ *   otherwise after `refreshAfterMs` (1 s), so the spend floor and limits stay current within about a second
+ *   while change messages can be lost. Defaults: `CACHE_AGES` in `cache/freshness.ts`.
  * - Changes made through the admin API (/user/update) arrive on the {@link InvalidationBus} with the new state
  *   and replace the cached record at once; a background refresh that read older data never overwrites them.
  * - A user not seen before is provisioned the way `/user/new` does it (INSERT … ON CONFLICT DO NOTHING: an
@@ -12,7 +15,7 @@
  */
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
-import { newer, setBounded, TIMED_OUT, waitAtMost } from "../cache/freshness.js";
+import { busCovers, CACHE_AGES, newer, setBounded, TIMED_OUT, waitAtMost } from "../cache/freshness.js";
 import type { InvalidationBus } from "../cache/types.js";
 import type { GatewayEnv } from "../config/env.js";
 import { GatewayError } from "../errors/gateway-error.js";
@@ -29,8 +32,13 @@ export interface UserDirectoryOptions {
   log: FastifyBaseLogger;
   /** Limits of a provisioned user (DEFAULT_USER_BUDGET, DEFAULT_BUDGET_DURATION, DEFAULT_TPM_LIMIT, DEFAULT_RPM_LIMIT). */
   userDefaults: GatewayEnv["userDefaults"];
-  /** Age after which a served entry is refreshed in the background. Default 1000. */
+  /** Age after which a served entry the bus may not have kept current is refreshed in the background. Default 1000. */
   refreshAfterMs?: number;
+  /**
+   * Age after which an entry the bus has kept current (it delivered without a break since the entry was read)
+   * is refreshed in the background. Default 60 000.
+   */
+  trustedRefreshAfterMs?: number;
   /** How long a new user's caller waits for the database before a 503. Default 2000. */
   unknownUserWaitMs?: number;
   /** Most users cached (oldest inserted dropped first). Default 100 000. */
@@ -59,12 +67,20 @@ export class UserDirectory {
   private epoch = 0;
   /** The tuning options with their defaults applied. */
   private readonly tuning: Required<
-    Pick<UserDirectoryOptions, "refreshAfterMs" | "unknownUserWaitMs" | "maxEntries">
+    Pick<
+      UserDirectoryOptions,
+      "refreshAfterMs" | "trustedRefreshAfterMs" | "unknownUserWaitMs" | "maxEntries"
+    >
   >;
 
   constructor(private readonly options: UserDirectoryOptions) {
-    const { refreshAfterMs = 1000, unknownUserWaitMs = 2000, maxEntries = 100_000 } = options;
-    this.tuning = { refreshAfterMs, unknownUserWaitMs, maxEntries };
+    const {
+      refreshAfterMs = CACHE_AGES.refreshAfterMs,
+      trustedRefreshAfterMs = CACHE_AGES.trustedRefreshAfterMs,
+      unknownUserWaitMs = 2000,
+      maxEntries = 100_000,
+    } = options;
+    this.tuning = { refreshAfterMs, trustedRefreshAfterMs, unknownUserWaitMs, maxEntries };
     options.bus.subscribe((message) => {
       if (message.kind === "user") this.applyUser(message.user);
     });
@@ -79,7 +95,9 @@ export class UserDirectory {
   async resolve(userId: string, email: string | null): Promise<UserRecord> {
     const entry = this.entries.get(userId);
     if (entry !== undefined) {
-      if (performance.now() - entry.fetchedAt >= this.tuning.refreshAfterMs) {
+      const { refreshAfterMs, trustedRefreshAfterMs } = this.tuning;
+      const trusted = busCovers(this.options.bus, entry.fetchedAt);
+      if (performance.now() - entry.fetchedAt >= (trusted ? trustedRefreshAfterMs : refreshAfterMs)) {
         this.load(userId, email).catch(() => undefined);
       }
       return entry.user;

@@ -159,6 +159,45 @@ describe("RedisInvalidationBus", () => {
   });
 });
 
+describe("RedisInvalidationBus delivery continuity", () => {
+  it("dates its unbroken delivery from the last subscription: none while the link is down, a later one after", async () => {
+    const proxy = await startTcpProxy(6379);
+    try {
+      const a = await instance(`redis://127.0.0.1:${proxy.port}`);
+      const before = a.limits.bus.deliveringSince();
+      expect(before).toBeDefined();
+      expect(before).toBeLessThanOrEqual(performance.now());
+
+      proxy.cut();
+      await waitFor("the break to be seen", () => a.limits.bus.deliveringSince() === undefined);
+      proxy.restore();
+      await waitFor("subscribed again", () => a.limits.bus.deliveringSince() !== undefined, 10_000);
+      expect(a.limits.bus.deliveringSince()).toBeGreaterThan(before ?? Number.POSITIVE_INFINITY);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("ends the continuity when the subscriber link goes silent without closing, and resubscribes after", async () => {
+    const proxy = await startTcpProxy(6379);
+    try {
+      const a = await instance(`redis://127.0.0.1:${proxy.port}`);
+      const before = a.limits.bus.deliveringSince();
+      proxy.stall(); // packets dropped: no FIN, no RST, no error
+      await waitFor(
+        "the silent link to be noticed",
+        () => a.limits.bus.deliveringSince() === undefined,
+        10_000,
+      );
+      proxy.restore();
+      await waitFor("subscribed again", () => a.limits.bus.deliveringSince() !== undefined, 10_000);
+      expect(a.limits.bus.deliveringSince()).toBeGreaterThan(before ?? Number.POSITIVE_INFINITY);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
 describe("RedisInvalidationBus started while Redis is down", () => {
   it("a publish that times out on a link that is still up leaves the limits shared (a late reply is no outage)", async () => {
     const proxy = await startTcpProxy(6379);
@@ -219,6 +258,14 @@ describe("LocalInvalidationBus", () => {
     await bus.publish(keyMessage("x"));
     expect(received).toEqual(["key:x"]);
     expect(log.lines.some((l) => l.level === "warn" && l.msg === "invalidation handler failed")).toBe(true);
+  });
+
+  it("reaches every instance since its creation in the only gateway process, never in one of several workers", () => {
+    const createdAfter = performance.now();
+    const sole = new LocalInvalidationBus().deliveringSince();
+    expect(sole).toBeGreaterThanOrEqual(createdAfter);
+    expect(sole).toBeLessThanOrEqual(performance.now());
+    expect(new LocalInvalidationBus(undefined, { soleInstance: false }).deliveringSince()).toBeUndefined();
   });
 
   it("is the bus of a gateway without Redis", () => {

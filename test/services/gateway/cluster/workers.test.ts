@@ -1,7 +1,8 @@
 /**
  * GATEWAY_WORKERS=2 with the gateway as a real process: both workers answer calls, GET /metrics counts the
  * calls of both, SIGTERM lets every worker finish its in-flight calls, a killed worker is replaced, a start-up
- * failure exits 1 with one message, and a value other than a positive integer or `auto` is refused.
+ * failure exits 1 with one message, a value other than a positive integer or `auto` is refused, and without
+ * Redis a key revoked through one worker is refused by the other within 2 s (its cache keeps the short ages).
  */
 import { once } from "node:events";
 import { request } from "node:http";
@@ -131,6 +132,43 @@ describe("GATEWAY_WORKERS=2", { timeout: 60_000 }, () => {
       .filter((l) => l.msg === "chat service key ready (CHAT_SERVICE_KEY)")
       .map((l) => l.state);
     expect(keyStates.sort()).toEqual(["created", "exists"]);
+  });
+
+  it("without Redis, a key revoked through one worker is refused by every worker within 2 s", async () => {
+    const db = await createTestDatabase();
+    databases.push(db);
+    const { url } = await startTwo({ DATABASE_URL: db.url });
+    /** GET /v1/models with `key` on a connection of its own (round-robin: alternately each worker); the status. */
+    const models = (key: string) =>
+      fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${key}`, connection: "close" } }).then(
+        (r) => r.status,
+      );
+    const made = await fetch(`${url}/key/generate`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${MASTER_KEY}`,
+        "content-type": "application/json",
+        connection: "close",
+      },
+      body: "{}",
+    });
+    const { key, token } = (await made.json()) as { key: string; token: string };
+    for (let i = 0; i < 6; i++) expect(await models(key)).toBe(200); // cached in both workers
+
+    const revoked = await fetch(`${url}/key/delete`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${MASTER_KEY}`,
+        "content-type": "application/json",
+        connection: "close",
+      },
+      body: JSON.stringify({ keys: [token] }),
+    });
+    expect(revoked.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // the revocation bound
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push(await models(key));
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
   });
 
   it("replaces a worker that was killed, and keeps serving", async () => {

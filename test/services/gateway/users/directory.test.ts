@@ -1,8 +1,10 @@
 /**
  * The chat user cache (users/directory.ts) on a real Postgres: one provisioning query per new user however
  * many calls arrive at once, change messages applied without a query, and a database that goes away (known
- * users keep being served, a new user gets 503 within the wait).
+ * users keep being served, a new user gets 503 within the wait), and no refresh query while the bus has
+ * delivered without a break since the user was read.
  */
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalInvalidationBus } from "../../../../services/gateway/src/cache/local-bus.js";
 import { migrate } from "../../../../services/gateway/src/db/migrate.js";
@@ -10,6 +12,7 @@ import { createPool } from "../../../../services/gateway/src/db/pool.js";
 import { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
 import { UserDirectory } from "../../../../services/gateway/src/users/directory.js";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
+import { waitFor } from "../../../helpers/redis.js";
 import { startTcpProxy, type TcpProxy } from "../../../helpers/tcp-proxy.js";
 import { ManualClock, recordingLogger, userDefaults } from "../store/harness.js";
 
@@ -75,5 +78,38 @@ describe("UserDirectory", () => {
     }
     // Once the database answers again the new user is provisioned.
     await expect.poll(() => directory.resolve("new-user", null).then((u) => u.userId)).toBe("new-user");
+  });
+});
+
+describe("UserDirectory refresh", () => {
+  /** A directory with a short refresh age of 50 ms on `bus`, whose pool counts its queries. */
+  function countingDirectory(bus: LocalInvalidationBus) {
+    const counted = new pg.Pool({ connectionString: db.url, max: 1 });
+    const counter = { queries: 0 };
+    const query = counted.query.bind(counted) as (...args: unknown[]) => unknown;
+    Object.assign(counted, {
+      query: (...args: unknown[]) => {
+        counter.queries += 1;
+        return query(...args);
+      },
+    });
+    const users = new UserDirectory({ pool: counted, clock, bus, log, userDefaults, refreshAfterMs: 50 });
+    return { users, counter, end: () => counted.end() };
+  }
+
+  it("reads a cached user again after the short age only while the bus may have missed a message", async () => {
+    const trusted = countingDirectory(new LocalInvalidationBus());
+    const untrusted = countingDirectory(new LocalInvalidationBus(undefined, { soleInstance: false }));
+    try {
+      for (const { users } of [trusted, untrusted]) await users.resolve("refreshed-user", null);
+      const [trustedReads, untrustedReads] = [trusted.counter.queries, untrusted.counter.queries];
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      for (const { users } of [trusted, untrusted]) await users.resolve("refreshed-user", null);
+      await waitFor("the background refresh", () => untrusted.counter.queries > untrustedReads);
+      expect(trusted.counter.queries).toBe(trustedReads);
+    } finally {
+      await trusted.end();
+      await untrusted.end();
+    }
   });
 });
