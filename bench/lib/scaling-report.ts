@@ -213,8 +213,9 @@ export const scalingNotes = `- **How cost grows** (\`--no-scaling\` leaves it ou
   message, so the answer stays small and the size is the request's. *Distinct keys*: the keys are copies of
   the gateway's own virtual key (same limits) written straight into its \`keys\` table with its own hashing,
   each used once through \`GET /v1/models\` before measuring; the table shows whether the cost per request stays
-  flat as the keys outnumber what the key cache keeps fresh (a key's cached record is refreshed from Postgres
-  when it is older than 1 s, and waited for when older than 1.5 s; the cache holds at most 100,000 keys).
+  flat as the keys outnumber what the key cache keeps fresh (while the Redis bus delivers without a break, a
+  key's cached record is refreshed from Postgres in the background when older than 60 s, the due keys of 20 ms
+  read in one query, and waited for when older than 120 s; the cache holds at most 100,000 keys).
   *Long streams*: the fake sends one chunk per word of the echoed prompt, --chunk-delay apart, so the total is
   mostly the upstream's pacing; the CPU column is what each chunk costs the process. *Workers*: a separate
   full-pipeline gateway per GATEWAY_WORKERS value, on the same database and Redis; CPU sums the process tree.

@@ -9,7 +9,9 @@
  *   Redis) an entry older than `refreshAfterMs` (1 s) is still served while a background refresh runs, and one
  *   older than `maxStaleMs` (1.5 s) is refreshed before answering. The caller waits for such a refresh at most
  *   `knownKeyWaitMs` (250 ms) and then gets the cached record (stale-while-revalidate): a database that hangs
- *   (packets dropped) never stalls a known key. Defaults: `CACHE_AGES` in `cache/freshness.ts`.
+ *   (packets dropped) never stalls a known key. Defaults: `CACHE_AGES` in `cache/freshness.ts`. Background
+ *   refreshes are gathered for 20 ms and read in one query (`token = ANY($1)`), so many distinct keys in use
+ *   cost one database round trip per batch, not one per request.
  * - Changes arrive through the {@link InvalidationBus} with the new state in the message (a revoked key, new
  *   limits, a user's new budget) and are applied to the cache without a query, so an instance cut off from
  *   Postgres refuses a revoked key as soon as the message arrives. A refresh that read the database before a
@@ -84,10 +86,16 @@ interface CacheEntry {
   authValidUntil: number;
 }
 
-const LOOKUP_SQL = `SELECT ${KEY_COLUMNS.map((c) => `k.${c}`).join(", ")},
+const SELECT_KEYS = `SELECT ${KEY_COLUMNS.map((c) => `k.${c}`).join(", ")},
   ${USER_COLUMNS.map((c) => `u.${c} AS u_${c}`).join(", ")}
-FROM keys k LEFT JOIN users u ON u.user_id = k.user_id
-WHERE k.token = $1`;
+FROM keys k LEFT JOIN users u ON u.user_id = k.user_id`;
+const LOOKUP_SQL = `${SELECT_KEYS} WHERE k.token = $1`;
+const BATCH_LOOKUP_SQL = `${SELECT_KEYS} WHERE k.token = ANY($1)`;
+
+/** How long background refreshes are gathered before their one query, ms. */
+const REFRESH_BATCH_DELAY_MS = 20;
+/** Keys read by one background refresh query, at most. */
+const REFRESH_BATCH_MAX = 500;
 
 /** 503 for an unknown key while the database is unreachable (the key may exist; we cannot tell). */
 function storeUnavailable(cause: unknown): GatewayError {
@@ -118,6 +126,9 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   private readonly entries = new Map<string, CacheEntry>();
   private readonly unknown = new Map<string, number>();
   private readonly inflight = new Map<string, Promise<CacheEntry | null>>();
+  /** Keys due for a background refresh, read together by the next batch. */
+  private readonly due = new Set<string>();
+  private dueTimer: NodeJS.Timeout | undefined;
   /** Incremented by every invalidation; a query that saw it change is not trusted as fresh. */
   private epoch = 0;
   private dbDownUntil = 0;
@@ -201,7 +212,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       if (age < (trusted ? this.trustedRefreshAfterMs : this.refreshAfterMs)) return entry;
       if (age < (trusted ? this.trustedMaxStaleMs : this.maxStaleMs) || this.dbDown) {
         // During an outage, probe at most once per backoff window and never make the caller wait.
-        if (now >= this.dbDownUntil) this.load(hash).catch(() => undefined);
+        if (now >= this.dbDownUntil) this.refreshSoon(hash);
         return entry;
       }
       try {
@@ -229,6 +240,56 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     return found;
   }
 
+  /**
+   * Queues a background refresh: the due keys of the next {@link REFRESH_BATCH_DELAY_MS} are read in one query
+   * (`token = ANY($1)`, at most {@link REFRESH_BATCH_MAX} per query), so with many distinct keys in use the
+   * refreshes cost one round trip per batch, not one per request.
+   */
+  private refreshSoon(hash: string): void {
+    if (this.inflight.has(hash)) return;
+    this.due.add(hash);
+    if (this.dueTimer !== undefined) return;
+    this.dueTimer = setTimeout(() => {
+      this.dueTimer = undefined;
+      this.refreshDue().catch(() => undefined);
+    }, REFRESH_BATCH_DELAY_MS);
+    this.dueTimer.unref();
+  }
+
+  private async refreshDue(): Promise<void> {
+    while (this.due.size > 0) {
+      const hashes: string[] = [];
+      for (const hash of this.due) {
+        this.due.delete(hash);
+        if (!this.inflight.has(hash)) hashes.push(hash);
+        if (hashes.length >= REFRESH_BATCH_MAX) break;
+      }
+      if (hashes.length === 0) return;
+      const started = performance.now();
+      const epoch = this.epoch;
+      const batch = this.options.pool.query(BATCH_LOOKUP_SQL, [hashes]).then(
+        (result) => {
+          this.noteRecovery();
+          const rows = new Map(result.rows.map((row) => [row.token as string, row]));
+          for (const hash of hashes) this.remember(hash, rows.get(hash), started, epoch);
+        },
+        (error: unknown) => {
+          this.noteOutage(error);
+          throw error;
+        },
+      );
+      // A caller that must wait for one of these keys meanwhile shares the batch instead of a query of its own.
+      for (const hash of hashes) {
+        const shared = batch
+          .then(() => this.entries.get(hash) ?? null)
+          .finally(() => this.inflight.delete(hash));
+        shared.catch(() => undefined);
+        this.inflight.set(hash, shared);
+      }
+      await batch;
+    }
+  }
+
   /** One query per hash at a time; concurrent callers share it. */
   private load(hash: string): Promise<CacheEntry | null> {
     const pending = this.inflight.get(hash);
@@ -249,7 +310,19 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       throw error;
     }
     this.noteRecovery();
-    const row = rows[0];
+    return this.remember(hash, rows[0], started, epoch);
+  }
+
+  /**
+   * Caches what a query read for `hash` (`row` undefined: no such key), started at `started` (performance.now())
+   * while the invalidation epoch was `epoch`. Returns the entry, or null for a key that does not exist.
+   */
+  private remember(
+    hash: string,
+    row: Record<string, unknown> | undefined,
+    started: number,
+    epoch: number,
+  ): CacheEntry | null {
     if (row === undefined) {
       this.entries.delete(hash);
       setBounded(this.unknown, hash, started, this.maxEntries);

@@ -9,6 +9,7 @@ import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
+import { LocalInvalidationBus } from "../../../../services/gateway/src/cache/local-bus.js";
 import type { RedisInvalidationBus } from "../../../../services/gateway/src/cache/redis-bus.js";
 import type { InvalidationBus } from "../../../../services/gateway/src/cache/types.js";
 import {
@@ -132,5 +133,33 @@ describe("the key cache behind a connected Redis bus", () => {
       () => undefined,
     );
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe("background refreshes", () => {
+  it("reads every key due for a refresh in one query, and still sees a change made in SQL", async () => {
+    const db = await database();
+    const app = await adminInstance(db, await redisBus());
+    // A bus that cannot vouch for the other instances (a worker of several without Redis): the short ages apply.
+    const untrusted = new LocalInvalidationBus(recordingLogger(), { soleInstance: false });
+    const b = countingCache(db, untrusted, { refreshAfterMs: 50, maxStaleMs: 60_000 });
+    const made = await Promise.all(Array.from({ length: 20 }, () => makeKey(app)));
+    for (const { key } of made) await b.keys.authenticate(key);
+    expect(b.counter.queries).toBe(20);
+
+    await sleep(100); // every entry is now due for a background refresh
+    for (const { key, token } of made) expect((await b.keys.authenticate(key))?.keyHash).toBe(token);
+    await waitFor("the background refresh", () => b.counter.queries > 20);
+    await sleep(100);
+    expect(b.counter.queries).toBe(21);
+
+    const revoked = made[7]!;
+    const sql = await sqlClient(db);
+    await sql.query("UPDATE keys SET revoked_at = now() WHERE token = $1", [revoked.token]);
+    await sleep(100);
+    for (const { key } of made) await b.keys.authenticate(key).catch(() => undefined);
+    await waitFor("the SQL revocation to be refused", () => refuses(b.keys, revoked.key));
+    expect(await refuses(b.keys, made[8]!.key)).toBe(false);
+    expect(b.counter.queries).toBe(22);
   });
 });
