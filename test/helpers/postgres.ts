@@ -100,3 +100,20 @@ export function databasePerTest(): PerTestDatabases {
     },
   };
 }
+
+/**
+ * A pg pool on `url` whose `query` calls are counted in `counter.queries` (to assert how often a cache reads the
+ * database). Call `end()` when done.
+ */
+export function countingPool(url: string, max = 2): { pool: pg.Pool; counter: { queries: number } } {
+  const pool = new pg.Pool({ connectionString: url, max });
+  const counter = { queries: 0 };
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  Object.assign(pool, {
+    query: (...args: unknown[]) => {
+      counter.queries += 1;
+      return query(...args);
+    },
+  });
+  return { pool, counter };
+}

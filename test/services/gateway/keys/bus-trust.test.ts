@@ -6,7 +6,6 @@
  * missed (here made in SQL while the link was down) is refused within 2 s.
  */
 import type { FastifyInstance } from "fastify";
-import pg from "pg";
 import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { LocalInvalidationBus } from "../../../../services/gateway/src/cache/local-bus.js";
@@ -17,7 +16,7 @@ import {
   type KeyCacheSettings,
 } from "../../../../services/gateway/src/keys/authenticator.js";
 import { createLimits } from "../../../../services/gateway/src/limits/index.js";
-import { databasePerTest, type TestDatabase } from "../../../helpers/postgres.js";
+import { countingPool, databasePerTest, type TestDatabase } from "../../../helpers/postgres.js";
 import { captureLogger, deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "../../../helpers/redis.js";
 import { startTcpProxy } from "../../../helpers/tcp-proxy.js";
 import { adminApp, call, ManualClock, openStore, recordingLogger } from "../store/harness.js";
@@ -55,16 +54,8 @@ async function adminInstance(db: TestDatabase, bus: InvalidationBus): Promise<Fa
 
 /** Instance B: a key cache whose pool counts the queries it is asked to run. */
 function countingCache(db: TestDatabase, bus: InvalidationBus, settings: KeyCacheSettings = {}) {
-  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  const { pool, counter } = countingPool(db.url);
   cleanups.push(() => pool.end());
-  const counter = { queries: 0 };
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  Object.assign(pool, {
-    query: (...args: unknown[]) => {
-      counter.queries += 1;
-      return query(...args);
-    },
-  });
   const keys = new CachedKeyAuthenticator({
     pool,
     clock: new ManualClock(),

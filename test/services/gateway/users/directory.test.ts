@@ -4,14 +4,13 @@
  * users keep being served, a new user gets 503 within the wait), and no refresh query while the bus has
  * delivered without a break since the user was read.
  */
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalInvalidationBus } from "../../../../services/gateway/src/cache/local-bus.js";
 import { migrate } from "../../../../services/gateway/src/db/migrate.js";
 import { createPool } from "../../../../services/gateway/src/db/pool.js";
 import { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
 import { UserDirectory } from "../../../../services/gateway/src/users/directory.js";
-import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
+import { countingPool, createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
 import { waitFor } from "../../../helpers/redis.js";
 import { startTcpProxy, type TcpProxy } from "../../../helpers/tcp-proxy.js";
 import { ManualClock, recordingLogger, userDefaults } from "../store/harness.js";
@@ -84,15 +83,7 @@ describe("UserDirectory", () => {
 describe("UserDirectory refresh", () => {
   /** A directory with a short refresh age of 50 ms on `bus`, whose pool counts its queries. */
   function countingDirectory(bus: LocalInvalidationBus) {
-    const counted = new pg.Pool({ connectionString: db.url, max: 1 });
-    const counter = { queries: 0 };
-    const query = counted.query.bind(counted) as (...args: unknown[]) => unknown;
-    Object.assign(counted, {
-      query: (...args: unknown[]) => {
-        counter.queries += 1;
-        return query(...args);
-      },
-    });
+    const { pool: counted, counter } = countingPool(db.url, 1);
     const users = new UserDirectory({ pool: counted, clock, bus, log, userDefaults, refreshAfterMs: 50 });
     return { users, counter, end: () => counted.end() };
   }
