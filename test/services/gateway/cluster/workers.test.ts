@@ -100,7 +100,7 @@ describe("GATEWAY_WORKERS=2", { timeout: 60_000 }, () => {
     const holds = [upstream.holdNextStream(), upstream.holdNextStream()];
     const inFlight = [call(url, "finish me", true), call(url, "finish me too", true)];
     await Promise.all(holds.map((h) => h.firstChunkSent));
-    const exited = once(child, "exit");
+    const exited = once(child, "close"); // "close": after its output is all read
     child.kill("SIGTERM");
     await expect
       .poll(() => output(), { timeout: 10_000 })
@@ -174,6 +174,8 @@ describe("GATEWAY_WORKERS=2", { timeout: 60_000 }, () => {
   it("replaces a worker that was killed, and keeps serving", async () => {
     const { url, output } = await startTwo();
     const listening = () => logLines(output()).filter((l) => l.msg === "gateway listening" && l.worker === 0);
+    // The worker's own log line comes through its stdout, which may lag the primary's "workers listening".
+    await expect.poll(() => listening().length, { timeout: 10_000 }).toBe(1);
     const victim = Number(listening()[0]?.pid);
     process.kill(victim, "SIGKILL");
     await expect
