@@ -17,13 +17,12 @@ import { describeDatabase } from "../services/gateway/src/db/pool.js";
 import { buildGateway, commitOf } from "./lib/checkout.js";
 import {
   assertAlive,
-  freePort,
   readyLine,
   repoRoot,
   type Service,
+  spawnGateway,
   spawnService,
   treeMemoryKiB,
-  waitForHttp,
 } from "./lib/children.js";
 import { parseFlags } from "./lib/cli.js";
 import { type CpuMeter, postgresMeter, processMeter, redisMeter } from "./lib/cpu.js";
@@ -146,15 +145,12 @@ async function main(): Promise<void> {
     databaseUrl: string,
     o: { before?: boolean; workers?: number } = {},
   ) => {
-    const port = await freePort();
     const dir = o.before ? baselineDir! : repoRoot;
-    const service = spawnService(name, {
-      entry: o.before ? baselineEntry! : gatewayEntry,
-      cwd: dir,
-      nodeFlags: [...profileFlags, ...String(flags["gateway-node-flags"]).split(" ").filter(Boolean)],
-      env: benchGatewayEnv(
+    const started = await spawnGateway(
+      name,
+      benchGatewayEnv(
         {
-          port,
+          port: 0, // spawnGateway picks the port.
           masterKey,
           upstreamUrl: up.url,
           upstreamKey,
@@ -167,16 +163,14 @@ async function main(): Promise<void> {
         databaseUrl,
         databaseUrl === "" ? "" : redisUrl,
       ),
-    });
-    services.push(service);
-    const origin = `http://127.0.0.1:${port}`;
-    try {
-      await waitForHttp(service, `${origin}/health/liveliness`);
-    } catch (error) {
-      await service.stop(1000);
-      throw error;
-    }
-    return { service, origin };
+      {
+        entry: o.before ? baselineEntry! : gatewayEntry,
+        cwd: dir,
+        nodeFlags: [...profileFlags, ...String(flags["gateway-node-flags"]).split(" ").filter(Boolean)],
+      },
+    );
+    services.push(started.service);
+    return started;
   };
   const fullMode =
     "full pipeline: virtual key (cached lookup in Postgres), rpm/tpm and budget in Redis (REDIS_URL), batched spend rows in Postgres (DATABASE_URL), metrics";

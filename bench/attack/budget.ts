@@ -18,6 +18,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { AdminApiClient } from "@platform/admin-api";
 import { chunkedBody } from "../../test/helpers/chunked.js";
 import { readyLine, type Service, spawnGateway, spawnService } from "../lib/children.js";
 import { type BenchDatabase, createBenchDatabase } from "../lib/full-pipeline.js";
@@ -95,14 +96,12 @@ async function startGateway(name: string, config: string): Promise<string> {
 
 /** A fresh virtual key with `max_budget` (USD) and nothing else. */
 async function newKey(origin: string, maxBudget: number): Promise<string> {
-  const res = await fetch(`${origin}/key/generate`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${masterKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ key_alias: `attack-${randomBytes(4).toString("hex")}`, max_budget: maxBudget }),
+  const admin = new AdminApiClient({ baseUrl: origin, masterKey });
+  const { key } = await admin.generateKey({
+    key_alias: `attack-${randomBytes(4).toString("hex")}`,
+    max_budget: maxBudget,
   });
-  const body = (await res.json()) as { key?: string };
-  if (!res.ok || body.key === undefined) throw new Error(`POST /key/generate answered ${res.status}`);
-  return body.key;
+  return key;
 }
 
 interface Tally {

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { AdminApiClient } from "@platform/admin-api";
 import pg from "pg";
 import { readEnv } from "../../services/gateway/src/config/env.js";
 import { createGateway } from "../../services/gateway/src/gateway.js";
@@ -67,15 +68,8 @@ function writeConfig(yaml: string): string {
   return path;
 }
 
-async function admin(origin: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${origin}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${MASTER}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
-}
+/** The gateway's admin API at `origin`, with the master key. */
+const admin = (origin: string) => new AdminApiClient({ baseUrl: origin, masterKey: MASTER });
 
 const chatBody = JSON.stringify({
   model: "general",
@@ -125,7 +119,7 @@ async function spool(): Promise<void> {
   const sql = new pg.Client({ connectionString: db.url });
   try {
     const first = await gatewayProcess(env, logs);
-    const { key } = (await admin(first.origin, "/key/generate", {})) as { key: string };
+    const { key } = await admin(first.origin).generateKey({});
     if ((await chat(first.origin, key)) !== 200) throw new Error("warm-up call failed");
     await sleep(1500); // the warm-up row is written
     proxy.cut();
@@ -209,8 +203,8 @@ async function hang(): Promise<void> {
   const setup = await inProcessSetup();
   try {
     const { origin } = await setup.start(setup.proxiedUrl);
-    const { key } = (await admin(origin, "/key/generate", {})) as { key: string };
-    const { key: unseen } = (await admin(origin, "/key/generate", {})) as { key: string };
+    const { key } = await admin(origin).generateKey({});
+    const { key: unseen } = await admin(origin).generateKey({});
     if ((await chat(origin, key)) !== 200) throw new Error("warm-up call failed");
     await sleep(2000); // the cached record is older than the 1.5 s after which a refresh is due
     setup.proxy.stall();
@@ -248,11 +242,11 @@ async function revoke(): Promise<void> {
     const a = await setup.start(setup.directUrl);
     const b = await setup.start(setup.proxiedUrl);
     await sleep(500); // both subscribed
-    const { key, token } = (await admin(a.origin, "/key/generate", {})) as { key: string; token: string };
+    const { key, token } = await admin(a.origin).generateKey({});
     if ((await chat(b.origin, key)) !== 200) throw new Error("B did not accept the key");
     proxy.cut();
     const revokedAt = performance.now();
-    await admin(a.origin, "/key/delete", { keys: [token] });
+    await admin(a.origin).deleteKeys({ keys: [token] });
     let servedAfter = 0;
     let refusedAfterMs = Number.NaN;
     while (performance.now() - revokedAt < 15_000) {

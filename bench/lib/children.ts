@@ -172,19 +172,21 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Starts a gateway (`entry`, default from source) on a free port of 127.0.0.1 with `env` on top of this process's
- * environment, and resolves once `/health/liveliness` answers.
+ * Starts a gateway (`entry`, default from source, relative to `cwd`, default this repository) on a free port of
+ * 127.0.0.1 with `env` on top of this process's environment (its PORT and HOST are replaced), and resolves once
+ * `/health/liveliness` answers; if it does not, the child is stopped and the error (with its stderr) is thrown.
  * @returns the service and its origin, e.g. `http://127.0.0.1:41234`.
  */
 export async function spawnGateway(
   name: string,
   env: NodeJS.ProcessEnv,
-  options: { entry?: string; nodeFlags?: string[] } = {},
+  options: { entry?: string; cwd?: string; nodeFlags?: string[] } = {},
 ): Promise<{ service: Service; origin: string }> {
   const port = await freePort();
   const service = spawnService(name, {
     entry: options.entry ?? "services/gateway/src/server.ts",
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.nodeFlags === undefined ? {} : { nodeFlags: options.nodeFlags }),
   });
   const origin = `http://127.0.0.1:${port}`;

@@ -14,6 +14,7 @@ import { randomBytes, randomInt } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { parse as parseDotenv } from "dotenv";
 import { PLACEHOLDER } from "../../infra/config.js";
 import { REPO_ROOT } from "../../infra/files.js";
 import { SECRET_SPECS } from "../../infra/secrets.js";
@@ -30,14 +31,8 @@ export function generateSecret(spec: Spec): string {
   return `${"prefix" in spec ? spec.prefix : ""}${out}`;
 }
 
-const ASSIGNMENT = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/;
-
-/** The value of an assignment's right-hand side without quotes and trailing comment. */
-function assignedValue(raw: string): string {
-  const quoted = /^(['"])(.*)\1/.exec(raw.trim());
-  if (quoted) return quoted[2] ?? "";
-  return raw.replace(/\s+#.*$/, "").trim();
-}
+/** A `KEY=value` line (optionally `export KEY=value`): group 1 is the name. */
+const ASSIGNMENT = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/;
 
 /**
  * The new text of `.env` from its current text (undefined when absent) and `.env.example`'s.
@@ -62,11 +57,11 @@ export function mergeEnv(
   const filled: string[] = [];
   const text = lines
     .map((line) => {
-      const m = ASSIGNMENT.exec(line);
-      const key = m?.[1];
+      const key = ASSIGNMENT.exec(line)?.[1];
       const spec = key === undefined ? undefined : secrets.get(key);
       if (!spec || !key) return line;
-      const value = assignedValue(m?.[2] ?? "");
+      // The value as the stack reads it (dotenv: quotes and a trailing comment removed).
+      const value = parseDotenv(line)[key] ?? "";
       if (value !== "" && value !== PLACEHOLDER) return line;
       filled.push(key);
       return `${key}=${generateSecret(spec)}`;

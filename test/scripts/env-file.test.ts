@@ -63,6 +63,16 @@ describe("mergeEnv", () => {
     expect(text.startsWith("# mine\nGATEWAY_MASTER_KEY=sk-mine\n")).toBe(true);
     expect(mergeEnv(text, example).text).toBe(text);
   });
+
+  it("reads a value as dotenv (and so the stack) does: an empty value with a comment, or a quoted placeholder, is unset", () => {
+    const current = ["CACHE_PASSWORD= # set me", "JWT_SECRET='replace-me' # later", ""].join("\n");
+    const { text, filled } = mergeEnv(current, example);
+    const env = parse(text);
+    expect(filled).toContain("CACHE_PASSWORD");
+    expect(filled).toContain("JWT_SECRET");
+    expect(env.CACHE_PASSWORD).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(env.JWT_SECRET).not.toBe("replace-me");
+  });
 });
 
 describe("scripts/lib/env-file.ts", () => {
