@@ -6,6 +6,7 @@
  * is refused 413 whatever `on_error` says: passing it unscanned would let padding defeat the guardrail.
  */
 
+import { decide } from "../decision.js";
 import { messageHasText, messageText } from "../pii/texts.js";
 import type { GuardMode, InjectionPolicy } from "../policy/schema.js";
 import { failedVerdict, injectionBlocked, type Refusal, textTooLong } from "../refusals.js";
@@ -54,10 +55,10 @@ export async function inspectInjection(
   if (scanner === undefined) {
     return hasTextToScan(policy, messages)
       ? failedVerdict(base, NOT_CONFIGURED, started, policy.onError)
-      : { decision: { ...base, action: "allow", latencyMs: 0 } };
+      : { decision: decide(base, "allow", 0) };
   }
   const texts = textsToScan(policy, messages);
-  if (texts.length === 0) return { decision: { ...base, action: "allow", latencyMs: 0 } };
+  if (texts.length === 0) return { decision: decide(base, "allow", 0) };
   let score = 0;
   try {
     const results = await Promise.all(texts.map((t) => scanner.scan(t, policy.timeoutMs)));
@@ -65,12 +66,8 @@ export async function inspectInjection(
   } catch (error) {
     if (error instanceof TextTooLong) {
       // Not an outage: on_error does not apply (fail_open would let any injection through by padding it).
-      const decision: GuardDecision = {
-        ...base,
-        action: "block",
-        detail: error.message,
-        latencyMs: performance.now() - started,
-      };
+      const decision = decide(base, "block", performance.now() - started);
+      decision.detail = error.message;
       return mode === "enforce" ? { decision, refusal: textTooLong(policy.name) } : { decision };
     }
     const reason = error instanceof ScannerUnavailable ? error.message : "scanner failed";
@@ -78,10 +75,13 @@ export async function inspectInjection(
   }
   const latencyMs = performance.now() - started;
   if (score >= policy.threshold) {
-    const decision: GuardDecision = { ...base, action: "block", score, latencyMs };
+    const decision = decide(base, "block", latencyMs);
+    decision.score = score;
     return mode === "enforce"
       ? { decision, refusal: injectionBlocked(score, policy.threshold, policy.name) }
       : { decision };
   }
-  return { decision: { ...base, action: "allow", score, latencyMs } };
+  const decision = decide(base, "allow", latencyMs);
+  decision.score = score;
+  return { decision };
 }

@@ -75,7 +75,8 @@ const isText = (v: unknown): boolean => typeof v === "string" && v.trim() !== ""
  */
 export function messageHasText(message: GuardMessage): boolean {
   if (Array.isArray(message.content)) {
-    for (const part of message.content) if (isObj(part) && part.type === "text" && isText(part.text)) return true;
+    for (const part of message.content)
+      if (isObj(part) && part.type === "text" && isText(part.text)) return true;
   } else if (isText(message.content)) {
     return true;
   }
