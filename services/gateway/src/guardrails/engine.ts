@@ -5,7 +5,7 @@
  * trace; a refusal is thrown as a GuardrailRefusal that carries the decisions.
  */
 
-import { inspectInjection, textsToScan } from "./injection/injection-guard.js";
+import { inspectInjection } from "./injection/injection-guard.js";
 import type { InjectionScanner } from "./injection/scanner-client.js";
 import type { GuardrailMetrics } from "./metrics.js";
 import type { PiiAnalyzer } from "./pii/analyzer.js";
@@ -82,7 +82,7 @@ export class GuardrailEngine implements ChatGuard {
           )
         : undefined,
       injection && injectionMode !== "off"
-        ? inspectInjection(injection, this.scanner, textsToScan(injection, messages), injectionMode)
+        ? inspectInjection(injection, this.scanner, messages, injectionMode)
         : undefined,
     ]);
     const decisions = this.record([piiVerdict?.decision, injectionVerdict?.decision]);

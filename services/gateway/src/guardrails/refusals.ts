@@ -4,6 +4,7 @@
  * `x-guardrail-decisions` on the refused response and the observers (traces) read them.
  */
 import { GatewayError } from "../errors/gateway-error.js";
+import { type DecisionBase, decide } from "./decision.js";
 import type { OnError } from "./policy/schema.js";
 import type { GuardDecision } from "./types.js";
 
@@ -87,17 +88,13 @@ export function guardrailUnavailable(guardrail: string, reason: string): Refusal
  * @param startedAt performance.now() when the guardrail started.
  */
 export function failedVerdict(
-  base: Pick<GuardDecision, "guardrail" | "hook" | "mode">,
+  base: DecisionBase,
   reason: string,
   startedAt: number,
   onError: OnError,
 ): { decision: GuardDecision; refusal?: Refusal } {
-  const decision: GuardDecision = {
-    ...base,
-    action: "error",
-    detail: reason,
-    latencyMs: performance.now() - startedAt,
-  };
+  const decision = decide(base, "error", performance.now() - startedAt);
+  decision.detail = reason;
   return base.mode === "enforce" && onError === "fail_closed"
     ? { decision, refusal: guardrailUnavailable(base.guardrail, reason) }
     : { decision };

@@ -332,6 +332,44 @@ describe("prompt injection: scanner down", () => {
     expect((await refusal(() => closed.engine.checkInput(call(["hello"])))).status).toBe(503);
   });
 
+  it("no scanner: a call with nothing to scan is allowed; text in a part or tool-call arguments is not nothing", async () => {
+    const t = testEngine({ promptInjection: injectionPolicy({ onError: "fail_open" }) });
+    const blank = await t.engine.checkInput(
+      call([
+        "  \n ",
+        {
+          role: "user",
+          content: [
+            { type: "text", text: " " },
+            { type: "image_url", image_url: { url: "x" } },
+          ],
+        },
+        {
+          role: "user",
+          content: null,
+          tool_calls: [{ type: "function", function: { name: "f", arguments: "" } }],
+        },
+      ]),
+    );
+    expect(blank.decisions[0]).toMatchObject({ action: "allow", latencyMs: 0 });
+    for (const message of [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: " " },
+          { type: "text", text: "hi" },
+        ],
+      },
+      {
+        role: "user",
+        content: null,
+        tool_calls: [{ type: "function", function: { name: "f", arguments: "{}" } }],
+      },
+    ]) {
+      expect((await t.engine.checkInput(call([message]))).decisions[0]).toMatchObject({ action: "error" });
+    }
+  });
+
   it("monitor mode never refuses, even fail_closed", async () => {
     const t = testEngine({ promptInjection: injectionPolicy({ mode: "monitor", onError: "fail_closed" }) });
     expect((await t.engine.checkInput(call(["hello"]))).decisions[0]).toMatchObject({

@@ -6,7 +6,8 @@
  * is refused 413 whatever `on_error` says: passing it unscanned would let padding defeat the guardrail.
  */
 
-import { messageText } from "../pii/texts.js";
+import { decide } from "../decision.js";
+import { messageHasText, messageText } from "../pii/texts.js";
 import type { GuardMode, InjectionPolicy } from "../policy/schema.js";
 import { failedVerdict, injectionBlocked, type Refusal, textTooLong } from "../refusals.js";
 import type { GuardDecision, GuardMessage } from "../types.js";
@@ -32,21 +33,32 @@ export function textsToScan(policy: InjectionPolicy, messages: readonly GuardMes
   return texts;
 }
 
+/** Whether {@link textsToScan} would find a text, without building any (the no-scanner path runs per call). */
+function hasTextToScan(policy: InjectionPolicy, messages: readonly GuardMessage[]): boolean {
+  for (const m of messages) if (policy.roles.includes(m.role) && messageHasText(m)) return true;
+  return false;
+}
+
 /**
- * Scans `texts`.
+ * Scans the texts of `messages` ({@link textsToScan}); none to scan: an `allow` decision.
  * @param scanner undefined when GUARD_SCANNER_API_BASE is unset: treated as a scanner failure ("not configured").
  */
 export async function inspectInjection(
   policy: InjectionPolicy,
   scanner: InjectionScanner | undefined,
-  texts: readonly string[],
+  messages: readonly GuardMessage[],
   mode: Exclude<GuardMode, "off">,
 ): Promise<InjectionVerdict> {
   const started = performance.now();
   const base = { guardrail: policy.name, hook: "pre_call" as const, mode };
-  if (texts.length === 0) return { decision: { ...base, action: "allow", latencyMs: 0 } };
-  // Decided without an Error object: with no scanner this runs on every call (a stack trace costs µs).
-  if (scanner === undefined) return failedVerdict(base, NOT_CONFIGURED, started, policy.onError);
+  // With no scanner this runs on every call: decided without building the texts or an Error object.
+  if (scanner === undefined) {
+    return hasTextToScan(policy, messages)
+      ? failedVerdict(base, NOT_CONFIGURED, started, policy.onError)
+      : { decision: decide(base, "allow", 0) };
+  }
+  const texts = textsToScan(policy, messages);
+  if (texts.length === 0) return { decision: decide(base, "allow", 0) };
   let score = 0;
   try {
     const results = await Promise.all(texts.map((t) => scanner.scan(t, policy.timeoutMs)));
@@ -54,12 +66,8 @@ export async function inspectInjection(
   } catch (error) {
     if (error instanceof TextTooLong) {
       // Not an outage: on_error does not apply (fail_open would let any injection through by padding it).
-      const decision: GuardDecision = {
-        ...base,
-        action: "block",
-        detail: error.message,
-        latencyMs: performance.now() - started,
-      };
+      const decision = decide(base, "block", performance.now() - started);
+      decision.detail = error.message;
       return mode === "enforce" ? { decision, refusal: textTooLong(policy.name) } : { decision };
     }
     const reason = error instanceof ScannerUnavailable ? error.message : "scanner failed";
@@ -67,10 +75,13 @@ export async function inspectInjection(
   }
   const latencyMs = performance.now() - started;
   if (score >= policy.threshold) {
-    const decision: GuardDecision = { ...base, action: "block", score, latencyMs };
+    const decision = decide(base, "block", latencyMs);
+    decision.score = score;
     return mode === "enforce"
       ? { decision, refusal: injectionBlocked(score, policy.threshold, policy.name) }
       : { decision };
   }
-  return { decision: { ...base, action: "allow", score, latencyMs } };
+  const decision = decide(base, "allow", latencyMs);
+  decision.score = score;
+  return { decision };
 }

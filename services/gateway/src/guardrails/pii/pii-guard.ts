@@ -3,6 +3,8 @@
  * actions, then the verdict: block (any BLOCK entity), mask (any MASK entity), or allow. In enforce mode a block
  * becomes a refusal and a mask rewrites the texts; in monitor mode the verdict is only recorded.
  */
+
+import { decide } from "../decision.js";
 import type { GuardMode, PiiPolicy } from "../policy/schema.js";
 import { failedVerdict, piiBlocked, type Refusal } from "../refusals.js";
 import type { GuardDecision } from "../types.js";
@@ -32,8 +34,7 @@ export async function inspectPii(
 ): Promise<PiiVerdict> {
   const started = performance.now();
   const base = { guardrail: policy.name, hook, mode };
-  if (texts.length === 0)
-    return { decision: { ...base, action: "allow", latencyMs: performance.now() - started } };
+  if (texts.length === 0) return { decision: decide(base, "allow", performance.now() - started) };
   let spans: Awaited<ReturnType<PiiAnalyzer["analyze"]>>;
   try {
     spans = await analyzer.analyze(texts, Object.keys(policy.entities));
@@ -44,15 +45,18 @@ export async function inspectPii(
   const found = findings(policy, texts, spans);
   const latencyMs = performance.now() - started;
   if (found.block.length > 0) {
-    const decision: GuardDecision = { ...base, action: "block", entities: found.block, latencyMs };
+    const decision = decide(base, "block", latencyMs);
+    decision.entities = found.block;
     return mode === "enforce"
       ? { decision, findings: found, refusal: piiBlocked(found.block, policy.name, hook) }
       : { decision, findings: found };
   }
   if (found.mask.length > 0) {
-    return { decision: { ...base, action: "mask", entities: found.mask, latencyMs }, findings: found };
+    const decision = decide(base, "mask", latencyMs);
+    decision.entities = found.mask;
+    return { decision, findings: found };
   }
-  return { decision: { ...base, action: "allow", latencyMs }, findings: found };
+  return { decision: decide(base, "allow", latencyMs), findings: found };
 }
 
 /** Rewrites each slot whose text has spans, replacing them with `<ENTITY_TYPE>`. */

@@ -66,3 +66,23 @@ export function completionTexts(completion: unknown): TextSlot[] {
     if (isObj(choice) && isObj(choice.message)) messageTexts(choice.message, out);
   return out;
 }
+
+const isText = (v: unknown): boolean => typeof v === "string" && v.trim() !== "";
+
+/**
+ * Whether {@link messageText} of `message` would hold a non-blank text, found without building it (no slot,
+ * closure or joined string: the prompt-injection guard asks this on every call when it has no scanner).
+ */
+export function messageHasText(message: GuardMessage): boolean {
+  if (Array.isArray(message.content)) {
+    for (const part of message.content)
+      if (isObj(part) && part.type === "text" && isText(part.text)) return true;
+  } else if (isText(message.content)) {
+    return true;
+  }
+  if (!Array.isArray(message.tool_calls)) return false;
+  for (const call of message.tool_calls) {
+    if (isObj(call) && isObj(call.function) && isText(call.function.arguments)) return true;
+  }
+  return false;
+}
