@@ -47,7 +47,7 @@ export interface UserDirectoryOptions {
 
 interface Entry {
   user: UserRecord;
-  /** performance.now() when the query that produced this entry started. */
+  /** performance.now() when the query that produced this entry started; -Infinity = must refresh. */
   fetchedAt: number;
 }
 
@@ -157,9 +157,13 @@ export class UserDirectory {
       if (created) this.options.log.info({ userId }, "chat user provisioned");
       read = user;
     }
+    // A change message applied while the query ran may postdate what it read (and, for a user not cached yet,
+    // had no entry to land in): keep the message's state on a tie, and read again on the next call.
+    const raced = epoch !== this.epoch;
     const cached = this.entries.get(userId);
-    const user = newer(cached?.user, read, epoch !== this.epoch);
-    setBounded(this.entries, userId, { user, fetchedAt: started }, this.tuning.maxEntries);
+    const user = newer(cached?.user, read, raced);
+    const fetchedAt = raced ? Number.NEGATIVE_INFINITY : started;
+    setBounded(this.entries, userId, { user, fetchedAt }, this.tuning.maxEntries);
     return user;
   }
 }
