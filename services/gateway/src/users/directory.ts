@@ -15,7 +15,15 @@
  */
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
-import { busCovers, CACHE_AGES, newer, setBounded, TIMED_OUT, waitAtMost } from "../cache/freshness.js";
+import {
+  busCovers,
+  CACHE_AGES,
+  newer,
+  setBounded,
+  sharedQuery,
+  TIMED_OUT,
+  waitAtMost,
+} from "../cache/freshness.js";
 import type { InvalidationBus } from "../cache/types.js";
 import type { GatewayEnv } from "../config/env.js";
 import { GatewayError } from "../errors/gateway-error.js";
@@ -127,11 +135,7 @@ export class UserDirectory {
   }
 
   private load(userId: string, email: string | null): Promise<UserRecord> {
-    const pending = this.inflight.get(userId);
-    if (pending !== undefined) return pending;
-    const promise = this.query(userId, email).finally(() => this.inflight.delete(userId));
-    this.inflight.set(userId, promise);
-    return promise;
+    return sharedQuery(this.inflight, userId, () => this.query(userId, email));
   }
 
   private async query(userId: string, email: string | null): Promise<UserRecord> {
