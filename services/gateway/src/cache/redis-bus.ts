@@ -99,11 +99,8 @@ export class RedisInvalidationBus implements InvalidationBus {
       await this.connection.client.publish(this.channel, `${this.instanceId} ${JSON.stringify(message)}`);
       this.connection.observe("publish", (performance.now() - started) / 1000);
     } catch (error) {
-      // A late reply on a link that is still up is no outage (the event loop may just have been busy): count
-      // it, but only a link that is down marks Redis degraded and moves limits to per-instance.
-      if (this.connection.client.status === "ready")
-        this.connection.metrics.fails.inc({ operation: "publish" });
-      else this.connection.reportFailure("publish", error);
+      // Only a link that is down marks Redis degraded and moves limits to per-instance.
+      this.connection.reportFailureIfLinkDown("publish", error);
     }
   }
 
