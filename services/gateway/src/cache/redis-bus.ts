@@ -17,6 +17,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
+import { CACHE_AGES } from "./freshness.js";
 import { LocalInvalidationBus } from "./local-bus.js";
 import type { RedisConnection } from "./redis.js";
 import { type InvalidationBus, type InvalidationMessage, parseInvalidationMessage } from "./types.js";
@@ -142,7 +143,7 @@ export class RedisInvalidationBus implements InvalidationBus {
         if (this.pingSentAt !== sentAt) return;
         this.log.warn(
           { silentMs: Math.round(performance.now() - sentAt) },
-          "invalidation subscriber link silent: reconnecting; cached keys refresh within 1.5 s until it is back",
+          `invalidation subscriber link silent: reconnecting; cached keys refresh within ${CACHE_AGES.maxStaleMs / 1000} s until it is back`,
         );
         this.lost();
         this.subscriber.disconnect(true);
