@@ -1,7 +1,7 @@
 /**
  * Small pieces the in-process caches of database records share (the key cache in `keys/authenticator.ts`, the
  * chat user cache in `users/directory.ts`): how old a cached record may get, which of two copies of a record
- * is newer, waiting for a query at most so long, and a size-bounded map.
+ * is newer, one query per record at a time, waiting for a query at most so long, and a size-bounded map.
  */
 import type { InvalidationBus } from "./types.js";
 
@@ -32,6 +32,18 @@ export const CACHE_AGES = {
 export function busCovers(bus: InvalidationBus, fetchedAt: number): boolean {
   const since = bus.deliveringSince();
   return since !== undefined && since <= fetchedAt;
+}
+
+/**
+ * One query per record at a time: the query already running for `key` in `inflight`, else a new one from
+ * `start`, kept in `inflight` until it settles, so concurrent callers share it. Rejects as the query does.
+ */
+export function sharedQuery<K, V>(inflight: Map<K, Promise<V>>, key: K, start: () => Promise<V>): Promise<V> {
+  const pending = inflight.get(key);
+  if (pending !== undefined) return pending;
+  const promise = start().finally(() => inflight.delete(key));
+  inflight.set(key, promise);
+  return promise;
 }
 
 /** What {@link waitAtMost} resolves to when the time ran out first. */

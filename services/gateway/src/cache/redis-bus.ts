@@ -17,6 +17,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
+import { CACHE_AGES } from "./freshness.js";
 import { LocalInvalidationBus } from "./local-bus.js";
 import type { RedisConnection } from "./redis.js";
 import { type InvalidationBus, type InvalidationMessage, parseInvalidationMessage } from "./types.js";
@@ -99,11 +100,8 @@ export class RedisInvalidationBus implements InvalidationBus {
       await this.connection.client.publish(this.channel, `${this.instanceId} ${JSON.stringify(message)}`);
       this.connection.observe("publish", (performance.now() - started) / 1000);
     } catch (error) {
-      // A late reply on a link that is still up is no outage (the event loop may just have been busy): count
-      // it, but only a link that is down marks Redis degraded and moves limits to per-instance.
-      if (this.connection.client.status === "ready")
-        this.connection.metrics.fails.inc({ operation: "publish" });
-      else this.connection.reportFailure("publish", error);
+      // Only a link that is down marks Redis degraded and moves limits to per-instance.
+      this.connection.reportFailureIfLinkDown("publish", error);
     }
   }
 
@@ -145,7 +143,7 @@ export class RedisInvalidationBus implements InvalidationBus {
         if (this.pingSentAt !== sentAt) return;
         this.log.warn(
           { silentMs: Math.round(performance.now() - sentAt) },
-          "invalidation subscriber link silent: reconnecting; cached keys refresh within 1.5 s until it is back",
+          `invalidation subscriber link silent: reconnecting; cached keys refresh within ${CACHE_AGES.maxStaleMs / 1000} s until it is back`,
         );
         this.lost();
         this.subscriber.disconnect(true);

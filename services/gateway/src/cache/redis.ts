@@ -148,6 +148,13 @@ export interface RedisConnection {
   /** Records a failed call, marks the connection degraded and starts probing. Never throws. */
   reportFailure(operation: string, error: unknown): void;
   /**
+   * Records a failed call that no caller waits on (publish, settle): while the command link is still up
+   * (ioredis status `ready`) it is only counted, since a late reply there is no evidence of an outage (the
+   * event loop may just have been busy); on a link that is down it is {@link RedisConnection.reportFailure}.
+   * Never throws.
+   */
+  reportFailureIfLinkDown(operation: string, error: unknown): void;
+  /**
    * A second connection with the same address (for pub/sub, which takes a connection over). Its commands are
    * queued while disconnected, however long (a SUBSCRIBE issued while Redis is down is sent once it answers),
    * and it resubscribes after a reconnect.
@@ -257,6 +264,12 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     probe.unref();
   };
 
+  const reportFailure = (operation: string, error: unknown): void => {
+    metrics.fails.inc({ operation });
+    transition("degraded", `${operation}: ${errorMessage(error)}`);
+    startProbe();
+  };
+
   client.on("ready", () => transition("connected"));
   client.on("error", (error: unknown) => transition("degraded", errorMessage(error)));
   client.on("close", () => transition("degraded", "connection closed"));
@@ -272,10 +285,10 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
       listeners.push(listener);
     },
     observe: (operation, seconds) => metrics.latency.observe({ operation }, seconds),
-    reportFailure: (operation, error) => {
-      metrics.fails.inc({ operation });
-      transition("degraded", `${operation}: ${errorMessage(error)}`);
-      startProbe();
+    reportFailure,
+    reportFailureIfLinkDown: (operation, error) => {
+      if (client.status === "ready") metrics.fails.inc({ operation });
+      else reportFailure(operation, error);
     },
     duplicate: (name) => {
       const copy = client.duplicate({

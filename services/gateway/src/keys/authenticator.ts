@@ -27,7 +27,15 @@
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
 import type { KeyAuthenticator, VirtualKeyAuth } from "../auth/types.js";
-import { busCovers, CACHE_AGES, newer, setBounded, TIMED_OUT, waitAtMost } from "../cache/freshness.js";
+import {
+  busCovers,
+  CACHE_AGES,
+  newer,
+  setBounded,
+  sharedQuery,
+  TIMED_OUT,
+  waitAtMost,
+} from "../cache/freshness.js";
 import type { InvalidationBus, InvalidationMessage } from "../cache/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
@@ -292,11 +300,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
 
   /** One query per hash at a time; concurrent callers share it. */
   private load(hash: string): Promise<CacheEntry | null> {
-    const pending = this.inflight.get(hash);
-    if (pending !== undefined) return pending;
-    const promise = this.query(hash).finally(() => this.inflight.delete(hash));
-    this.inflight.set(hash, promise);
-    return promise;
+    return sharedQuery(this.inflight, hash, () => this.query(hash));
   }
 
   private async query(hash: string): Promise<CacheEntry | null> {

@@ -313,10 +313,9 @@ export class RedisAdmitter implements Admitter {
   private undo(snapshots: LeaseSnapshot[], keys: string[], now: number, client: Redis & LimitCommands): void {
     const args: Array<string | number> = [WINDOW_TTL_MS, now + LEASE_TTL_MS];
     for (const s of snapshots) args.push(...undoArgs(s));
-    client.gatewayLimitsUndo(keys.length, ...keys, ...args).catch((error: unknown) => {
-      if (this.client.status === "ready") this.connection.metrics.fails.inc({ operation: "settle" });
-      else this.connection.reportFailure("settle", error);
-    });
+    client
+      .gatewayLimitsUndo(keys.length, ...keys, ...args)
+      .catch((error: unknown) => this.connection.reportFailureIfLinkDown("settle", error));
     for (const s of snapshots) this.book.undone(s, now);
   }
 
@@ -345,10 +344,7 @@ export class RedisAdmitter implements Admitter {
             undefined,
             false,
           );
-          if (result !== true) {
-            if (this.client.status === "ready") this.connection.metrics.fails.inc({ operation: "settle" });
-            else this.connection.reportFailure("settle", result.error);
-          }
+          if (result !== true) this.connection.reportFailureIfLinkDown("settle", result.error);
         } catch {
           // A return is never refused.
         } finally {

@@ -15,7 +15,15 @@
  */
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
-import { busCovers, CACHE_AGES, newer, setBounded, TIMED_OUT, waitAtMost } from "../cache/freshness.js";
+import {
+  busCovers,
+  CACHE_AGES,
+  newer,
+  setBounded,
+  sharedQuery,
+  TIMED_OUT,
+  waitAtMost,
+} from "../cache/freshness.js";
 import type { InvalidationBus } from "../cache/types.js";
 import type { GatewayEnv } from "../config/env.js";
 import { GatewayError } from "../errors/gateway-error.js";
@@ -47,7 +55,7 @@ export interface UserDirectoryOptions {
 
 interface Entry {
   user: UserRecord;
-  /** performance.now() when the query that produced this entry started. */
+  /** performance.now() when the query that produced this entry started; -Infinity = must refresh. */
   fetchedAt: number;
 }
 
@@ -127,11 +135,7 @@ export class UserDirectory {
   }
 
   private load(userId: string, email: string | null): Promise<UserRecord> {
-    const pending = this.inflight.get(userId);
-    if (pending !== undefined) return pending;
-    const promise = this.query(userId, email).finally(() => this.inflight.delete(userId));
-    this.inflight.set(userId, promise);
-    return promise;
+    return sharedQuery(this.inflight, userId, () => this.query(userId, email));
   }
 
   private async query(userId: string, email: string | null): Promise<UserRecord> {
@@ -157,9 +161,13 @@ export class UserDirectory {
       if (created) this.options.log.info({ userId }, "chat user provisioned");
       read = user;
     }
+    // A change message applied while the query ran may postdate what it read (and, for a user not cached yet,
+    // had no entry to land in): keep the message's state on a tie, and read again on the next call.
+    const raced = epoch !== this.epoch;
     const cached = this.entries.get(userId);
-    const user = newer(cached?.user, read, epoch !== this.epoch);
-    setBounded(this.entries, userId, { user, fetchedAt: started }, this.tuning.maxEntries);
+    const user = newer(cached?.user, read, raced);
+    const fetchedAt = raced ? Number.NEGATIVE_INFINITY : started;
+    setBounded(this.entries, userId, { user, fetchedAt }, this.tuning.maxEntries);
     return user;
   }
 }

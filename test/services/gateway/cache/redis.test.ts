@@ -85,4 +85,24 @@ describe("createRedisConnection", () => {
       await connection.close();
     }
   });
+
+  it("only counts a failure no caller waits on while the command link is up (a late reply is no outage)", async () => {
+    const registry = new Registry();
+    const connection = createRedisConnection({
+      url: REDIS_URL,
+      log: captureLogger(),
+      registry,
+      keyPrefix: uniquePrefix("late"),
+    });
+    try {
+      await waitFor("connected", () => connection.isConnected());
+      connection.reportFailureIfLinkDown("settle", new Error("Command timed out"));
+      expect(connection.health().status).toBe("connected");
+      expect(await registry.getSingleMetricAsString("litellm_redis_fails")).toContain(
+        'litellm_redis_fails{operation="settle"} 1',
+      );
+    } finally {
+      await connection.close();
+    }
+  });
 });

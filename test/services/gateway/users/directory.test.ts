@@ -10,6 +10,7 @@ import { migrate } from "../../../../services/gateway/src/db/migrate.js";
 import { createPool } from "../../../../services/gateway/src/db/pool.js";
 import { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
 import { UserDirectory } from "../../../../services/gateway/src/users/directory.js";
+import { updateUser } from "../../../../services/gateway/src/users/repository.js";
 import { countingPool, createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
 import { waitFor } from "../../../helpers/redis.js";
 import { startTcpProxy, type TcpProxy } from "../../../helpers/tcp-proxy.js";
@@ -101,6 +102,37 @@ describe("UserDirectory refresh", () => {
     } finally {
       await trusted.end();
       await untrusted.end();
+    }
+  });
+
+  it("reads a user again soon when a change message arrived while its first query ran", async () => {
+    const before = await directory.resolve("raced-user", null);
+    // A directory that has not cached the user yet; its first read of the user returns the state from before an
+    // admin change, and the change's message arrives before that read is cached (so there is no entry to apply
+    // it to). The bus delivered without a break all along, so only the race tells the directory to read again.
+    const counted = createPool(db.url, log);
+    const query = counted.query.bind(counted) as (...args: unknown[]) => Promise<unknown>;
+    let raced = false;
+    Object.assign(counted, {
+      query: async (...args: unknown[]) => {
+        const result = await query(...args);
+        if (!raced) {
+          raced = true;
+          const changed = await updateUser(pool, "raced-user", { max_budget: 7 }, clock.now() + 60_000);
+          if (changed !== null) await bus.publish({ kind: "user", user: changed });
+        }
+        return result;
+      },
+    });
+    const users = new UserDirectory({ pool: counted, clock, bus, log, userDefaults });
+    try {
+      expect((await users.resolve("raced-user", null)).maxBudget).toBe(before.maxBudget);
+      await waitFor(
+        "the changed budget",
+        async () => (await users.resolve("raced-user", null)).maxBudget === 7,
+      );
+    } finally {
+      await counted.end();
     }
   });
 });
