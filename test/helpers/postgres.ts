@@ -8,6 +8,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterEach } from "vitest";
+import { createPool } from "../../services/gateway/src/db/pool.js";
+import { captureLogger } from "./redis.js";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
 
 /** The maintenance database the test databases are created from. */
@@ -102,11 +104,12 @@ export function databasePerTest(): PerTestDatabases {
 }
 
 /**
- * A pg pool on `url` whose `query` calls are counted in `counter.queries` (to assert how often a cache reads the
- * database). Call `end()` when done.
+ * The gateway's own pool (`createPool`: its type parsers, so numeric columns read as numbers) on `url`, whose
+ * `query` calls are counted in `counter.queries` (to assert how often a cache reads the database). Call `end()`
+ * when done.
  */
 export function countingPool(url: string, max = 2): { pool: pg.Pool; counter: { queries: number } } {
-  const pool = new pg.Pool({ connectionString: url, max });
+  const pool = createPool(url, captureLogger(), { max });
   const counter = { queries: 0 };
   const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   Object.assign(pool, {
