@@ -13,6 +13,7 @@ import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-u
 import { type FakeScanner, startFakeScanner } from "../../../fixtures/scanner-service.js";
 import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
+import { rejectionOf } from "../../../helpers/rejection.js";
 import { CARD, EMAIL } from "./helpers.js";
 
 const POLICY = `guardrails:
@@ -83,15 +84,7 @@ async function decisionCount(guardrail: string, status: string): Promise<number>
 }
 
 /** The error the openai client throws for a call. */
-async function apiError(call: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return error;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
+const apiError = (call: Promise<unknown>) => rejectionOf(call, OpenAI.APIError);
 
 describe("guardrails through the gateway", () => {
   it("an email reaches the upstream as <EMAIL_ADDRESS>; the decisions are in the headers and the metrics", async () => {
