@@ -84,7 +84,8 @@ async function decisionCount(guardrail: string, status: string): Promise<number>
 }
 
 /** The error the openai client throws for a call. */
-const apiError = (call: Promise<unknown>) => rejectionOf(call, OpenAI.APIError);
+const apiError = (call: Promise<unknown>) =>
+  rejectionOf<InstanceType<typeof OpenAI.APIError>>(call, OpenAI.APIError);
 
 describe("guardrails through the gateway", () => {
   it("an email reaches the upstream as <EMAIL_ADDRESS>; the decisions are in the headers and the metrics", async () => {
