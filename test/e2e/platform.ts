@@ -24,6 +24,7 @@ import {
 } from "../../bench/lib/children.js";
 import { createBenchDatabase } from "../../bench/lib/full-pipeline.js";
 import { type PrometheusProcess, startPrometheus, writeScrapeConfig } from "../helpers/prometheus.js";
+import { deleteKeys } from "../helpers/redis.js";
 
 /** The gateway's master key in the run (a throw-away value: every part lives only as long as the run). */
 export const E2E_MASTER_KEY = "sk-e2e-master-key-0123456789abcdef";
@@ -76,22 +77,6 @@ async function assertRedisReachable(redisUrl: string): Promise<void> {
     await client.ping().catch((error: Error) => {
       throw new Error(`Redis at ${redisUrl} is not reachable (${error.message}); set REDIS_URL`);
     });
-  } finally {
-    client.disconnect();
-  }
-}
-
-/** Deletes the run's Redis keys (those under the gateway's `prefix`). */
-async function deleteGatewayKeys(redisUrl: string, prefix: string): Promise<void> {
-  const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-  client.on("error", () => {});
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await client.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
-      cursor = next;
-      if (keys.length > 0) await client.del(...keys);
-    } while (cursor !== "0");
   } finally {
     client.disconnect();
   }
@@ -189,7 +174,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     cleanups.push(() => db.drop());
     await assertRedisReachable(options.redisUrl);
     const redisPrefix = `gw-e2e-${process.pid}-${Date.now().toString(36)}:`;
-    cleanups.push(() => deleteGatewayKeys(options.redisUrl, redisPrefix));
+    cleanups.push(() => deleteKeys(redisPrefix, options.redisUrl));
 
     progress("waiting for the upstream, Langfuse and Presidio fakes to report ready");
     const ready = (service: Service) => readyLine<{ ready: true; url: string }>(service);

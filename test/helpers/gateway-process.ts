@@ -1,17 +1,10 @@
 /** The gateway as a separate process (`services/gateway/src/server.ts` under tsx), as `npm run dev` starts it. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 
 const serverEntry = new URL("../../services/gateway/src/server.ts", import.meta.url).pathname;
 
-/** A free TCP port on 127.0.0.1 (free when asked; the caller binds it soon after). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
+/** A free TCP port on 127.0.0.1 (free when asked; the caller binds it soon after): the bench's own. */
+export { freePort } from "../../bench/lib/children.js";
 
 /** A started gateway process and everything it printed so far (stdout and stderr together). */
 export interface GatewayProcess {

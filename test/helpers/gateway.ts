@@ -54,6 +54,25 @@ export async function startTestGateway(
   return { gateway, url, client: clientWith(MASTER_KEY), clientWith, close: () => gateway.shutdown(2000) };
 }
 
+/**
+ * One admin API call (JSON body) to `gw` with `key` (default the master key); the status and the parsed JSON
+ * answer. Rejects when the answer is not JSON.
+ */
+export async function adminCall<T = Record<string, unknown>>(
+  gw: Pick<TestGateway, "url">,
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown,
+  key = MASTER_KEY,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${gw.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
 /** A `model_list` entry for an OpenAI-compatible upstream at `apiBase`. */
 export function deployment(modelName: string, apiBase: string, extra = ""): string {
   return `  - model_name: ${modelName}\n    litellm_params:\n      model: openai/fake-model\n      api_base: ${apiBase}\n${extra}`;

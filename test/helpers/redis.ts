@@ -15,14 +15,18 @@ export function uniquePrefix(suite: string): string {
   return `test:${suite}:${randomBytes(4).toString("hex")}:`;
 }
 
-/** Opens a plain client on {@link REDIS_URL} for inspecting keys. */
-export function inspector(): Redis {
-  return new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
+/** Opens a plain client on `url` (default {@link REDIS_URL}) for inspecting keys. */
+export function inspector(url = REDIS_URL): Redis {
+  return new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1 });
 }
 
-/** Deletes every key under `prefix` (SCAN + DEL, never FLUSH: other suites share the database). */
-export async function deleteKeys(prefix: string): Promise<void> {
-  const client = inspector();
+/**
+ * Deletes every key under `prefix` in the Redis at `url` (default {@link REDIS_URL}) by SCAN + DEL, never FLUSH:
+ * other suites share the database. Rejects when Redis does not answer.
+ */
+export async function deleteKeys(prefix: string, url = REDIS_URL): Promise<void> {
+  const client = inspector(url);
+  client.on("error", () => {}); // a refused connection surfaces as the rejected command below
   try {
     let cursor = "0";
     do {

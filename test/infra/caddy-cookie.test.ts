@@ -7,10 +7,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { type AddressInfo, createServer as createNetServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../bench/lib/children.js";
 import { renderCaddyfile } from "../../infra/caddyfile.js";
 
 const UPSTREAM_COOKIES = [
@@ -22,14 +23,6 @@ let upstream: Server;
 let caddy: ChildProcess;
 let rewritePort: number;
 let plainPort: number;
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 beforeAll(async () => {
   upstream = createServer((_req, res) => {

@@ -6,7 +6,7 @@
  */
 import { startFakeLangfuse } from "../fixtures/langfuse.js";
 import { startFakeUpstream } from "../fixtures/openai-upstream.js";
-import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { adminCall, deployment, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { createTestDatabase } from "../helpers/postgres.js";
 import { deleteKeys, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 
@@ -25,13 +25,9 @@ export interface MonitoredGateway {
 }
 
 async function admin(gw: TestGateway, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${gw.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${MASTER_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
+  const res = await adminCall(gw, "POST", path, body);
+  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
 }
 
 /** Starts the fake upstream, a fresh database, a Redis prefix and the gateway; creates the user and key. */

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PrometheusProcess, startPrometheus, writeScrapeConfig } from "../helpers/prometheus.js";
+import { waitFor } from "../helpers/redis.js";
 import {
   dashboards,
   expressions,
@@ -30,14 +31,8 @@ import { type MonitoredGateway, startMonitoredGateway } from "./monitored-gatewa
 const skip = prometheusToolsMissing();
 const CALLS = 6;
 
-/** Polls `check` every 250 ms until it returns true; fails with `what` after `timeoutMs`. */
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** Polls `check` every 250 ms until it returns true; fails with `what` after 20 s. */
+const until = (what: string, check: () => Promise<boolean>) => waitFor(what, check, 20_000, 250);
 
 describe.skipIf(skip !== undefined)(`a real Prometheus scraping a real gateway ${skip ?? ""}`, () => {
   let gw: MonitoredGateway;

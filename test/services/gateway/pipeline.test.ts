@@ -7,7 +7,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Clock } from "../../../services/gateway/src/time/clock.js";
 import { type FakeUpstream, startFakeUpstream } from "../../fixtures/openai-upstream.js";
-import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import { adminCall, deployment, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { createTestDatabase, type TestDatabase } from "../../helpers/postgres.js";
 import { deleteKeys, REDIS_URL, uniquePrefix } from "../../helpers/redis.js";
 import { startTcpProxy, type TcpProxy } from "../../helpers/tcp-proxy.js";
@@ -23,20 +23,7 @@ let b: TestGateway;
 let offsetMs = 0;
 const clock: Clock = { now: () => Date.now() + offsetMs };
 
-async function admin<T = Record<string, unknown>>(
-  gw: TestGateway,
-  method: "GET" | "POST",
-  path: string,
-  body?: unknown,
-  key = MASTER_KEY,
-): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as T };
-}
+const admin = adminCall;
 
 async function newKey(
   gw: TestGateway,

@@ -1,7 +1,7 @@
 /** The Redis connection factory: redaction, shared metrics, fail-fast behaviour against an unreachable server. */
-import net from "node:net";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
+import { freePort } from "../../../../bench/lib/children.js";
 import {
   createRedisConnection,
   redactRedisUrl,
@@ -10,13 +10,7 @@ import {
 import { captureLogger, REDIS_URL, uniquePrefix, waitFor } from "../../../helpers/redis.js";
 
 /** A port with nothing listening on it. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+const closedPort = freePort;
 
 describe("redactRedisUrl", () => {
   it("hides passwords and keeps what helps an operator", () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../../../bench/lib/children.js";
 import { decisionHeaders } from "../../../../services/gateway/src/chat/steps/answer.js";
 import { scannerClient } from "../../../../services/gateway/src/guardrails/injection/scanner-client.js";
 import { GuardrailRefusal } from "../../../../services/gateway/src/guardrails/refusals.js";
@@ -261,9 +262,7 @@ describe("prompt injection (scanner fake)", () => {
 
 describe("prompt injection: scanner down", () => {
   it("fail_open passes and records an error decision", async () => {
-    const down = await startFakeScanner();
-    const url = down.url;
-    await down.close();
+    const url = `http://127.0.0.1:${await freePort()}`; // nothing listens there
     const t = testEngine(
       { promptInjection: injectionPolicy({ onError: "fail_open" }) },
       { scanner: scannerClient(url) },

@@ -11,8 +11,9 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { type FakeScanner, startFakeScanner } from "../../../fixtures/scanner-service.js";
-import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
+import { adminCall, deployment, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
+import { rejectionOf } from "../../../helpers/rejection.js";
 import { CARD, EMAIL } from "./helpers.js";
 
 const POLICY = `guardrails:
@@ -60,13 +61,9 @@ const ask = (content: string) => [{ role: "user" as const, content }];
 
 /** A virtual key made with the master key (admin API). */
 async function newKey(body: Record<string, unknown>): Promise<string> {
-  const res = await fetch(`${gw.url}/key/generate`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${MASTER_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
+  const res = await adminCall<{ key: string }>(gw, "POST", "/key/generate", body);
   expect(res.status).toBe(200);
-  return ((await res.json()) as { key: string }).key;
+  return res.body.key;
 }
 
 /** The value of litellm_guardrail_requests_total{guardrail_name,status,hook_type="pre_call"} on /metrics. */
@@ -83,15 +80,8 @@ async function decisionCount(guardrail: string, status: string): Promise<number>
 }
 
 /** The error the openai client throws for a call. */
-async function apiError(call: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return error;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
+const apiError = (call: Promise<unknown>) =>
+  rejectionOf<InstanceType<typeof OpenAI.APIError>>(call, OpenAI.APIError);
 
 describe("guardrails through the gateway", () => {
   it("an email reaches the upstream as <EMAIL_ADDRESS>; the decisions are in the headers and the metrics", async () => {

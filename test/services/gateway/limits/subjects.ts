@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
 import type { AdmissionRequest, LimitSubject } from "../../../../services/gateway/src/limits/types.js";
+import { rejectionOf } from "../../../helpers/rejection.js";
 
 /** 2026-01-01T00:00:00Z, a window boundary. */
 export const T0 = Date.UTC(2026, 0, 1);
@@ -32,12 +33,6 @@ export function request(subjects: LimitSubject[], estimatedCost = 0): AdmissionR
 }
 
 /** The GatewayError `promise` rejects with; fails when it resolves or rejects with anything else. */
-export async function refusal(promise: Promise<unknown>): Promise<GatewayError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error("expected a refusal, but the call was admitted");
+export function refusal(promise: Promise<unknown>): Promise<GatewayError> {
+  return rejectionOf(promise, GatewayError);
 }

@@ -12,6 +12,7 @@ import { Router, type UpstreamResponse } from "../../../../services/gateway/src/
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { writeConfig } from "../../../helpers/gateway.js";
 import { ManualClock } from "../../../helpers/redis.js";
+import { rejectionOf } from "../../../helpers/rejection.js";
 
 let a: FakeUpstream;
 let b: FakeUpstream;
@@ -69,14 +70,7 @@ async function call(router: Router, model = "m", extra: Record<string, unknown> 
 }
 
 /** The GatewayError a send fails with. */
-async function refusal(promise: Promise<unknown>): Promise<GatewayError> {
-  const outcome = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(outcome instanceof GatewayError)) throw new Error(`expected a GatewayError, got ${String(outcome)}`);
-  return outcome;
-}
+const refusal = (promise: Promise<unknown>) => rejectionOf(promise, GatewayError);
 
 describe("litellm_params.rpm / tpm: per-deployment limits per minute", () => {
   it("skips a deployment at its rpm, and answers 429 with retry-after naming the group when all are", async () => {

@@ -2,6 +2,7 @@ import { APIError } from "openai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
+import { rejectionOf } from "../../../helpers/rejection.js";
 
 let upstream: FakeUpstream;
 let backup: FakeUpstream;
@@ -19,14 +20,7 @@ const tools = [
 const ask = (content: string) => [{ role: "user" as const, content }];
 
 /** The APIError a call fails with (fails the test if it succeeds). */
-async function failure(call: Promise<unknown>): Promise<APIError> {
-  const outcome = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(outcome instanceof APIError)) throw new Error(`expected an APIError, got ${String(outcome)}`);
-  return outcome;
-}
+const failure = (call: Promise<unknown>) => rejectionOf(call, APIError);
 
 interface ErrorBody {
   error: { message: string; type: string; param: string | null; code: string };

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { describeDatabase } from "../../../../services/gateway/src/db/pool.js";
 import { spoolFolderName } from "../../../../services/gateway/src/spend/spool.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
+import { adminCall, deployment, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
 import { databasePerTest } from "../../../helpers/postgres.js";
 import { captureLogger } from "../../../helpers/redis.js";
 import { openStore, spendRow } from "../store/harness.js";
@@ -36,13 +36,9 @@ async function gatewayOn(databaseUrl: string, spoolDir: string, log = captureLog
 }
 
 async function newKey(gw: TestGateway): Promise<{ key: string; token: string }> {
-  const res = await fetch(`${gw.url}/key/generate`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${MASTER_KEY}`, "content-type": "application/json" },
-    body: "{}",
-  });
+  const res = await adminCall<{ key: string; token: string }>(gw, "POST", "/key/generate", {});
   expect(res.status).toBe(200);
-  return (await res.json()) as { key: string; token: string };
+  return res.body;
 }
 
 describe("spend spool", () => {

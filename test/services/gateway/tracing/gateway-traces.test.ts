@@ -30,6 +30,15 @@ afterAll(async () => {
   await langfuse?.close();
 });
 
+/** One chat call with the master key by plain fetch (so an error answer's headers can be read); the response. */
+function rawChat(model: string, content: string): Promise<Response> {
+  return fetch(`${gw.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${MASTER_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ model, messages: [{ role: "user", content }] }),
+  });
+}
+
 describe("a trace per chat call", () => {
   it("a completion: one export within 10 s carrying model, usage and the header's cost; x-trace-id names it", async () => {
     const { data, response } = await gw.client.chat.completions
@@ -83,11 +92,7 @@ describe("a trace per chat call", () => {
   });
 
   it("a refusal (unknown model): a trace at level WARNING with the status, and x-trace-id on the error", async () => {
-    const response = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${MASTER_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "nope", messages: [{ role: "user", content: "hi" }] }),
-    });
+    const response = await rawChat("nope", "hi");
     expect(response.status).toBe(400);
     const traceId = response.headers.get("x-trace-id") as string;
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
@@ -99,12 +104,9 @@ describe("a trace per chat call", () => {
 
   it("an upstream failure: level ERROR, status 502", async () => {
     upstream.failNext(10, 500);
-    const response = await fetch(`${gw.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${MASTER_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "general", messages: [{ role: "user", content: "fail" }] }),
-    });
+    const response = await rawChat("general", "fail");
     expect(response.status).toBeGreaterThanOrEqual(500);
+    expect(response.status).toBe(502);
     const traceId = response.headers.get("x-trace-id") as string;
     const obs = await langfuse.waitForTrace(traceId, 2, 10_000);
     const generation = obs.find((o) => o.type === "GENERATION");

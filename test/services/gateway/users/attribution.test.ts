@@ -11,7 +11,13 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLangfuse, startFakeLangfuse } from "../../../fixtures/langfuse.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
+import {
+  adminCall,
+  deployment,
+  MASTER_KEY,
+  startTestGateway,
+  type TestGateway,
+} from "../../../helpers/gateway.js";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
 import { deleteKeys, REDIS_URL, uniquePrefix } from "../../../helpers/redis.js";
 
@@ -40,18 +46,9 @@ async function start(env: Record<string, string> = {}): Promise<TestGateway> {
   );
 }
 
-async function admin<T = Record<string, unknown>>(
-  method: "GET" | "POST",
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${MASTER_KEY}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, body: (await res.json()) as T };
-}
+/** An admin API call to the suite's gateway with the master key. */
+const admin = <T = Record<string, unknown>>(method: "GET" | "POST", path: string, body?: unknown) =>
+  adminCall<T>(gw, method, path, body);
 
 /** A chat call as the chat makes it: its key, and the user headers LibreChat fills in. */
 function chat(key: string, headers: Record<string, string>, content = "hi") {
