@@ -1,7 +1,8 @@
 /**
- * Everything that happens after a chat completion has been answered: settle the budget reservation, count
- * tokens and spend, record the spend log row, observe latencies. Runs after the response (or, for a
- * non-streamed call, just before it, to put the cost in `x-litellm-response-cost`); does no I/O itself.
+ * Everything that happens after a chat completion has been answered, in two parts: {@link measureCall} (tokens
+ * and cost, for `x-litellm-response-cost`) and {@link recordCall} (settle the budget reservation, count tokens
+ * and spend, record the spend log row, observe latencies), which runs after the response is handed to the
+ * socket; neither does I/O itself.
  */
 import type { AuthContext } from "../auth/types.js";
 import type { Deployment } from "../config/types.js";
@@ -67,27 +68,58 @@ export function formatCost(usd: number): string {
     .replace(/\.?0+$/, "");
 }
 
-/** Settles and records a finished call; returns its cost in USD, rounded by {@link roundCost}. */
-export function accountCall(
-  record: CallRecord,
+/** What a finished call used and cost, measured when its answer is ready. */
+export interface CallAmounts {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** USD, rounded by {@link roundCost}. */
+  cost: number;
+  /** From the request's arrival to now, ms. */
+  totalMs: number;
+  /** Epoch ms when measured (the spend row's end time). */
+  endTime: number;
+}
+
+/**
+ * Tokens and cost of a finished call: the upstream's `usage`, or the prompt estimate and
+ * `fallbackCompletionTokens` when it reported none, priced at the deployment's prices. No side effects.
+ */
+export function measureCall(
+  record: Pick<CallRecord, "deployment" | "estimatedPromptTokens" | "startedAt">,
   usage: Usage | undefined,
   fallbackCompletionTokens: number,
+  now: () => number,
+): CallAmounts {
+  const promptTokens = usage?.prompt_tokens ?? record.estimatedPromptTokens;
+  const completionTokens = usage?.completion_tokens ?? fallbackCompletionTokens;
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: usage?.total_tokens ?? promptTokens + completionTokens,
+    cost: roundCost(costOf(priceOf(record.deployment), promptTokens, completionTokens)),
+    totalMs: performance.now() - record.startedAt,
+    endTime: now(),
+  };
+}
+
+/**
+ * Books a measured call: settles its admission (budget and token counters), observes its metrics and queues its
+ * spend row. Synchronous, no I/O of its own; a non-streamed call runs it after the response is handed to the
+ * socket.
+ */
+export function recordCall(
+  record: CallRecord,
+  amounts: CallAmounts,
   status: number,
   metrics: GatewayMetrics,
   spend: SpendRecorder | undefined,
-  now: () => number,
-): number {
-  const promptTokens = usage?.prompt_tokens ?? record.estimatedPromptTokens;
-  const completionTokens = usage?.completion_tokens ?? fallbackCompletionTokens;
-  const totalTokens = usage?.total_tokens ?? promptTokens + completionTokens;
-  const cost = roundCost(costOf(priceOf(record.deployment), promptTokens, completionTokens));
+): void {
+  const { promptTokens, completionTokens, totalTokens, cost, endTime } = amounts;
   record.admission?.settle({ cost, totalTokens });
 
   const d = record.deployment;
-  const model = `${d.provider}/${d.upstreamModel}`;
-  const endTime = now();
   const subjects = record.auth.kind === "virtual" ? record.auth.subjects : [];
-  const totalMs = performance.now() - record.startedAt;
   recordCallMetrics(metrics, {
     caller: record.labels,
     subjects,
@@ -97,7 +129,7 @@ export function accountCall(
     completionTokens,
     totalTokens,
     cost,
-    totalMs,
+    totalMs: amounts.totalMs,
     upstreamMs: record.upstreamMs,
     upstreamHeaders: record.upstreamHeaders,
     nowEpochMs: endTime,
@@ -109,7 +141,7 @@ export function accountCall(
     keyAlias: record.auth.kind === "virtual" ? record.auth.keyAlias : null,
     userId: record.auth.kind === "virtual" ? record.auth.userId : null,
     modelGroup: record.requestedModel,
-    model,
+    model: `${d.provider}/${d.upstreamModel}`,
     deploymentId: d.id,
     promptTokens,
     completionTokens,
@@ -120,5 +152,4 @@ export function accountCall(
     status,
     stream: record.stream,
   });
-  return cost;
 }

@@ -1,9 +1,9 @@
 /**
  * Account step: after the answer, settle the reservation with the real usage, record the spend row and the
- * token/latency metrics ({@link accountCall}), count the request, and hand the finished call to the observers.
+ * token/latency metrics ({@link recordCall}), count the request, and hand the finished call to the observers.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { accountCall, callerLabels } from "../../accounting/call-accounting.js";
+import { type CallAmounts, callerLabels, measureCall, recordCall } from "../../accounting/call-accounting.js";
 import { recordRequest } from "../../metrics/record-call.js";
 import type { Usage } from "../../streaming/relay-sse.js";
 import type { CallContext, ChatDeps } from "../context.js";
@@ -34,20 +34,51 @@ export function clientLeft(deps: ChatDeps, request: FastifyRequest, reply: Fasti
   if (!reply.raw.destroyed) reply.raw.destroy();
 }
 
+/** A measured call: its amounts and the upstream's share of its time (ms), taken when the answer was ready. */
+export interface MeasuredCall {
+  amounts: CallAmounts;
+  upstreamMs: number;
+}
+
 /**
- * Settles an answered call: the usage the upstream reported (or the prompt estimate and
- * `fallbackCompletionTokens` when it reported none). Sets `call.cost` (USD) and `call.usage`; returns the cost.
+ * Measures an answered call: the usage the upstream reported (or the prompt estimate and
+ * `fallbackCompletionTokens` when it reported none). Sets `call.cost` (USD) and `call.usage`; books nothing
+ * (see {@link book}).
  */
-export function settle(
+export function measure(
   call: CallContext,
   deps: ChatDeps,
   usage: Usage | undefined,
   fallbackCompletionTokens: number,
-  status: number,
-): number {
+): MeasuredCall {
   const upstream = call.upstream!;
-  const sentAt = upstream.sentAt - upstream.retryMs;
-  const cost = accountCall(
+  const amounts = measureCall(
+    {
+      deployment: upstream.deployment,
+      estimatedPromptTokens: call.promptEstimate,
+      startedAt: call.startedAt,
+    },
+    usage,
+    fallbackCompletionTokens,
+    () => deps.clock.now(),
+  );
+  call.cost = amounts.cost;
+  call.usage = usage ?? {
+    prompt_tokens: amounts.promptTokens,
+    completion_tokens: amounts.completionTokens,
+    total_tokens: amounts.totalTokens,
+  };
+  return { amounts, upstreamMs: performance.now() - (upstream.sentAt - upstream.retryMs) };
+}
+
+/**
+ * Books a measured call: settles the reservation, records the spend row and the token/latency metrics
+ * ({@link recordCall}), and gives the deployment's tpm count (routing) the real figure instead of the estimate
+ * it was sent with.
+ */
+export function book(call: CallContext, deps: ChatDeps, measured: MeasuredCall, status: number): void {
+  const upstream = call.upstream!;
+  recordCall(
     {
       requestId: call.requestId,
       auth: call.auth,
@@ -58,28 +89,29 @@ export function settle(
       stream: call.stream,
       startedAtEpoch: call.startedAtEpoch,
       startedAt: call.startedAt,
-      upstreamMs: performance.now() - sentAt,
+      upstreamMs: measured.upstreamMs,
       estimatedPromptTokens: call.promptEstimate,
       upstreamHeaders: upstream.headers,
     },
-    usage,
-    fallbackCompletionTokens,
+    measured.amounts,
     status,
     deps.metrics,
     deps.spend,
-    () => deps.clock.now(),
   );
-  const promptTokens = usage?.prompt_tokens ?? call.promptEstimate;
-  const completionTokens = usage?.completion_tokens ?? fallbackCompletionTokens;
-  call.cost = cost;
-  call.usage = usage ?? {
-    prompt_tokens: promptTokens,
-    completion_tokens: completionTokens,
-    total_tokens: promptTokens + completionTokens,
-  };
-  // The deployment's tpm count (routing) gets the real figure instead of the estimate it was sent with.
-  deps.router.recordUsage(upstream, call.usage.total_tokens);
-  return cost;
+  deps.router.recordUsage(upstream, measured.amounts.totalTokens);
+}
+
+/** {@link measure} then {@link book}; returns the cost in USD. */
+export function settle(
+  call: CallContext,
+  deps: ChatDeps,
+  usage: Usage | undefined,
+  fallbackCompletionTokens: number,
+  status: number,
+): number {
+  const measured = measure(call, deps, usage, fallbackCompletionTokens);
+  book(call, deps, measured, status);
+  return measured.amounts.cost;
 }
 
 /**

@@ -17,7 +17,15 @@ import { relaySse, type Usage } from "../../streaming/relay-sse.js";
 import { StreamText } from "../../streaming/stream-text.js";
 import type { CallContext, ChatDeps } from "../context.js";
 import { type GuardDecision, observerHeaders } from "../hooks.js";
-import { CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE, finish, requestedModelLabel, settle } from "./account.js";
+import {
+  book,
+  CLIENT_CLOSED_REQUEST,
+  CLIENT_CLOSED_TYPE,
+  finish,
+  measure,
+  requestedModelLabel,
+  settle,
+} from "./account.js";
 
 /** Keeps a name or entity header-safe (they come from configuration, never from the client). */
 const token = (value: string) => value.replace(/[^\w.-]/g, "_");
@@ -95,13 +103,16 @@ export async function answerJson(
     call.output = firstMessage(completion);
     if (!rewritten) call.upstreamOutput = undefined;
   }
-  const cost = settle(call, deps, completion.usage, 0, 200);
-  return reply
+  // The cost goes in a header; the booking (settle, metrics, spend row) waits until the answer is sent.
+  const measured = measure(call, deps, completion.usage, 0);
+  const sent = reply
     .header("content-type", "application/json")
-    .header("x-litellm-response-cost", formatCost(cost))
+    .header("x-litellm-response-cost", formatCost(measured.amounts.cost))
     .header("x-litellm-model-id", upstream.deployment.id)
     .headers(decisionHeaders(call.decisions))
     .send(text);
+  book(call, deps, measured, 200);
+  return sent;
 }
 
 /** Relays a streamed call, settles and counts it once it ended (the reply is hijacked: no onResponse). */
