@@ -8,10 +8,10 @@
  * forks runs this file again as one whole gateway; the primary then owns signals, restarts and start-up errors.
  */
 import cluster from "node:cluster";
-import { config as loadDotenv } from "dotenv";
 import { pino } from "pino";
 import { runPrimary } from "./cluster/primary.js";
 import { type WorkerLink, workerLink } from "./cluster/worker-link.js";
+import { loadOperatorEnv } from "./config/dotenv.js";
 import { type GatewayEnv, readEnv, repoRoot } from "./config/env.js";
 import { createGateway } from "./gateway.js";
 import type { GatewayMetrics } from "./metrics/metrics.js";
@@ -19,17 +19,18 @@ import type { GatewayMetrics } from "./metrics/metrics.js";
 async function main(): Promise<void> {
   // Run from source, the gateway reads the operator's .env at the repository root (the same file the stack reads);
   // variables already set in the environment win. In the image there is no such file.
-  loadDotenv({ path: `${repoRoot}.env`, quiet: true });
+  const notes = loadOperatorEnv(`${repoRoot}.env`);
   const env = readEnv();
   if (env.workers > 1 && cluster.isPrimary) {
     const log = pino({ level: env.logLevel, base: { service: "gateway", role: "primary" } });
+    for (const note of notes) log.info(note);
     for (const warning of environmentWarnings(env)) log.warn(warning);
     runPrimary(env, log);
     return;
   }
   const link = workerLink();
   try {
-    await serve(env, link);
+    await serve(env, link, notes);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // A worker leaves the message to its primary, which prints it once for all workers.
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
 }
 
 /** Runs one gateway in this process until a signal (or, in a worker, the primary's order) stops it. */
-async function serve(env: GatewayEnv, link: WorkerLink | undefined): Promise<void> {
+async function serve(env: GatewayEnv, link: WorkerLink | undefined, notes: string[]): Promise<void> {
   const logger = pino({
     level: env.logLevel,
     base:
@@ -54,7 +55,10 @@ async function serve(env: GatewayEnv, link: WorkerLink | undefined): Promise<voi
   });
   const log = gateway.app.log;
   // A worker's primary has said these once already.
-  if (link === undefined) for (const warning of environmentWarnings(env)) log.warn(warning);
+  if (link === undefined) {
+    for (const note of notes) log.info(note);
+    for (const warning of environmentWarnings(env)) log.warn(warning);
+  }
   let signals = 0;
   const stop = (signal: string) => {
     signals++;
