@@ -96,8 +96,10 @@ export class Tracing extends pulumi.ComponentResource {
       dependsOn: [objectStore.container],
     });
 
-    // Settings web and worker share (Langfuse reads the same variables in both).
+    // Settings web and worker share (Langfuse's compose gives both one env block; the worker builds links in
+    // notifications and exports from NEXTAUTH_URL).
     const common: Record<string, pulumi.Input<string>> = {
+      NEXTAUTH_URL: config.urls.trace,
       DATABASE_URL: args.traceDatabaseUrl,
       SALT: secrets.traceSalt,
       ENCRYPTION_KEY: secrets.traceEncryptionKey,
@@ -126,7 +128,6 @@ export class Tracing extends pulumi.ComponentResource {
       image: { pull: img.langfuseWeb, tools: IMAGES.langfuseWeb.tools },
       env: {
         ...common,
-        NEXTAUTH_URL: config.urls.trace,
         NEXTAUTH_SECRET: secrets.traceNextauthSecret,
         AUTH_DISABLE_SIGNUP: "true",
         LANGFUSE_INIT_ORG_ID: TRACE_PROJECT_ID,
