@@ -23,7 +23,7 @@ export const IMAGES = {
   redis: { ref: "redis:7.2", tools: ["sh", "grep", "redis-cli"] },
   /** Last 4.4 release: MongoDB 5.0+ needs AVX, which the target VM lacks. Legacy `mongo` shell. */
   mongo: { ref: "mongo:4.4.30", tools: ["sh", "grep", "mongo"] },
-  /** Ubuntu-based, busybox wget. Langfuse v4 needs ClickHouse >= 25.12. */
+  /** Ubuntu-based with GNU wget (and clickhouse-client); user clickhouse is uid/gid 101. Langfuse v4 needs >= 25.12. */
   clickhouse: { ref: "clickhouse/clickhouse-server:25.12", tools: ["sh", "wget"] },
   /**
    * Chainguard's source build of MinIO (Docker Hub's minio images are gone). The free tier serves only

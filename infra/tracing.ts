@@ -66,6 +66,9 @@ export class Tracing extends pulumi.ComponentResource {
       },
       volumes: { data: "/var/lib/clickhouse", logs: "/var/log/clickhouse-server" },
       ulimits: [{ name: "nofile", soft: 262144, hard: 262144 }],
+      // The image's clickhouse user (Langfuse's compose runs it so); the image leaves its data, log and config
+      // folders writable for it, and a volume first written by a root start is owned by it already.
+      user: "101:101",
       memoryMb: config.stack.analyticsDbMemoryMb,
       healthcheck: { test: ["CMD", "wget", "-q", "--spider", "http://127.0.0.1:8123/ping"], interval: "10s" },
       waitHealthy: true,

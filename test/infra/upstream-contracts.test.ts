@@ -62,10 +62,11 @@ describe("Langfuse v4 (langfuse/langfuse docker-compose.yml, packages/shared/src
     expect(clickhouse.CLICKHOUSE_DB).toBe("default");
   });
 
-  it("runs ClickHouse >= 25.12 with nofile 262144, data and logs on volumes", async () => {
+  it("runs ClickHouse >= 25.12 as uid 101 with nofile 262144, data and logs on volumes", async () => {
     const { IMAGES } = await import("../../infra/images.js");
     const [major, minor] = (IMAGES.clickhouse.ref.split(":")[1] ?? "").split(".").map(Number);
     expect((major ?? 0) * 100 + (minor ?? 0)).toBeGreaterThanOrEqual(2512);
+    expect(inputs("analytics-db").user).toBe("101:101");
     expect(inputs("analytics-db").ulimits).toEqual([{ name: "nofile", soft: 262144, hard: 262144 }]);
     expect(volumePaths("analytics-db").sort()).toEqual(["/var/lib/clickhouse", "/var/log/clickhouse-server"]);
   });
