@@ -136,6 +136,14 @@ describe("LibreChat (danny-avila/LibreChat .env.example, deploy-compose.yml, Doc
     expect(chat.DOMAIN_SERVER).toBe(chat.DOMAIN_CLIENT);
     expect(chat.ALLOW_REGISTRATION).toBe("true");
   });
+
+  it("keeps uploads, logs and images (avatars) on volumes, at the image's paths", () => {
+    expect(volumePaths("chat").sort()).toEqual([
+      "/app/api/logs",
+      "/app/client/public/images",
+      "/app/uploads",
+    ]);
+  });
 });
 
 describe("Presidio (microsoft/presidio presidio-analyzer/Dockerfile, presidio-anonymizer/Dockerfile)", () => {
