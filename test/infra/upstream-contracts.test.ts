@@ -237,3 +237,25 @@ describe("health checks run programs their images ship (infra/images.ts, from ea
     expect(checked).toBe(15);
   });
 });
+
+describe("operator values the upstreams refuse are refused at `pulumi preview`", () => {
+  const parse = async (values: Record<string, string>) => {
+    const { parseConfig } = await import("../../infra/config.js");
+    return () => parseConfig({}, values);
+  };
+
+  it("ANALYTICS_DB_PASSWORD without the characters Langfuse's ClickHouse migration URL cannot carry", async () => {
+    for (const bad of ["a&b", "a=b", "a#b", "a?b", "a%b", "a+b", "a@b", "a b"])
+      expect(await parse({ ANALYTICS_DB_PASSWORD: bad }), bad).toThrow(
+        /ANALYTICS_DB_PASSWORD: must not contain/,
+      );
+    expect(await parse({ ANALYTICS_DB_PASSWORD: "Abc-123_x.y~z!" })).not.toThrow();
+  });
+
+  it("TRACE_INIT_USER_PASSWORD of at least 8 characters (Langfuse's user creation refuses shorter)", async () => {
+    expect(await parse({ TRACE_INIT_USER_PASSWORD: "short12" })).toThrow(
+      /TRACE_INIT_USER_PASSWORD: must be at least 8 characters/,
+    );
+    expect(await parse({ TRACE_INIT_USER_PASSWORD: "longer12" })).not.toThrow();
+  });
+});
