@@ -130,7 +130,10 @@ export const operatorEnvSchema = z.object({
     message:
       "must not contain & = # ? % + @ or spaces (the trace viewer's ClickHouse migration cannot pass them)",
   }),
-  OBJECT_STORE_PASSWORD: optional,
+  /** MinIO's root password (its secret key): MinIO refuses one under 8 characters and does not start. */
+  OBJECT_STORE_PASSWORD: optional.refine((v) => v === undefined || v.length >= 8, {
+    message: "must be at least 8 characters long (the object store refuses shorter root passwords)",
+  }),
   TRACE_SALT: optional,
   TRACE_ENCRYPTION_KEY: hexOf(64),
   TRACE_NEXTAUTH_SECRET: optional,

@@ -252,6 +252,13 @@ describe("operator values the upstreams refuse are refused at `pulumi preview`",
     expect(await parse({ ANALYTICS_DB_PASSWORD: "Abc-123_x.y~z!" })).not.toThrow();
   });
 
+  it("OBJECT_STORE_PASSWORD of at least 8 characters (MinIO refuses a shorter root password)", async () => {
+    expect(await parse({ OBJECT_STORE_PASSWORD: "short12" })).toThrow(
+      /OBJECT_STORE_PASSWORD: must be at least 8 characters/,
+    );
+    expect(await parse({ OBJECT_STORE_PASSWORD: "longer12" })).not.toThrow();
+  });
+
   it("TRACE_INIT_USER_PASSWORD of at least 8 characters (Langfuse's user creation refuses shorter)", async () => {
     expect(await parse({ TRACE_INIT_USER_PASSWORD: "short12" })).toThrow(
       /TRACE_INIT_USER_PASSWORD: must be at least 8 characters/,
