@@ -220,6 +220,15 @@ describe("Prometheus, Alertmanager, Grafana (their Dockerfiles and provisioning 
 });
 
 describe("health checks run programs their images ship (infra/images.ts, from each upstream Dockerfile)", () => {
+  it("pins the image variants that carry a probe program (plain redis_exporter and chainguard minio have none)", async () => {
+    const { IMAGES } = await import("../../infra/images.js");
+    expect(IMAGES.redisExporter.ref).toMatch(/-alpine$/);
+    expect(IMAGES.minio.ref).toMatch(/-dev$/);
+    expect(IMAGES.langfuseWeb.tools).not.toContain("curl");
+    expect(IMAGES.langfuseWorker.tools).not.toContain("curl");
+    expect(IMAGES.langfuseWeb.ref.split(":")[1]).toBe(IMAGES.langfuseWorker.ref.split(":")[1]);
+  });
+
   it("for every pulled image, the probe's programs are in that image's tool list", async () => {
     const { IMAGES } = await import("../../infra/images.js");
     const { probeTools } = await import("../../infra/container.js");
