@@ -27,7 +27,8 @@ export const IMAGES = {
   clickhouse: { ref: "clickhouse/clickhouse-server:25.12", tools: ["sh", "wget"] },
   /**
    * Chainguard's source build of MinIO (Docker Hub's minio images are gone). The free tier serves only
-   * `latest*` tags; the `-dev` variant adds busybox (wget) and a shell, the plain one has neither and no `mc`.
+   * `latest*` tags; the `-dev` variant adds busybox (wget) and a shell. (Langfuse's compose probes the plain one
+   * with `mc ready local`, and Chainguard's image definition installs `mc` beside the server; wget is not in it.)
    * Pin a digest with the `images` stack setting for production.
    */
   minio: { ref: "cgr.dev/chainguard/minio:latest-dev", tools: ["sh", "wget"] },
