@@ -51,7 +51,9 @@ export class Chat extends pulumi.ComponentResource {
       },
       publish: [{ internal: HOST_PORTS.chat, external: HOST_PORTS.chat }],
       uploads: [{ file: CHAT_CONFIG_PATH, content: readRepoFile(CHAT_CONFIG_FILE) }],
-      volumes: { uploads: "/app/uploads", logs: "/app/api/logs" },
+      // The three folders LibreChat's deploy-compose.yml mounts: uploaded files, logs, and images (avatars and
+      // generated images, kept under client/public/images).
+      volumes: { uploads: "/app/uploads", logs: "/app/api/logs", images: "/app/client/public/images" },
       healthcheck: httpCheck("node", `http://127.0.0.1:${HOST_PORTS.chat}/health`, { startPeriod: "60s" }),
       shared: true,
       dependsOn: args.dependsOn,

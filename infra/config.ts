@@ -73,6 +73,11 @@ const hexOf = (chars: number) =>
 const numberFrom = (def: number, check: z.ZodNumber) =>
   optional.transform((v) => (v === undefined ? def : Number(v))).pipe(check);
 const positiveInt = (def: number) => numberFrom(def, z.number().int().positive());
+/**
+ * Characters Langfuse's web entrypoint cannot pass through to its ClickHouse migration URL (it puts
+ * CLICKHOUSE_PASSWORD into a query string unencoded: langfuse/langfuse web/entrypoint.sh).
+ */
+const CLICKHOUSE_URL_UNSAFE = /[&=#?%+@\s]/;
 
 /** Schema of the operator's `.env` (the variables of `.env.example` plus the overridable internal secrets). */
 export const operatorEnvSchema = z.object({
@@ -83,7 +88,10 @@ export const operatorEnvSchema = z.object({
   CHAT_SERVICE_KEY: optional.refine((v) => v === undefined || (v.startsWith("sk-") && v.length >= 20), {
     message: "must start with sk- and be at least 20 characters long",
   }),
-  TRACE_INIT_USER_PASSWORD: optional,
+  /** Langfuse refuses to create a user with a shorter password (and the trace viewer would not start). */
+  TRACE_INIT_USER_PASSWORD: optional.refine((v) => v === undefined || v.length >= 8, {
+    message: "must be at least 8 characters long (the trace viewer refuses shorter passwords)",
+  }),
   DASHBOARD_ADMIN_USER: optional.transform((v) => v ?? "admin"),
   DASHBOARD_ADMIN_PASSWORD: optional,
   COOKIE_DOMAIN: optional,
@@ -118,8 +126,14 @@ export const operatorEnvSchema = z.object({
   RELATIONAL_DB_PASSWORD: optional,
   DOCUMENT_DB_PASSWORD: optional,
   CACHE_PASSWORD: optional,
-  ANALYTICS_DB_PASSWORD: optional,
-  OBJECT_STORE_PASSWORD: optional,
+  ANALYTICS_DB_PASSWORD: optional.refine((v) => v === undefined || !CLICKHOUSE_URL_UNSAFE.test(v), {
+    message:
+      "must not contain & = # ? % + @ or spaces (the trace viewer's ClickHouse migration cannot pass them)",
+  }),
+  /** MinIO's root password (its secret key): MinIO refuses one under 8 characters and does not start. */
+  OBJECT_STORE_PASSWORD: optional.refine((v) => v === undefined || v.length >= 8, {
+    message: "must be at least 8 characters long (the object store refuses shorter root passwords)",
+  }),
   TRACE_SALT: optional,
   TRACE_ENCRYPTION_KEY: hexOf(64),
   TRACE_NEXTAUTH_SECRET: optional,

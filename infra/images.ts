@@ -23,11 +23,12 @@ export const IMAGES = {
   redis: { ref: "redis:7.2", tools: ["sh", "grep", "redis-cli"] },
   /** Last 4.4 release: MongoDB 5.0+ needs AVX, which the target VM lacks. Legacy `mongo` shell. */
   mongo: { ref: "mongo:4.4.30", tools: ["sh", "grep", "mongo"] },
-  /** Ubuntu-based, busybox wget. Langfuse v4 needs ClickHouse >= 25.12. */
+  /** Ubuntu-based with GNU wget (and clickhouse-client); user clickhouse is uid/gid 101. Langfuse v4 needs >= 25.12. */
   clickhouse: { ref: "clickhouse/clickhouse-server:25.12", tools: ["sh", "wget"] },
   /**
    * Chainguard's source build of MinIO (Docker Hub's minio images are gone). The free tier serves only
-   * `latest*` tags; the `-dev` variant adds busybox (wget) and a shell, the plain one has neither and no `mc`.
+   * `latest*` tags; the `-dev` variant adds busybox (wget) and a shell. (Langfuse's compose probes the plain one
+   * with `mc ready local`, and Chainguard's image definition installs `mc` beside the server; wget is not in it.)
    * Pin a digest with the `images` stack setting for production.
    */
   minio: { ref: "cgr.dev/chainguard/minio:latest-dev", tools: ["sh", "wget"] },

@@ -66,6 +66,9 @@ export class Tracing extends pulumi.ComponentResource {
       },
       volumes: { data: "/var/lib/clickhouse", logs: "/var/log/clickhouse-server" },
       ulimits: [{ name: "nofile", soft: 262144, hard: 262144 }],
+      // The image's clickhouse user (Langfuse's compose runs it so); the image leaves its data, log and config
+      // folders writable for it, and a volume first written by a root start is owned by it already.
+      user: "101:101",
       memoryMb: config.stack.analyticsDbMemoryMb,
       healthcheck: { test: ["CMD", "wget", "-q", "--spider", "http://127.0.0.1:8123/ping"], interval: "10s" },
       waitHealthy: true,
@@ -96,8 +99,10 @@ export class Tracing extends pulumi.ComponentResource {
       dependsOn: [objectStore.container],
     });
 
-    // Settings web and worker share (Langfuse reads the same variables in both).
+    // Settings web and worker share (Langfuse's compose gives both one env block; the worker builds links in
+    // notifications and exports from NEXTAUTH_URL).
     const common: Record<string, pulumi.Input<string>> = {
+      NEXTAUTH_URL: config.urls.trace,
       DATABASE_URL: args.traceDatabaseUrl,
       SALT: secrets.traceSalt,
       ENCRYPTION_KEY: secrets.traceEncryptionKey,
@@ -126,7 +131,6 @@ export class Tracing extends pulumi.ComponentResource {
       image: { pull: img.langfuseWeb, tools: IMAGES.langfuseWeb.tools },
       env: {
         ...common,
-        NEXTAUTH_URL: config.urls.trace,
         NEXTAUTH_SECRET: secrets.traceNextauthSecret,
         AUTH_DISABLE_SIGNUP: "true",
         LANGFUSE_INIT_ORG_ID: TRACE_PROJECT_ID,
