@@ -11,6 +11,7 @@ import Fastify, {
   type FastifyServerOptions,
   LogController,
 } from "fastify";
+import type { AuthFailureLimiter } from "./auth/failure-limiter.js";
 import type { KeyAuthenticator, UserAttributor } from "./auth/types.js";
 import type { CallObserver, ChatGuard } from "./chat/hooks.js";
 import type { ServerTimeouts } from "./config/env.js";
@@ -49,6 +50,13 @@ export interface AppDeps {
   keys?: KeyAuthenticator;
   /** Books the chat's service-key calls on the chat user they name (needs the database). */
   users?: UserAttributor;
+  /** Per-source limit on invalid keys (GATEWAY_AUTH_FAILURE_LIMIT); default: none. */
+  authFailures?: AuthFailureLimiter;
+  /**
+   * fastify's `trustProxy` (GATEWAY_TRUSTED_PROXIES): addresses or CIDRs of reverse proxies whose
+   * X-Forwarded-For names the client; default none (the socket's address is the client).
+   */
+  trustProxy?: string | undefined;
   /** CONSOLE_PUBLIC_URL: where GET /ui sends operators (the console's admin sign-in). */
   consolePublicUrl?: string | undefined;
   admitter?: Admitter;
@@ -119,6 +127,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     ...(deps.loggerInstance ? { loggerInstance: deps.loggerInstance } : { logger: deps.logger ?? false }),
     bodyLimit: deps.maxBodyBytes,
     genReqId: () => randomUUID(),
+    ...(deps.trustProxy === undefined ? {} : { trustProxy: deps.trustProxy }),
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: "idle",
@@ -160,7 +169,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     reply.header("x-request-id", request.id);
   });
 
-  app.register(authPlugin, { masterKey: deps.masterKey, keys: deps.keys, users: deps.users });
+  app.register(authPlugin, {
+    masterKey: deps.masterKey,
+    keys: deps.keys,
+    users: deps.users,
+    failures: deps.authFailures,
+  });
   app.register(consoleRoutes, { consolePublicUrl: deps.consolePublicUrl });
   app.register(healthRoutes, {
     checks: deps.readiness,

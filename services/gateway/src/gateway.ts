@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
+import { createFailureLimiter } from "./auth/failure-limiter.js";
 import type { CallObserver } from "./chat/hooks.js";
 import type { GatewayEnv } from "./config/env.js";
 import { loadModelConfig } from "./config/load-model-config.js";
@@ -140,6 +141,8 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     maxBodyBytes: env.maxBodyBytes,
     keys: store?.keys,
     users: store?.users,
+    authFailures: createFailureLimiter({ limit: env.authFailureLimit, clock, redis: limits.redis }),
+    trustProxy: env.trustedProxies,
     consolePublicUrl: env.consolePublicUrl,
     admitter: limits.admitter,
     spend: store?.spend,

@@ -66,4 +66,10 @@ export interface KeyAuthenticator {
    *   key it has seen before (it serves the last known record).
    */
   authenticate(presentedKey: string, keyHash?: string): Promise<VirtualKeyAuth | null>;
+  /**
+   * The same answer for a key already known to this instance (cached, or remembered as unknown), without a
+   * database lookup; undefined for a key it has not seen (the caller decides not to look it up). Optional: an
+   * authenticator without a cache of its own omits it, and a blocked source is then refused every key.
+   */
+  authenticateCached?(presentedKey: string, keyHash?: string): Promise<VirtualKeyAuth | null | undefined>;
 }

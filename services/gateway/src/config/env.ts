@@ -72,6 +72,10 @@ const envSchema = z.object({
       });
       return z.NEVER;
     }),
+  /** Invalid keys per client address per minute before its unknown keys get 429; 0 = no limit. */
+  GATEWAY_AUTH_FAILURE_LIMIT: int(20),
+  /** Reverse proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client. */
+  GATEWAY_TRUSTED_PROXIES: optionalString,
   /** Public URL of the key console; GET /ui redirects to its admin sign-in. */
   CONSOLE_PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
 });
@@ -110,6 +114,10 @@ export interface GatewayEnv {
   workers: number;
   /** CONSOLE_PUBLIC_URL without a trailing slash, e.g. `https://console.example.com`; GET /ui redirects there. */
   consolePublicUrl: string | undefined;
+  /** GATEWAY_AUTH_FAILURE_LIMIT: invalid keys per client address per minute (default 20); 0 = no limit. */
+  authFailureLimit: number;
+  /** GATEWAY_TRUSTED_PROXIES: fastify's `trustProxy` (comma-separated addresses or CIDRs); undefined = none. */
+  trustedProxies: string | undefined;
 }
 
 /** How long the gateway waits on its clients, ms; 0 turns a timeout off. */
@@ -175,5 +183,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
     chatServiceKey: e.CHAT_SERVICE_KEY,
     workers: e.GATEWAY_WORKERS,
     consolePublicUrl: e.CONSOLE_PUBLIC_URL?.replace(/\/+$/, ""),
+    authFailureLimit: e.GATEWAY_AUTH_FAILURE_LIMIT,
+    trustedProxies: e.GATEWAY_TRUSTED_PROXIES,
   };
 }

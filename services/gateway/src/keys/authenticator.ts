@@ -16,8 +16,12 @@
  *   limits, a user's new budget) and are applied to the cache without a query, so an instance cut off from
  *   Postgres refuses a revoked key as soon as the message arrives. A refresh that read the database before a
  *   message was applied never overwrites what the message said, and a revocation is never undone.
- * - Unknown keys are remembered for `negativeTtlMs` (1 s), so a flood of bad keys costs one query per key per
- *   second at most.
+ * - A presented key that does not have a key's format (`looksLikeVirtualKey`) is refused without a lookup.
+ *   Unknown keys are remembered (at most `maxEntries` of them, oldest dropped first): while the bus has
+ *   delivered without a break since the lookup, for `trustedNegativeTtlMs` (60 s), since a key made on any
+ *   instance is published on the bus and removes its hash from every instance's negative cache; otherwise for
+ *   `negativeTtlMs` (1 s). A flood of distinct bogus keys is bounded by the auth plugin's per-source failure
+ *   limit (`auth/failure-limiter.ts`), which asks {@link CachedKeyAuthenticator.authenticateCached} only.
  * - Database outage (a failed query, or one that did not answer within the wait): keys already known keep
  *   working from their last record and never wait on the database (it is probed in the background at most
  *   once per `outageBackoffMs`); unknown keys are still looked up (so a key made just before is accepted as
@@ -63,8 +67,13 @@ export interface KeyCacheSettings {
   trustedRefreshAfterMs?: number;
   /** Age after which such an entry is refreshed before answering. Default 120 000. */
   trustedMaxStaleMs?: number;
-  /** How long an unknown key is remembered as unknown. Default 1000. */
+  /** How long an unknown key is remembered as unknown while the bus may have missed a message. Default 1000. */
   negativeTtlMs?: number;
+  /**
+   * How long an unknown key is remembered while the bus has delivered without a break since it was looked up
+   * (a key made meanwhile would have been announced). Default 60 000.
+   */
+  trustedNegativeTtlMs?: number;
   /** After a failed query, how long before a cached key probes the database again. Default 2000. */
   outageBackoffMs?: number;
   /** Most keys cached (least recently refreshed dropped first); the same bound for unknown keys. Default 100 000. */
@@ -146,6 +155,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   private readonly trustedRefreshAfterMs: number;
   private readonly trustedMaxStaleMs: number;
   private readonly negativeTtlMs: number;
+  private readonly trustedNegativeTtlMs: number;
   private readonly outageBackoffMs: number;
   private readonly maxEntries: number;
   private readonly knownKeyWaitMs: number;
@@ -157,6 +167,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     this.trustedRefreshAfterMs = options.trustedRefreshAfterMs ?? CACHE_AGES.trustedRefreshAfterMs;
     this.trustedMaxStaleMs = options.trustedMaxStaleMs ?? CACHE_AGES.trustedMaxStaleMs;
     this.negativeTtlMs = options.negativeTtlMs ?? 1000;
+    this.trustedNegativeTtlMs = options.trustedNegativeTtlMs ?? CACHE_AGES.trustedRefreshAfterMs;
     this.outageBackoffMs = options.outageBackoffMs ?? 2000;
     this.maxEntries = options.maxEntries ?? 100_000;
     this.knownKeyWaitMs = options.knownKeyWaitMs ?? 250;
@@ -176,6 +187,30 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     const hash = keyHash ?? hashKey(presentedKey);
     const entry = await this.lookup(hash);
     return entry === null ? null : this.toAuth(entry);
+  }
+
+  /**
+   * Like {@link authenticate} for a key this instance already knows (cached, or remembered as unknown), without
+   * ever starting a lookup of a key it has not seen: undefined for such a key. Used while the caller's source
+   * is over its authentication-failure limit.
+   * @throws as {@link authenticate}.
+   */
+  async authenticateCached(
+    presentedKey: string,
+    keyHash?: string,
+  ): Promise<VirtualKeyAuth | null | undefined> {
+    if (!looksLikeVirtualKey(presentedKey)) return null;
+    const hash = keyHash ?? hashKey(presentedKey);
+    if (this.entries.has(hash)) return this.authenticate(presentedKey, hash);
+    return this.knownUnknown(hash, performance.now()) ? null : undefined;
+  }
+
+  /** Whether `hash` is remembered as unknown and that memory is still within its age. */
+  private knownUnknown(hash: string, now: number): boolean {
+    const since = this.unknown.get(hash);
+    if (since === undefined) return false;
+    const ttl = busCovers(this.options.bus, since) ? this.trustedNegativeTtlMs : this.negativeTtlMs;
+    return now - since < ttl;
   }
 
   /**
@@ -232,8 +267,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       }
       return this.entries.get(hash) ?? entry;
     }
-    const unknownSince = this.unknown.get(hash);
-    if (unknownSince !== undefined && now - unknownSince < this.negativeTtlMs) return null;
+    if (this.knownUnknown(hash, now)) return null;
     let found: CacheEntry | null | typeof TIMED_OUT;
     try {
       found = await waitAtMost(this.load(hash), this.unknownKeyWaitMs);

@@ -41,6 +41,11 @@ export function keyDisplayName(key: string): string {
   return `${key.slice(0, 3)}…${key.slice(-4)}`;
 }
 
-/** Cheap shape check before hashing: keys made here start with `sk-` and are not absurdly long. */
-export const looksLikeVirtualKey = (presented: string): boolean =>
-  presented.startsWith("sk-") && presented.length >= 20 && presented.length <= 256;
+/** `sk-` and 17 to 253 printable ASCII characters without spaces: every key the gateway accepts has it. */
+const KEY_FORMAT = /^sk-[\x21-\x7e]{17,253}$/;
+
+/**
+ * Cheap shape check before hashing or any lookup: keys made here (and CHAT_SERVICE_KEY) start with `sk-`, are
+ * 20 to 256 characters long and hold only printable ASCII; anything else is refused without a query.
+ */
+export const looksLikeVirtualKey = (presented: string): boolean => KEY_FORMAT.test(presented);

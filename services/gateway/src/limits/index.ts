@@ -56,6 +56,8 @@ export interface LimitsReadiness {
 export interface Limits {
   admitter: Admitter;
   bus: InvalidationBus;
+  /** The Redis connection (REDIS_URL), for other shared counters (authentication failures); undefined without. */
+  redis: RedisConnection | undefined;
   readiness(): Promise<LimitsReadiness>;
   /**
    * Returns every lease to Redis (unless `returnLeases` is false: they then expire, as a crashed instance's
@@ -79,6 +81,7 @@ export function createLimits(options: LimitsOptions): Limits {
     return {
       admitter: fallback,
       bus: new LocalInvalidationBus(log),
+      redis: undefined,
       readiness: async () => ({
         status: "disabled",
         detail: "REDIS_URL not set: limits are kept per instance",
@@ -112,6 +115,7 @@ export function createLimits(options: LimitsOptions): Limits {
   return {
     admitter,
     bus,
+    redis: connection,
     readiness: async () => {
       const health = connection.health();
       if (health.status === "connected") return { status: "connected" };

@@ -6,11 +6,17 @@
  * On routes marked `config: { userAttribution: true }` (chat completions), a key that names users (the chat's
  * service key, `user_headers: true` in its metadata) is booked on the user its request names, through the
  * {@link UserAttributor} (`users/attribution.ts`); the user headers of every other key are ignored.
+ *
+ * Cheap refusals: a token without a key's format is refused before any lookup; every invalid key counts
+ * against its source (the client address, `request.ip`) in the {@link AuthFailureLimiter}; a source over its
+ * limit gets 429 `too_many_auth_failures` with `retry-after` for any key this instance does not already know,
+ * so a flood of bogus keys costs no database queries while keys in use keep working.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import type { AuthContext, KeyAuthenticator, UserAttributor } from "../auth/types.js";
+import type { AuthFailureLimiter } from "../auth/failure-limiter.js";
+import type { AuthContext, KeyAuthenticator, UserAttributor, VirtualKeyAuth } from "../auth/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 
 declare module "fastify" {
@@ -33,6 +39,8 @@ export interface AuthPluginOptions {
   keys: KeyAuthenticator | undefined;
   /** Books service-key calls on the named chat user; undefined without a database (no user to book on). */
   users?: UserAttributor | undefined;
+  /** Per-source limit on invalid keys; default: none. */
+  failures?: AuthFailureLimiter | undefined;
 }
 
 /** The master key's context (the same object for every request: nothing writes to it). */
@@ -52,9 +60,36 @@ function unauthorized(message: string): GatewayError {
   return new GatewayError(401, message, { type: "authentication_error", code: "invalid_api_key" });
 }
 
+function tooManyFailures(retryAfterSeconds: number): GatewayError {
+  return new GatewayError(
+    429,
+    `Too many requests with invalid API keys from this address; try again in ${retryAfterSeconds} s with a valid key.`,
+    {
+      type: "rate_limit_error",
+      code: "too_many_auth_failures",
+      headers: { "retry-after": String(retryAfterSeconds) },
+    },
+  );
+}
+
 async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Promise<void> {
   const masterDigest = options.masterKey === undefined ? undefined : sha256(options.masterKey);
+  const { keys, failures } = options;
   app.decorateRequest("auth", undefined);
+
+  /** The virtual key's context, null for an invalid key; 429 for an unknown key from a blocked source. */
+  const resolveVirtual = async (
+    source: string,
+    token: string,
+    digest: Buffer,
+  ): Promise<VirtualKeyAuth | null> => {
+    if (keys === undefined) return null;
+    const retryAfter = failures?.blockedFor(source) ?? 0;
+    if (retryAfter === 0) return keys.authenticate(token, digest.toString("hex"));
+    const known = await keys.authenticateCached?.(token, digest.toString("hex"));
+    if (known === undefined) throw tooManyFailures(retryAfter);
+    return known;
+  };
 
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config.public === true) return;
@@ -68,9 +103,9 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
       request.auth = MASTER;
       return;
     }
-    const virtual =
-      options.keys === undefined ? null : await options.keys.authenticate(token, digest.toString("hex"));
+    const virtual = await resolveVirtual(request.ip, token, digest);
     if (virtual === null) {
+      await failures?.recordFailure(request.ip);
       throw unauthorized("Invalid API key. Check the key, or make a new one in the console.");
     }
     const users = options.users;

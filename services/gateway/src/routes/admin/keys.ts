@@ -136,6 +136,8 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
         now,
       );
     });
+    // Every instance drops the hash from its cache of unknown keys (someone may have tried it before).
+    await publishChanges(context, { keys: [record] });
     request.log.info({ keyHash: token.slice(0, 12), userId }, "virtual key generated");
     return {
       key,
