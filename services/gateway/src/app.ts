@@ -65,6 +65,8 @@ export interface AppDeps {
   guard?: ChatGuard;
   /** Told about every finished chat call, after the response (tracing). */
   observers?: CallObserver[];
+  /** A stream is ended after this long, ms (`GATEWAY_MAX_STREAM_DURATION_MS`; 0: never; default 30 minutes). */
+  maxStreamDurationMs?: number;
   /**
    * Admin API (/key/*, /user/*, /spend/*); each handler checks for the master key itself. Without a database
    * the gateway passes the plugin that answers 501 "needs DATABASE_URL" on the same paths.
@@ -191,6 +193,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     spend: deps.spend,
     guard: deps.guard,
     observers: deps.observers,
+    maxStreamDurationMs: deps.maxStreamDurationMs,
   });
   if (deps.adminRoutes) app.register(deps.adminRoutes);
   return app;

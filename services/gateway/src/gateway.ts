@@ -158,6 +158,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
             guardrailNames: guardrails.guard?.names ?? ["pii", "prompt_injection"],
           }),
     timeouts: env.timeouts,
+    maxStreamDurationMs: env.maxStreamDurationMs,
     readiness,
     observers,
     version,

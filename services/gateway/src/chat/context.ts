@@ -32,7 +32,12 @@ export interface ChatDeps {
   /** Some observer wants the answer's content (`CallContext.output`); streams collect their text then. */
   collectOutput: boolean;
   log: FastifyBaseLogger;
+  /** A stream is ended (with an error event) after this long, ms (0: never); default {@link DEFAULT_MAX_STREAM_DURATION_MS}. */
+  maxStreamDurationMs?: number;
 }
+
+/** The longest a stream may run, ms (`GATEWAY_MAX_STREAM_DURATION_MS`): 30 minutes. */
+export const DEFAULT_MAX_STREAM_DURATION_MS = 30 * 60_000;
 
 /** One chat completion call on its way through the steps. Times are `performance.now()` ms unless noted. */
 export interface CallContext {

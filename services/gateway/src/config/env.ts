@@ -47,6 +47,8 @@ const envSchema = z.object({
   GATEWAY_KEEP_ALIVE_TIMEOUT_MS: int(72_000),
   /** A connection with no bytes either way for this long is closed, ms (Node's server.timeout); 0 = never. */
   GATEWAY_CONNECTION_TIMEOUT_MS: int(600_000),
+  /** A stream is ended (with an SSE error event) after this long, ms; 0 = never. */
+  GATEWAY_MAX_STREAM_DURATION_MS: int(1_800_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DEFAULT_USER_BUDGET: z.coerce.number().nonnegative().default(10),
   DEFAULT_BUDGET_DURATION: z.string().default("30d"),
@@ -97,6 +99,8 @@ export interface GatewayEnv {
   shutdownTimeoutMs: number;
   /** Absolute folder of the spend spool (GATEWAY_SPOOL_DIR). */
   spoolDir: string;
+  /** The longest a stream may run, ms; 0: no limit. */
+  maxStreamDurationMs: number;
   /** Client connection timeouts, ms; see {@link ServerTimeouts}. */
   timeouts: ServerTimeouts;
   logLevel: string;
@@ -163,6 +167,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
     maxBodyBytes: Math.round(e.GATEWAY_MAX_REQUEST_SIZE_MB * 1024 * 1024),
     shutdownTimeoutMs: e.GATEWAY_SHUTDOWN_TIMEOUT_MS,
     spoolDir: fromBase(e.GATEWAY_SPOOL_DIR),
+    maxStreamDurationMs: e.GATEWAY_MAX_STREAM_DURATION_MS,
     timeouts: {
       requestMs: e.GATEWAY_REQUEST_TIMEOUT_MS,
       headersMs:

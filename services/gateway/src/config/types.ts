@@ -41,7 +41,7 @@ export interface Deployment {
   timeoutMs?: number;
   /**
    * Timeout of streaming requests in ms (`litellm_params.stream_timeout` seconds × 1000): the longest wait for
-   * the response headers, for the first chunk and between chunks; else the router's, then `timeoutMs`.
+   * the response headers, for the first chunk and between chunks; else the router's, then 60 s (or `timeoutMs` when shorter).
    */
   streamTimeoutMs?: number;
   /** Relative pick weight within its group for simple-shuffle (`litellm_params.weight`); absent means 1. */
@@ -68,7 +68,7 @@ export interface RouterSettings {
   numRetries: number;
   /** Upstream request timeout in ms (`request_timeout`/`timeout` seconds × 1000; default 600 s). */
   timeoutMs: number;
-  /** Timeout for streaming requests in ms (`router_settings.stream_timeout` seconds × 1000); absent: `timeoutMs`. */
+  /** Timeout for streaming requests in ms (`router_settings.stream_timeout` seconds × 1000); absent: 60 s, or `timeoutMs` when shorter. */
   streamTimeoutMs?: number;
   /** Model group → fallback groups tried in order when the group fails (`litellm_settings.fallbacks`). */
   fallbacks: Record<string, string[]>;

@@ -13,8 +13,8 @@
  *   next fallback instead);
  * - timeouts: `timeout` bounds a non-streamed call (headers, then each wait for body data); `stream_timeout`
  *   bounds a stream's wait for its headers, its first chunk and each next chunk (LiteLLM docs,
- *   proxy/timeout.md: "maximum time to wait for the first chunk"), so a stream that never starts is retried
- *   on another deployment.
+ *   proxy/timeout.md: "maximum time to wait for the first chunk"), 60 s when not configured (or `timeout` if
+ *   shorter), so a stream that never starts is retried on another deployment and one that stalls is ended.
  */
 
 import { once } from "node:events";
@@ -37,6 +37,9 @@ import {
   toClientError,
   upstreamMessage,
 } from "./upstream-error.js";
+
+/** A stream's idle timeout when no `stream_timeout` is configured, ms (between chunks, and for the first). */
+export const DEFAULT_STREAM_TIMEOUT_MS = 60_000;
 
 /** Hard cap on upstream attempts for one client request, fallbacks included. */
 export const MAX_ATTEMPTS = 8;
@@ -317,6 +320,20 @@ export class Router {
     this.states.addTokens(counted.deployment, totalTokens - counted.tokens, counted.minute, this.clock.now());
   }
 
+  /**
+   * A stream's timeout on `deployment`, ms: the longest wait for its headers, its first chunk and each next
+   * chunk. `stream_timeout` (the deployment's, else `router_settings`'), else {@link DEFAULT_STREAM_TIMEOUT_MS}
+   * or the `timeout` that applies when that is shorter.
+   */
+  streamTimeoutOf(deployment: Deployment): number {
+    const settings = this.config.router;
+    return (
+      deployment.streamTimeoutMs ??
+      settings.streamTimeoutMs ??
+      Math.min(DEFAULT_STREAM_TIMEOUT_MS, deployment.timeoutMs ?? settings.timeoutMs)
+    );
+  }
+
   /** Closes the upstream connection pools. */
   close(): Promise<void> {
     return this.agent.close();
@@ -333,9 +350,7 @@ export class Router {
     const text = json === undefined ? JSON.stringify({ ...body, model }) : upstreamJson(json, model);
     const request = adapterFor(deployment.provider).chatCompletions(deployment, text);
     const settings = this.config.router;
-    const timeout = stream
-      ? (deployment.streamTimeoutMs ?? settings.streamTimeoutMs ?? deployment.timeoutMs ?? settings.timeoutMs)
-      : (deployment.timeoutMs ?? settings.timeoutMs);
+    const timeout = stream ? this.streamTimeoutOf(deployment) : (deployment.timeoutMs ?? settings.timeoutMs);
     const target = `${deployment.provider}/${deployment.upstreamModel}`;
     try {
       const response = await this.agent.request({

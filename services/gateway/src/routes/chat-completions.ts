@@ -31,6 +31,8 @@ export interface ChatCompletionsOptions {
   guard?: ChatGuard | undefined;
   /** Told about every finished call, after the response. */
   observers?: readonly CallObserver[] | undefined;
+  /** A stream is ended after this long, ms (0: never; default 30 minutes). */
+  maxStreamDurationMs?: number | undefined;
 }
 
 export async function chatCompletionsRoutes(
@@ -47,6 +49,9 @@ export async function chatCompletionsRoutes(
     observers: options.observers ?? [],
     collectOutput: (options.observers ?? []).some((o) => o.wantsOutput === true),
     log: app.log,
+    ...(options.maxStreamDurationMs === undefined
+      ? {}
+      : { maxStreamDurationMs: options.maxStreamDurationMs }),
   };
   app.decorateRequest("countedByHandler", false);
   app.decorateRequest("chatCall", undefined);

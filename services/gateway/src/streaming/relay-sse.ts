@@ -13,6 +13,8 @@ import type { ServerResponse } from "node:http";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { GuardDecision, StreamOutputEnd, StreamOutputGuard } from "../chat/hooks.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import { chunkText, type OutputMeter } from "./output-meter.js";
+import { type ChunkHead, chunkHead, lengthStop, streamFailure } from "./stream-end.js";
 
 /** OpenAI `usage`, tokens. */
 export interface Usage {
@@ -24,23 +26,45 @@ export interface Usage {
 export interface RelayOptions {
   /** Remove usage from what the client sees (the client did not ask for it). */
   stripUsage: boolean;
+  /**
+   * Called once, just before the first write: sends the response's headers. Until then nothing is written, so a
+   * stream whose first event is not a JSON chunk can still become an error response
+   * ({@link RelayOutcome.unsent}). Without it the headers must already be sent.
+   */
+  open?: () => void;
   /** Called once, when the first event has been written to the client. */
   onFirstChunk?: () => void;
   /** Output guard: sees every payload before the client does (see {@link StreamOutputGuard}). */
   guard?: StreamOutputGuard;
   /** Called with every `data:` payload written to the client (after the guard), `[DONE]` included. */
   onPayload?: (payload: string) => void;
+  /**
+   * Counts output tokens; a chunk that would take the count past `meter.limit` is not relayed and the stream
+   * ends there with `finish_reason: "length"` ({@link lengthStop}).
+   */
+  meter?: OutputMeter;
+  /** Prompt tokens for the usage chunk of a stream cut at its limit (the upstream's was never read). */
+  promptTokens?: number;
+  /** The idle timeout between chunks, ms, for the error event's message. */
+  idleTimeoutMs?: number;
 }
 
 /** What happened on a relayed stream. */
 export interface RelayOutcome {
   /** Usage reported by the upstream, if it sent any. */
   usage?: Usage;
-  /** Events carrying at least one choice (a rough completion-token count when usage is missing). */
-  choiceChunks: number;
+  /** Output tokens relayed, by the meter (0 without one). */
+  outputTokens: number;
+  /** The stream was stopped at the meter's limit (the client got `finish_reason: "length"` and `[DONE]`). */
+  cut: boolean;
+  /**
+   * Nothing was written (no headers either): the upstream's first event was not a JSON chunk, it sent no event
+   * at all, or it failed before its first event. The caller answers with an error response.
+   */
+  unsent: boolean;
   /** The upstream finished with `[DONE]` or a clean end. */
   completed: boolean;
-  /** The upstream failed mid-stream while the client was still there (the client got an error event). */
+  /** The upstream failed (or timed out) mid-stream while the client was still there (it got an error event). */
   upstreamError?: Error;
   /** The output guard's decisions (empty without a guard, or when the stream did not finish). */
   guardDecisions: GuardDecision[];
@@ -54,10 +78,11 @@ const usagePattern = /"usage"\s*:\s*\{/;
  * so a `"usage"` preceded by a comma, a brace or whitespace is a key, never text a model wrote.
  */
 const nullUsagePattern = /,\s*"usage"\s*:\s*null(?=\s*[,}])|(?<=[{\s])"usage"\s*:\s*null\s*,/;
-const emptyChoicesPattern = /"choices"\s*:\s*\[\s*\]/;
+
+type Chunk = ChunkHead & { usage?: Usage | null; choices?: Array<{ index?: unknown }> };
 
 /**
- * Writes the upstream's events to `res` (whose headers are already sent) and ends it.
+ * Writes the upstream's events to `res` and ends it (see {@link RelayOptions.open} for the headers).
  * Backpressure: when the client reads slowly, reading from the upstream pauses.
  */
 export async function relaySse(
@@ -65,10 +90,19 @@ export async function relaySse(
   res: ServerResponse,
   options: RelayOptions,
 ): Promise<RelayOutcome> {
-  const outcome: RelayOutcome = { choiceChunks: 0, completed: false, guardDecisions: [] };
-  const { guard } = options;
+  const { guard, meter } = options;
+  const outcome: RelayOutcome = {
+    get outputTokens() {
+      return meter?.tokens ?? 0;
+    },
+    cut: false,
+    unsent: false,
+    completed: false,
+    guardDecisions: [],
+  };
   let first = true;
   const write = (data: string) => {
+    if (first) options.open?.();
     res.write(`data: ${data}\n\n`);
     options.onPayload?.(data);
     if (first) {
@@ -79,26 +113,64 @@ export async function relaySse(
   /** Payloads (and `[DONE]`) parsed but not yet handed to the guard. */
   const queued: string[] = [];
   const emit = guard === undefined ? write : (data: string) => queued.push(data);
+  /** An event was seen that parsed as a JSON object (or `[DONE]`). */
+  let started = false;
+  /** No more upstream events are taken (cut at the limit, or the first event was not a chunk). */
+  let stopped = false;
+  let head: ChunkHead = {};
+  const choices = new Set<number>();
+  const cut = () => {
+    stopped = true;
+    outcome.cut = true;
+    outcome.completed = true;
+    const completion = meter?.tokens ?? 0;
+    const prompt = options.promptTokens ?? 0;
+    const usage = options.stripUsage
+      ? undefined
+      : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    for (const payload of lengthStop(head, [...choices], usage)) emit(payload);
+  };
   const onEvent = (event: EventSourceMessage) => {
+    if (stopped) return;
     const data = event.data;
     if (data === "[DONE]") {
+      started = true;
       outcome.completed = true;
       emit(data);
       return;
     }
-    if (!emptyChoicesPattern.test(data)) outcome.choiceChunks++;
+    let chunk: Chunk;
+    try {
+      chunk = JSON.parse(data);
+    } catch {
+      chunk = undefined as unknown as Chunk;
+    }
+    if (chunk === null || typeof chunk !== "object") {
+      if (!started) {
+        stopped = true;
+        outcome.unsent = true;
+        return;
+      }
+      // A later event that is no chunk: relayed as it came, its bytes counted as output (erring high).
+      if (meter !== undefined && !meter.fits(data)) return cut();
+      meter?.commit();
+      emit(data);
+      return;
+    }
+    started = true;
+    if (meter !== undefined) {
+      if (!meter.fits(chunkText(chunk))) return cut();
+      meter.commit();
+    }
+    head = chunkHead(chunk);
+    if (Array.isArray(chunk.choices)) {
+      for (const choice of chunk.choices) if (typeof choice?.index === "number") choices.add(choice.index);
+    }
+    if (chunk.usage) outcome.usage = chunk.usage;
     if (!usagePattern.test(data)) {
       emit(options.stripUsage ? data.replace(nullUsagePattern, "") : data);
       return;
     }
-    let chunk: { usage?: Usage | null; choices?: unknown[] };
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      emit(data);
-      return;
-    }
-    if (chunk.usage) outcome.usage = chunk.usage;
     if (!options.stripUsage) emit(data);
     else if ((chunk.choices?.length ?? 0) > 0) {
       const { usage: _asked, ...withoutUsage } = chunk;
@@ -153,24 +225,22 @@ export async function relaySse(
       parser.feed(decoder.decode(piece, { stream: true }));
       if (guard !== undefined) await drainQueue(guard);
       res.uncork();
-      if (outcome.blocked !== undefined) break;
+      if (outcome.blocked !== undefined || stopped) break;
       if (res.writableNeedDrain) await Promise.race([once(res, "drain"), once(res, "close")]);
     }
+    if (!started) outcome.unsent = true;
+    if (outcome.unsent && first) return outcome;
     if (!res.destroyed && !outcome.completed) outcome.completed = true;
     if (guard !== undefined && !res.destroyed) await drainQueue(guard).then(() => end(guard, false));
   } catch (error) {
     // Reading fails when the client left too (the upstream request is aborted with it): that is no upstream error.
     if (res.destroyed) return outcome;
     outcome.upstreamError = error as Error;
-    const body = {
-      error: {
-        message: "The upstream stream failed before it finished.",
-        type: "upstream_error",
-        param: null,
-        code: "502",
-      },
-    };
-    res.write(`data: ${JSON.stringify(body)}\n\n`);
+    if (first) {
+      outcome.unsent = true;
+      return outcome;
+    }
+    res.write(`data: ${streamFailure(error, options.idleTimeoutMs)}\n\n`);
   }
   if (!res.destroyed) res.end();
   return outcome;

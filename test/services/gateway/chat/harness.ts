@@ -31,6 +31,12 @@ export interface ChatHarnessOptions {
   admitter?: Admitter;
   /** Receives the spend rows (default: none kept). */
   spend?: SpendRecorder;
+  /** The deployment's `litellm_params.model` (default `openai/fake-model`). */
+  upstreamModel?: string;
+  /** More `litellm_params` lines for the deployment, e.g. `      stream_timeout: 0.3\n`. */
+  extraParams?: string;
+  /** The gateway's stream bounds (ChatDeps.streams). */
+  maxStreamDurationMs?: number;
 }
 
 export interface ChatHarness {
@@ -53,8 +59,8 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
         deployment(
           "general",
           options.upstreamUrl,
-          `      input_cost_per_token: ${price}\n      output_cost_per_token: ${price}\n`,
-        ),
+          `      input_cost_per_token: ${price}\n      output_cost_per_token: ${price}\n${options.extraParams ?? ""}`,
+        ).replace("openai/fake-model", options.upstreamModel ?? "openai/fake-model"),
       ].join("\n"),
     ),
   );
@@ -84,6 +90,9 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
     ...(options.spend === undefined ? {} : { spend: options.spend }),
     ...(options.guard === undefined ? {} : { guard: options.guard }),
     ...(options.observers === undefined ? {} : { observers: options.observers }),
+    ...(options.maxStreamDurationMs === undefined
+      ? {}
+      : { maxStreamDurationMs: options.maxStreamDurationMs }),
   });
   const url = await app.listen({ port: 0, host: "127.0.0.1" });
   return {

@@ -13,9 +13,11 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { UpstreamResponse } from "../../router/router.js";
+import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
 import { relaySse, type Usage } from "../../streaming/relay-sse.js";
+import { isStreamTimeout, StreamTimeoutError } from "../../streaming/stream-end.js";
 import { StreamText } from "../../streaming/stream-text.js";
-import type { CallContext, ChatDeps } from "../context.js";
+import { type CallContext, type ChatDeps, DEFAULT_MAX_STREAM_DURATION_MS } from "../context.js";
 import { type GuardDecision, observerHeaders } from "../hooks.js";
 import {
   book,
@@ -115,7 +117,25 @@ export async function answerJson(
   return sent;
 }
 
-/** Relays a streamed call, settles and counts it once it ended (the reply is hijacked: no onResponse). */
+/** 502 for a streamed answer that is not server-sent events of chat completion chunks (nothing was sent yet). */
+const notSse = (what: string) =>
+  new GatewayError(
+    502,
+    `The upstream answered the stream with ${what}, not server-sent events of chat completion chunks.`,
+    {
+      type: "upstream_error",
+    },
+  );
+
+/**
+ * Relays a streamed call, settles and counts it once it ended (the reply is hijacked once the first event is
+ * there: no onResponse). The stream is bounded: output past the call's reservation is not relayed (the stream
+ * ends with `finish_reason: "length"`), and it is ended with an error event after the deployment's stream
+ * timeout without a chunk or after `deps.maxStreamDurationMs`. What was relayed is booked: the upstream's
+ * usage, else the output tokens counted on the way ({@link OutputMeter}).
+ * @throws GatewayError 502 when the upstream's answer is not `text/event-stream`, its first event is not a JSON
+ *   chunk or it failed before its first event (no header was sent; the call is booked at zero).
+ */
 export async function answerStream(
   call: CallContext,
   upstream: UpstreamResponse,
@@ -123,24 +143,45 @@ export async function answerStream(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<void> {
-  reply.hijack();
-  request.countedByHandler = true;
+  const contentType = String(upstream.headers["content-type"] ?? "");
+  if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
+    upstream.body.on("error", () => {}).destroy(); // undici reports its own abort as an error
+    throw notSse(
+      contentType === "" ? "a body without a content type" : `a body of type ${contentType.split(";")[0]}`,
+    );
+  }
   const res = reply.raw;
-  res.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-    "x-request-id": request.id,
-    "x-litellm-model-id": upstream.deployment.id,
-    ...decisionHeaders(call.decisions),
-    ...observerHeaders(deps.observers, call),
-  });
+  const open = () => {
+    reply.hijack();
+    request.countedByHandler = true;
+    res.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+      "x-request-id": request.id,
+      "x-litellm-model-id": upstream.deployment.id,
+      ...decisionHeaders(call.decisions),
+      ...observerHeaders(deps.observers, call),
+    });
+  };
   const modelLabel = `${upstream.deployment.provider}/${upstream.deployment.upstreamModel}`;
   const outputGuard = deps.guard?.streamOutput(call);
   const text = deps.collectOutput ? new StreamText() : undefined;
+  const maxMs = deps.maxStreamDurationMs ?? DEFAULT_MAX_STREAM_DURATION_MS;
+  const timeUp = () =>
+    upstream.body.destroy(
+      new StreamTimeoutError(
+        `The stream ran past the maximum stream duration (${maxMs / 1000} s); it was ended.`,
+      ),
+    );
+  const deadline = maxMs > 0 ? setTimeout(timeUp, maxMs) : undefined;
   const outcome = await relaySse(upstream.body, res, {
+    open,
     stripUsage: call.body.stream_options?.include_usage !== true,
+    meter: new OutputMeter(call.completionEstimate, tokenizerFor(upstream.deployment.upstreamModel)),
+    promptTokens: call.promptEstimate,
+    idleTimeoutMs: deps.router.streamTimeoutOf(upstream.deployment),
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),
     ...(text === undefined ? {} : { onPayload: (payload: string) => text.add(payload) }),
     onFirstChunk: () => {
@@ -150,20 +191,31 @@ export async function answerStream(
         (performance.now() - call.startedAt) / 1000,
       );
     },
-  });
-  if (text !== undefined) call.output = text.value();
+  }).finally(() => clearTimeout(deadline));
   if (!upstream.body.destroyed) upstream.body.destroy();
+  if (outcome.unsent) {
+    if (outcome.upstreamError !== undefined && !call.abort.aborted)
+      throw notSse("a body that failed before its first event");
+    if (outcome.upstreamError !== undefined) throw outcome.upstreamError;
+    throw notSse("a body whose first event is not a JSON chunk");
+  }
+  if (text !== undefined) call.output = text.value();
   call.decisions.push(...outcome.guardDecisions);
   const status = outcome.upstreamError
-    ? 502
+    ? isStreamTimeout(outcome.upstreamError)
+      ? 504
+      : 502
     : outcome.blocked !== undefined
       ? outcome.blocked.status
       : res.destroyed && !outcome.completed
         ? CLIENT_CLOSED_REQUEST
         : 200;
-  settle(call, deps, outcome.usage, outcome.choiceChunks, status);
+  // A stream cut at its reservation never read the upstream's usage; one without usage is booked by its count.
+  settle(call, deps, outcome.cut ? undefined : outcome.usage, outcome.outputTokens, status);
   const errorType = outcome.upstreamError
-    ? "upstream_error"
+    ? status === 504
+      ? "timeout"
+      : "upstream_error"
     : status === CLIENT_CLOSED_REQUEST
       ? CLIENT_CLOSED_TYPE
       : outcome.blocked?.type;

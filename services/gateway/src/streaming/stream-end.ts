@@ -1,0 +1,75 @@
+/**
+ * How the gateway ends a stream it cuts short: the closing events of a stream stopped at its reservation
+ * (OpenAI's own shape for a length stop: a chunk whose choices carry `finish_reason: "length"` and an empty
+ * `delta`, then the usage-only chunk when the client asked for `stream_options.include_usage`, then `[DONE]`),
+ * and the error event of a stream that failed or timed out after its headers were sent (the OpenAI error
+ * object as the `data:` of one event; no `[DONE]` follows, so clients see the stream did not finish).
+ */
+import type { Usage } from "./relay-sse.js";
+
+/** A stream ended by the gateway's own clock: the idle timeout between chunks or the maximum duration. */
+export class StreamTimeoutError extends Error {
+  override readonly name = "StreamTimeoutError";
+}
+
+/** The fields every chunk of one stream repeats (`id`, `object`, `created`, `model`), from its last chunk. */
+export interface ChunkHead {
+  id?: unknown;
+  object?: unknown;
+  created?: unknown;
+  model?: unknown;
+  system_fingerprint?: unknown;
+}
+
+/** The head fields of a parsed chunk, to repeat on the chunks the gateway adds. */
+export function chunkHead(chunk: ChunkHead): ChunkHead {
+  const { id, object, created, model, system_fingerprint } = chunk;
+  return { id, object, created, model, ...(system_fingerprint === undefined ? {} : { system_fingerprint }) };
+}
+
+/**
+ * The payloads that close a stream stopped at its reservation: a chunk giving each choice seen (by `index`)
+ * `finish_reason: "length"`, the usage chunk when `usage` is given, and `[DONE]`.
+ */
+export function lengthStop(head: ChunkHead, choices: readonly number[], usage: Usage | undefined): string[] {
+  const indexes = choices.length === 0 ? [0] : choices;
+  const stop = {
+    ...head,
+    choices: indexes.map((index) => ({ index, delta: {}, finish_reason: "length" })),
+  };
+  const out = [JSON.stringify(stop)];
+  if (usage !== undefined) out.push(JSON.stringify({ ...head, choices: [], usage }));
+  out.push("[DONE]");
+  return out;
+}
+
+/** undici's error when no body data came within `bodyTimeout` (the deployment's stream timeout). */
+function isBodyTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "UND_ERR_BODY_TIMEOUT";
+}
+
+/**
+ * The error event's payload for a stream that failed mid-way: `timeout` (code 504) when the idle timeout or
+ * the maximum duration ended it (`idleTimeoutMs` is named in the message), else `upstream_error` (502).
+ */
+export function streamFailure(error: unknown, idleTimeoutMs: number | undefined): string {
+  let body: { message: string; type: string; code: string };
+  if (error instanceof StreamTimeoutError) {
+    body = { message: error.message, type: "timeout", code: "504" };
+  } else if (isBodyTimeout(error)) {
+    const seconds = idleTimeoutMs === undefined ? "" : ` for ${idleTimeoutMs / 1000} s`;
+    body = {
+      message: `The upstream sent nothing${seconds} (stream_timeout); the stream was ended.`,
+      type: "timeout",
+      code: "504",
+    };
+  } else {
+    body = { message: "The upstream stream failed before it finished.", type: "upstream_error", code: "502" };
+  }
+  return JSON.stringify({ error: { ...body, param: null } });
+}
+
+/** Whether {@link streamFailure} reports `error` as a timeout. */
+export function isStreamTimeout(error: unknown): boolean {
+  return error instanceof StreamTimeoutError || isBodyTimeout(error);
+}
