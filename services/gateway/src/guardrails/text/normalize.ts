@@ -43,43 +43,100 @@ export function normalizeForDetection(text: string): NormalizedText {
   return mapped(text);
 }
 
-/** The slow path: cluster by cluster, with the offset map. */
+/**
+ * The slow path: cluster by cluster, with the offset map. ASCII characters are never invisible, never continue a
+ * cluster and are their own NFKC form: a run of them is copied at once (its last character may still take the
+ * marks after it, so it opens a cluster).
+ */
 function mapped(text: string): NormalizedText {
+  const map = new OffsetMap(text.length);
   let out = "";
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let cluster = "";
-  let clusterStart = 0;
+  let clusterStart = -1;
   let clusterEnd = 0;
   const flush = () => {
-    if (cluster === "") return;
-    const n = cluster.normalize("NFKC");
-    for (let k = 0; k < n.length; k++) {
-      starts.push(clusterStart);
-      ends.push(clusterEnd);
-    }
+    if (clusterStart < 0) return;
+    const raw = text.slice(clusterStart, clusterEnd);
+    const n = raw.length === 1 && raw.charCodeAt(0) < 0x80 ? raw : removeInvisible(raw).normalize("NFKC");
+    map.add(n.length, clusterStart, clusterEnd);
     out += n;
-    cluster = "";
+    clusterStart = -1;
   };
   for (let i = 0; i < text.length; ) {
-    const code = text.codePointAt(i) as number;
-    const width = code > 0xffff ? 2 : 1;
-    const ch = text.slice(i, i + width);
+    const code = text.charCodeAt(i);
+    if (code < 0x80) {
+      flush();
+      let j = i + 1;
+      while (j < text.length && text.charCodeAt(j) < 0x80) j++;
+      if (j - 1 > i) {
+        out += text.slice(i, j - 1);
+        map.addRun(i, j - 1);
+      }
+      clusterStart = j - 1;
+      clusterEnd = j;
+      i = j;
+      continue;
+    }
+    const width = code >= 0xd800 && code <= 0xdbff && i + 1 < text.length ? 2 : 1;
+    const ch = width === 1 ? (text[i] as string) : text.slice(i, i + 2);
     if (INVISIBLE.test(ch)) {
       i += width;
       continue;
     }
-    if (cluster === "" || !CONTINUES.test(ch)) {
+    if (clusterStart < 0 || !CONTINUES.test(ch)) {
       flush();
       clusterStart = i;
     }
-    cluster += ch;
     i += width;
     clusterEnd = i;
   }
   flush();
-  return { text: out, starts: Int32Array.from(starts), ends: Int32Array.from(ends) };
+  return { text: out, starts: map.starts.subarray(0, map.length), ends: map.ends.subarray(0, map.length) };
 }
+
+/** Growable pair of offset arrays (one entry per UTF-16 unit of the normalised text). */
+class OffsetMap {
+  starts: Int32Array;
+  ends: Int32Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.starts = new Int32Array(capacity + 8);
+    this.ends = new Int32Array(capacity + 8);
+  }
+
+  /** `count` units that came from the original [start, end). */
+  add(count: number, start: number, end: number): void {
+    this.reserve(count);
+    this.starts.fill(start, this.length, this.length + count);
+    this.ends.fill(end, this.length, this.length + count);
+    this.length += count;
+  }
+
+  /** One unit per original unit of [from, to) (copied characters). */
+  addRun(from: number, to: number): void {
+    this.reserve(to - from);
+    for (let k = from; k < to; k++) {
+      this.starts[this.length] = k;
+      this.ends[this.length++] = k + 1;
+    }
+  }
+
+  private reserve(count: number): void {
+    if (this.length + count <= this.starts.length) return;
+    const size = Math.max(this.starts.length * 2, this.length + count);
+    const grow = (a: Int32Array) => {
+      const b = new Int32Array(size);
+      b.set(a.subarray(0, this.length));
+      return b;
+    };
+    this.starts = grow(this.starts);
+    this.ends = grow(this.ends);
+  }
+}
+
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "gu");
+/** A cluster without the invisible characters inside it (a mark may follow one: `e\u200b\u0301`). */
+const removeInvisible = (raw: string): string => (INVISIBLE.test(raw) ? raw.replace(INVISIBLE_ALL, "") : raw);
 
 /**
  * The original [start, end) of the normalised span [start, end) (end exclusive, UTF-16 offsets). A span that
