@@ -74,12 +74,12 @@ export function collectTexts(
   out: TextSlot[],
 ): void {
   const value = (target as Record<string | number, unknown>)[key];
-  if (typeof value === "string") {
-    if (value !== "") out.push(new FieldSlot(value, scope, group, target, key));
-  } else if (Array.isArray(value)) {
+  if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) collectTexts(value, i, scope, group, out);
   } else if (typeof value === "object" && value !== null) {
     for (const k in value) collectTexts(value as Record<string, unknown>, k, scope, group, out);
+  } else {
+    fieldSlot(target, key, scope, group, out);
   }
 }
 
