@@ -84,6 +84,21 @@ export const PLACEMENTS: readonly Placement[] = [
       }),
   },
   {
+    name: "schema property name",
+    build: (t) =>
+      base([hello], {
+        tools: [
+          {
+            type: "function",
+            function: {
+              name: "lookup",
+              parameters: { type: "object", properties: { [t]: { type: "string" } }, required: [t] },
+            },
+          },
+        ],
+      }),
+  },
+  {
     name: "response_format schema",
     build: (t) =>
       base([hello], {

@@ -75,10 +75,14 @@ function toOriginal(spans: PiiSpan[], normalized: NormalizedText | undefined): P
   });
 }
 
-/** Rewrites each slot whose text has spans, replacing them with `<ENTITY_TYPE>`. */
+/**
+ * Rewrites each slot whose text has spans, replacing them with `<ENTITY_TYPE>`; last slot first, so a value is
+ * written before the object key above it is renamed (`text/slots.ts`).
+ */
 export function applyMask(slots: readonly TextSlot[], found: PiiFindings): void {
-  slots.forEach((slot, i) => {
+  for (let i = slots.length - 1; i >= 0; i--) {
+    const slot = slots[i] as TextSlot;
     const spans = found.spans[i];
     if (spans !== undefined && spans.length > 0) slot.set(maskText(slot.text, spans));
-  });
+  }
 }

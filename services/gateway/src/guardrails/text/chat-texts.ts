@@ -13,7 +13,8 @@
  *   top-level field the gateway does not know.
  *
  * Not read: identifiers and settings no model reads as text (`model`, sampling parameters, `stop`, `user`,
- * `metadata`, ids, `role`, function names, `tool_choice`, …), and object keys (schema property names).
+ * `metadata`, ids, `role`, function names, `tool_choice`, …). Object keys inside walked fields (schema property
+ * names) are read unless they are plain identifiers ({@link collectTexts}).
  */
 import {
   collectTexts,

@@ -49,6 +49,32 @@ class FieldSlot implements TextSlot {
   }
 }
 
+/**
+ * An object key as a slot (a JSON schema's property name is text the model reads). Setting it renames the key in
+ * place, keeping the object's key order; a new name already taken gets `_2`, `_3`, … so no value is lost.
+ */
+class KeySlot implements TextSlot {
+  constructor(
+    readonly text: string,
+    readonly scope: TextScope,
+    readonly group: number,
+    private readonly target: Record<string, unknown>,
+  ) {}
+
+  set(value: string): void {
+    const obj = this.target;
+    if (value === this.text || !Object.hasOwn(obj, this.text)) return;
+    let name = value;
+    for (let n = 2; Object.hasOwn(obj, name); n++) name = `${value}_${n}`;
+    const entries = Object.entries(obj);
+    for (const [k] of entries) delete obj[k];
+    for (const [k, v] of entries) obj[k === this.text ? name : k] = v;
+  }
+}
+
+/** Keys read as plain identifiers (`type`, `order_id`, `$ref`): not text a guardrail finds anything in. */
+const IDENTIFIER = /^[A-Za-z_$][\w$.-]{0,63}$/;
+
 /** Adds `target[key]` as a slot when it is a non-empty string. */
 export function fieldSlot(
   target: Container,
@@ -63,8 +89,10 @@ export function fieldSlot(
 
 /**
  * Adds every non-empty string under `target[key]` as a slot: the value itself when it is a string, else every
- * string inside it, at any depth, in document order (object values, not keys). For fields whose meaning the
- * extractor does not know: whatever text they carry is read by the guardrails.
+ * string inside it, at any depth, in document order, object keys included unless they read as plain
+ * identifiers (a key's slot comes before its value's). For fields whose meaning the extractor does not know:
+ * whatever text they carry is read by the guardrails. Rewrite the slots last to first (see `applyMask`), so a
+ * value is written before its key is renamed.
  */
 export function collectTexts(
   target: Container,
@@ -77,7 +105,11 @@ export function collectTexts(
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) collectTexts(value, i, scope, group, out);
   } else if (typeof value === "object" && value !== null) {
-    for (const k in value) collectTexts(value as Record<string, unknown>, k, scope, group, out);
+    const obj = value as Record<string, unknown>;
+    for (const k in obj) {
+      if (!IDENTIFIER.test(k)) out.push(new KeySlot(k, scope, group, obj));
+      collectTexts(obj, k, scope, group, out);
+    }
   } else {
     fieldSlot(target, key, scope, group, out);
   }
