@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { textsToScan } from "../../../../services/gateway/src/guardrails/injection/injection-guard.js";
 import { chatRequestTexts } from "../../../../services/gateway/src/guardrails/text/chat-texts.js";
 import {
   normalizeForDetection,
@@ -125,5 +126,40 @@ describe("chatRequestTexts", () => {
     ]);
     expect(part.text).toBe("mail bob＠corp．com");
     expect(tool.function.description).toBe("cc bob@corp.com");
+  });
+});
+
+describe("textsToScan: the prompt-injection scopes", () => {
+  const body = {
+    model: "general",
+    messages: [
+      { role: "system", content: "S" },
+      {
+        role: "assistant",
+        content: "A",
+        tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "ARGS" } }],
+      },
+      { role: "user", content: [{ type: "input_text", text: "U1" }, { text: "U2" }] },
+      { role: "function", content: "LEGACY" },
+    ],
+    tools: [{ type: "function", function: { name: "f", description: "TOOL" } }],
+    x_extra: "EXTRA",
+  };
+  const slots = chatRequestTexts(body);
+
+  it("shipped scopes: one text per message of the roles, tool-call arguments without the assistant's content, request fields as one", () => {
+    const policy = injectionPolicy({ roles: ["system", "developer", "user", "tool"] });
+    expect(textsToScan(policy, slots)).toEqual(["S", "ARGS", "U1\nU2", "LEGACY", "TOOL\nEXTRA"]);
+  });
+
+  it("tool_calls and request_fields off leave those out; a role OpenAI does not define is still scanned", () => {
+    const policy = injectionPolicy({ roles: ["user"], toolCalls: false, requestFields: false });
+    expect(textsToScan(policy, slots)).toEqual(["U1\nU2", "LEGACY"]);
+  });
+
+  it("scans the normalised text", () => {
+    const policy = injectionPolicy({ roles: ["user"] });
+    const s = chatRequestTexts({ messages: [{ role: "user", content: "Ｉｇｎｏｒｅ\u200b all" }] });
+    expect(textsToScan(policy, s)).toEqual(["Ignore all"]);
   });
 });

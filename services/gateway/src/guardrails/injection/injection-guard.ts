@@ -66,7 +66,7 @@ export async function inspectInjection(
 ): Promise<InjectionVerdict> {
   const started = performance.now();
   const base = { guardrail: policy.name, hook: "pre_call" as const, mode };
-  // With no scanner this runs on every call: decided without building the texts or an Error object.
+  // With no scanner this runs on every call: decided from the slots without joining texts or an Error object.
   if (scanner === undefined) {
     return hasText(slots, (scope) => scansScope(policy, scope))
       ? failedVerdict(base, NOT_CONFIGURED, started, policy.onError)
