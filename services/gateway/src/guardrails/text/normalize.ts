@@ -7,7 +7,7 @@
  *
  * Masking rewrites the text as the client sent it, so the normalised form keeps a map from its offsets back to
  * the original ones. Hot path: a text with only ASCII characters (most prompts), or one that normalisation
- * leaves unchanged, costs one regular-expression test (two native calls for the latter) and allocates nothing.
+ * leaves unchanged, costs one regular-expression test (two more native calls for the latter) and no offset map.
  */
 
 /** A text as the detectors read it, and how its offsets map back. */
