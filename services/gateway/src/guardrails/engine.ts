@@ -10,11 +10,12 @@ import type { InjectionScanner } from "./injection/scanner-client.js";
 import type { GuardrailMetrics } from "./metrics.js";
 import type { PiiAnalyzer } from "./pii/analyzer.js";
 import { applyMask, inspectPii } from "./pii/pii-guard.js";
-import { completionTexts, requestTexts } from "./pii/texts.js";
 import { effectiveMode } from "./policy/key-overrides.js";
 import type { GuardMode, GuardrailPolicy, PiiPolicy } from "./policy/schema.js";
 import { firstRefusal, type Refusal } from "./refusals.js";
 import { createStreamOutputGuard } from "./stream-output.js";
+import { chatCompletionTexts, chatRequestTexts } from "./text/chat-texts.js";
+import type { TextSlot } from "./text/slots.js";
 import type { ChatGuard, GuardCall, GuardDecision, GuardOutcome, StreamOutputGuard } from "./types.js";
 
 /** What the engine runs on. */
@@ -28,6 +29,14 @@ export interface GuardrailEngineDeps {
 }
 
 const defined = <T>(v: T | undefined): v is T => v !== undefined;
+
+/** Replaces each object or array field of `body` by a deep copy, so rewriting it leaves the client's body as sent. */
+function detach(body: Record<string, unknown>): void {
+  for (const key of Object.keys(body)) {
+    const value = body[key];
+    if (typeof value === "object" && value !== null) body[key] = structuredClone(value);
+  }
+}
 
 /**
  * Throws the first refusal; its decisions are added to the call's first (the chat route adds a hook's decisions
@@ -63,16 +72,32 @@ export class GuardrailEngine implements ChatGuard {
     return [this.policy.pii?.name, this.policy.promptInjection?.name].filter(defined);
   }
 
-  async checkInput(call: GuardCall): Promise<GuardOutcome> {
+  /** A chat completions call: every text of its body ({@link chatRequestTexts}). */
+  checkInput(call: GuardCall): Promise<GuardOutcome> {
+    return this.checkRequest(call, chatRequestTexts);
+  }
+
+  /**
+   * The input check of any endpoint: `extract` lists every text a model reads in `call.body` (an endpoint's
+   * extractor, built from `text/slots.ts`). The PII guardrail reads every slot, the prompt-injection guardrail
+   * the slots of its scopes. When masking, the body's fields are first copied (the client's parsed body, which
+   * traces may record, is not changed) and the texts extracted again from the copy, which is then rewritten.
+   * @throws GuardrailRefusal on a block, or when a fail_closed guardrail's service fails.
+   */
+  async checkRequest(
+    call: GuardCall,
+    extract: (body: Record<string, unknown>) => TextSlot[],
+  ): Promise<GuardOutcome> {
     const { pii, promptInjection: injection } = this.policy;
-    const messages = call.body.messages;
     const piiMode = this.piiMode(call, "input");
     const injectionMode = injection
       ? effectiveMode(injection.name, injection.mode, call.auth.metadata)
       : "off";
-    const slots = pii && piiMode !== "off" ? requestTexts(messages) : [];
+    const piiOn = pii !== undefined && piiMode !== "off";
+    const injectionOn = injection !== undefined && injectionMode !== "off";
+    const slots = piiOn || injectionOn ? extract(call.body) : [];
     const [piiVerdict, injectionVerdict] = await Promise.all([
-      pii && piiMode !== "off"
+      piiOn
         ? inspectPii(
             pii,
             this.analyzer,
@@ -81,14 +106,13 @@ export class GuardrailEngine implements ChatGuard {
             piiMode,
           )
         : undefined,
-      injection && injectionMode !== "off"
-        ? inspectInjection(injection, this.scanner, messages, injectionMode)
-        : undefined,
+      injectionOn ? inspectInjection(injection, this.scanner, slots, injectionMode) : undefined,
     ]);
     const decisions = this.record([piiVerdict?.decision, injectionVerdict?.decision]);
     refuseIfAny(call, [piiVerdict?.refusal, injectionVerdict?.refusal], decisions);
     if (piiMode === "enforce" && piiVerdict?.decision.action === "mask" && piiVerdict.findings) {
-      applyMask(slots, piiVerdict.findings);
+      detach(call.body);
+      applyMask(extract(call.body), piiVerdict.findings);
       return { decisions, rewritten: true };
     }
     return { decisions, rewritten: false };
@@ -98,7 +122,7 @@ export class GuardrailEngine implements ChatGuard {
     const pii = this.policy.pii;
     const mode = this.piiMode(call, "output");
     if (pii === undefined || mode === "off") return { decisions: [] };
-    const slots = completionTexts(completion);
+    const slots = chatCompletionTexts(completion);
     const verdict = await inspectPii(
       pii,
       this.analyzer,

@@ -41,6 +41,8 @@ export function injectionPolicy(overrides: Partial<InjectionPolicy> = {}): Injec
     mode: "enforce",
     threshold: 0.92,
     roles: ["user", "tool"],
+    toolCalls: true,
+    requestFields: true,
     onError: "fail_open",
     timeoutMs: 500,
     ...overrides,

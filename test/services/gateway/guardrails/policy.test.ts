@@ -50,7 +50,14 @@ describe("policy.yaml", () => {
       CREDIT_CARD: "BLOCK",
       US_SSN: "BLOCK",
     });
-    expect(policy.promptInjection).toEqual(injectionPolicy()); // name, enforce, 0.92, [user, tool], fail_open, 500 ms
+    // name, enforce, 0.92, system/developer/user/tool messages, tool-call arguments, request fields, fail_open, 500 ms
+    expect(policy.promptInjection).toEqual(
+      injectionPolicy({
+        roles: ["system", "developer", "user", "tool"],
+        toolCalls: true,
+        requestFields: true,
+      }),
+    );
   });
 
   it("an unknown threshold key names file, path and the key", () => {
@@ -73,7 +80,7 @@ describe("policy.yaml", () => {
     expect(problems).toEqual(
       expect.arrayContaining([
         `${FILE}: guardrails.pii: unknown threshold key(s): treshold; allowed: mode, scope, on_error, score_threshold, entities, allow_list, stream_output`,
-        `${FILE}: guardrails.prompt_injection: unknown threshold key(s): timeout; allowed: mode, threshold, roles, on_error, timeout_ms`,
+        `${FILE}: guardrails.prompt_injection: unknown threshold key(s): timeout; allowed: mode, threshold, roles, tool_calls, request_fields, on_error, timeout_ms`,
         `${FILE}: guardrails: unknown threshold key(s): toxicity; allowed: pii, prompt_injection`,
         `${FILE}: (top level): unknown threshold key(s): extra; allowed: guardrails`,
       ]),

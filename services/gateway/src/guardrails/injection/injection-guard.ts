@@ -1,5 +1,6 @@
 /**
- * The prompt-injection guardrail: each message of the policy's roles is scanned (in parallel, each within the
+ * The prompt-injection guardrail: the text of each message of the policy's scopes (roles, tool-call arguments,
+ * request fields; {@link scansScope}) is scanned normalised (`text/normalize.ts`) (in parallel, each within the
  * policy's `timeout_ms`); the call's score is the highest P(INJECTION). At or above the threshold: block
  * (enforce) or flag (monitor). A scanner failure follows `on_error`: fail_open passes and records an error
  * decision, fail_closed refuses with 503 naming the guardrail. A message longer than the scanner accepts (413)
@@ -7,10 +8,11 @@
  */
 
 import { decide } from "../decision.js";
-import { messageHasText, messageText } from "../pii/texts.js";
 import type { GuardMode, InjectionPolicy } from "../policy/schema.js";
 import { failedVerdict, injectionBlocked, type Refusal, textTooLong } from "../refusals.js";
-import type { GuardDecision, GuardMessage } from "../types.js";
+import { normalizeForDetection } from "../text/normalize.js";
+import { hasText, REQUEST_SCOPE, type TextScope, type TextSlot, TOOL_CALL_SCOPE } from "../text/slots.js";
+import type { GuardDecision } from "../types.js";
 import { type InjectionScanner, ScannerUnavailable, TextTooLong } from "./scanner-client.js";
 
 /** The verdict of one prompt-injection check. */
@@ -22,42 +24,55 @@ export interface InjectionVerdict {
 /** The `error` decision's detail when GUARD_SCANNER_API_BASE is unset. */
 const NOT_CONFIGURED = "scanner not configured (GUARD_SCANNER_API_BASE)";
 
-/** The texts to scan: one per message of the policy's roles, empty ones skipped. */
-export function textsToScan(policy: InjectionPolicy, messages: readonly GuardMessage[]): string[] {
+/** The message roles OpenAI defines; a message of any other role is scanned whatever `roles` says. */
+const KNOWN_ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
+
+/** Whether the policy scans text of `scope` (a message role, tool-call arguments or request fields). */
+export function scansScope(policy: InjectionPolicy, scope: TextScope): boolean {
+  if (scope === TOOL_CALL_SCOPE) return policy.toolCalls;
+  if (scope === REQUEST_SCOPE) return policy.requestFields;
+  return policy.roles.includes(scope) || !KNOWN_ROLES.has(scope);
+}
+
+/**
+ * The texts to scan: the slots of the scanned scopes, one text per group (a message's texts, or the request
+ * fields) joined by newlines, normalised; blank ones skipped.
+ */
+export function textsToScan(policy: InjectionPolicy, slots: readonly TextSlot[]): string[] {
+  const groups = new Map<number, string[]>();
+  for (const s of slots) {
+    if (!scansScope(policy, s.scope)) continue;
+    const list = groups.get(s.group);
+    if (list === undefined) groups.set(s.group, [s.text]);
+    else list.push(s.text);
+  }
   const texts: string[] = [];
-  for (const m of messages) {
-    if (!policy.roles.includes(m.role)) continue;
-    const text = messageText(m);
+  for (const list of groups.values()) {
+    const text = normalizeForDetection(list.join("\n")).text;
     if (text.trim() !== "") texts.push(text);
   }
   return texts;
 }
 
-/** Whether {@link textsToScan} would find a text, without building any (the no-scanner path runs per call). */
-function hasTextToScan(policy: InjectionPolicy, messages: readonly GuardMessage[]): boolean {
-  for (const m of messages) if (policy.roles.includes(m.role) && messageHasText(m)) return true;
-  return false;
-}
-
 /**
- * Scans the texts of `messages` ({@link textsToScan}); none to scan: an `allow` decision.
+ * Scans the texts of `slots` ({@link textsToScan}); none to scan: an `allow` decision.
  * @param scanner undefined when GUARD_SCANNER_API_BASE is unset: treated as a scanner failure ("not configured").
  */
 export async function inspectInjection(
   policy: InjectionPolicy,
   scanner: InjectionScanner | undefined,
-  messages: readonly GuardMessage[],
+  slots: readonly TextSlot[],
   mode: Exclude<GuardMode, "off">,
 ): Promise<InjectionVerdict> {
   const started = performance.now();
   const base = { guardrail: policy.name, hook: "pre_call" as const, mode };
-  // With no scanner this runs on every call: decided without building the texts or an Error object.
+  // With no scanner this runs on every call: decided from the slots without joining texts or an Error object.
   if (scanner === undefined) {
-    return hasTextToScan(policy, messages)
+    return hasText(slots, (scope) => scansScope(policy, scope))
       ? failedVerdict(base, NOT_CONFIGURED, started, policy.onError)
       : { decision: decide(base, "allow", 0) };
   }
-  const texts = textsToScan(policy, messages);
+  const texts = textsToScan(policy, slots);
   if (texts.length === 0) return { decision: decide(base, "allow", 0) };
   let score = 0;
   try {

@@ -49,13 +49,18 @@ function withoutOverlaps(spans: PiiSpan[]): PiiSpan[] {
   return kept.sort((a, b) => a.start - b.start);
 }
 
-/** `text` with each span (sorted, non-overlapping) replaced by `<ENTITY_TYPE>`. */
+/**
+ * `text` with each span (sorted by start) replaced by `<ENTITY_TYPE>`. Spans mapped back from a normalised text
+ * may touch or overlap (two values in one expanded character): a span starting inside the previous one only
+ * extends it.
+ */
 export function maskText(text: string, spans: readonly PiiSpan[]): string {
   if (spans.length === 0) return text;
   let out = "";
   let at = 0;
   for (const s of spans) {
-    out += `${text.slice(at, s.start)}<${s.entityType}>`;
+    if (s.end <= at) continue;
+    if (s.start >= at) out += `${text.slice(at, s.start)}<${s.entityType}>`;
     at = s.end;
   }
   return out + text.slice(at);

@@ -131,6 +131,8 @@ function resolveInjection(
     mode: section.mode ?? injectionDefaults.mode,
     threshold: section.threshold ?? injectionDefaults.threshold,
     roles: section.roles ?? injectionDefaults.roles,
+    toolCalls: section.tool_calls ?? injectionDefaults.tool_calls,
+    requestFields: section.request_fields ?? injectionDefaults.request_fields,
     onError: section.on_error ?? injectionDefaults.on_error,
     timeoutMs: section.timeout_ms ?? injectionDefaults.timeout_ms,
   };

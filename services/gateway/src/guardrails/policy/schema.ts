@@ -35,8 +35,15 @@ export interface InjectionPolicy {
   mode: GuardMode;
   /** Block (or flag) when P(INJECTION) ≥ threshold, 0..1. */
   threshold: number;
-  /** Message roles whose text is scanned (e.g. user, tool). */
+  /**
+   * Message roles whose text is scanned (e.g. system, developer, user, tool). A message of a role OpenAI does
+   * not define is always scanned.
+   */
   roles: readonly string[];
+  /** Scan the arguments of tool calls in the messages (`tool_calls[].function.arguments`), whatever the role. */
+  toolCalls: boolean;
+  /** Scan text outside the messages: tool definitions, `response_format` schemas, unknown fields. */
+  requestFields: boolean;
   onError: OnError;
   /** Scanner call timeout, ms. */
   timeoutMs: number;
@@ -68,7 +75,9 @@ export const piiDefaults = {
 export const injectionDefaults = {
   mode: "enforce",
   threshold: 0.92,
-  roles: ["user", "tool"],
+  roles: ["system", "developer", "user", "tool"],
+  tool_calls: true,
+  request_fields: true,
   on_error: "fail_open",
   timeout_ms: 500,
 } as const;
@@ -110,6 +119,8 @@ export const injectionSectionSchema = strict({
     .array(oneOf(["system", "developer", "user", "assistant", "tool"]), { error: "must be a list of roles" })
     .min(1, "must name at least one role")
     .optional(),
+  tool_calls: z.boolean({ error: "must be true or false" }).optional(),
+  request_fields: z.boolean({ error: "must be true or false" }).optional(),
   on_error: onErrorSchema.optional(),
   timeout_ms: z
     .number({ error: "must be a whole number of ms from 1 to 60000" })
