@@ -5,10 +5,12 @@
  * in the user's terms; a failed load offers Retry instead of an endless spinner; Enter submits the form;
  * axe-core finds no serious or critical violation on any page at 1280×800 and 390×844.
  */
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BrowserConsole,
+  SHOTS,
   seriousA11yViolations,
   skipReason,
   startBrowserConsole,
@@ -136,6 +138,8 @@ describe.skipIf(skipReason !== undefined)(`the console's fixes in Chromium ${ski
         await page.waitForLoadState("networkidle");
         await page.locator("h1").first().waitFor();
         expect(await page.locator("h1").count(), `${name} at ${viewport.width}`).toBe(1);
+        const file = `page-${name.replace(/ /g, "-")}-${viewport.width}.png`;
+        await page.screenshot({ path: join(SHOTS, file), fullPage: true });
         for (const v of await seriousA11yViolations(page)) {
           found.push(
             `${name} at ${viewport.width} px: ${v.id} (${v.impact}) ${v.help} — ${v.targets.join(", ")}`,

@@ -78,10 +78,10 @@ export function App() {
               Key console
             </Title>
             <Group gap="sm" wrap="nowrap" miw={0}>
-              <Text size="sm" c="dimmed" truncate maw={{ base: 130, sm: 260 }} title={me.email ?? undefined}>
+              <Text size="sm" c="dimmed" truncate maw={{ base: 110, sm: 260 }} title={me.email ?? undefined}>
                 {me.email ?? "operator"}
               </Text>
-              <Button size="xs" variant="default" onClick={logout}>
+              <Button size="xs" variant="default" onClick={logout} style={{ flexShrink: 0 }}>
                 Sign out
               </Button>
             </Group>

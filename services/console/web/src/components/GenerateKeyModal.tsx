@@ -15,7 +15,7 @@ import {
 } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { ApiError, api, type CreatedKey, type Me } from "../api";
-import { budget, perMinute, usd } from "../format";
+import { budget, count, perMinute, usd } from "../format";
 import { KeySnippets } from "./KeySnippets";
 
 /** The budget periods offered (LiteLLM durations), also in the admin's Limits dialog. */
@@ -45,7 +45,7 @@ const FIELDS = new Set([
   "duration",
   "models",
 ]);
-const upTo = (max: number | null | undefined, show: (n: number) => string = String) =>
+const upTo = (max: number | null | undefined, show: (n: number) => string = count) =>
   max == null ? "unlimited" : `up to ${show(max)}`;
 
 /**

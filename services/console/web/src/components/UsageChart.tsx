@@ -20,7 +20,8 @@ export function UsageChart({
       <ResponsiveContainer width="100%" height={height}>
         <BarChart data={data} margin={{ top: 5, right: 10, left: 0, bottom: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          <XAxis dataKey="label" fontSize={11} minTickGap={12} />
+          {/* A fixed step (every k-th day) keeps the ticks evenly spaced. */}
+          <XAxis dataKey="label" fontSize={11} interval={Math.max(0, Math.ceil(data.length / 7) - 1)} />
           <YAxis
             fontSize={11}
             width={64}

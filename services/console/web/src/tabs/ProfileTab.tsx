@@ -21,7 +21,7 @@ export function ProfileTab({ me }: { me: Me }) {
           <Text fw={600} mt={4} style={{ wordBreak: "break-all" }}>
             {me.email ?? "Operator (master key)"}
           </Text>
-          <Badge mt="xs" variant="light" color={me.is_admin ? "grape" : "blue"}>
+          <Badge mt="xs" variant="light" tt="none" color={me.is_admin ? "grape" : "blue"}>
             {roleLabel(me.is_admin)}
           </Badge>
         </Card>
