@@ -9,7 +9,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ConsoleStack, chatVisitor, startConsoleStack, Visitor } from "../../helpers/console.js";
+import {
+  type ConsoleStack,
+  chatVisitor,
+  JWT_REFRESH_SECRET,
+  startConsoleStack,
+  Visitor,
+} from "../../helpers/console.js";
 
 let stack: ConsoleStack;
 let webRoot: string;
@@ -106,5 +112,28 @@ describe("the console API's key rules", () => {
     expect(message).toBe(
       'You already have an active key named "laptop". Choose another name or revoke that key.',
     );
+  });
+});
+
+describe("sign out", () => {
+  it("stays signed out on the next visit with the same chat session, until the user signs in again", async () => {
+    const { visitor, userId } = await chatVisitor(stack, "leaver@example.com");
+    expect((await visitor.request("POST", "/api/logout")).status).toBe(200);
+    const next = await visitor.request("GET", "/keys");
+    expect(next.status).toBe(302);
+    expect(next.headers.get("location")).toBe("/unauthorized");
+    expect((await visitor.request("GET", "/api/me")).status).toBe(401);
+    const page = await visitor.request("GET", "/unauthorized");
+    expect(page.text).toContain("You signed out of the console");
+    // "Sign in again" (a form on that page) resumes with the chat session.
+    const again = await visitor.request("POST", "/signin");
+    expect(again.status).toBe(303);
+    expect(again.headers.get("location")).toBe("/");
+    expect((await visitor.me()).status).toBe(200);
+    // A new chat sign-in (another chat session) also signs in again.
+    expect((await visitor.request("POST", "/api/logout")).status).toBe(200);
+    const { refreshToken } = await stack.mongo.signIn(userId, JWT_REFRESH_SECRET);
+    visitor.withChatCookie(refreshToken);
+    expect((await visitor.me()).status).toBe(200);
   });
 });

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { SIGNED_OUT_COOKIE } from "../plugins/session.js";
 import type { RouteContext } from "./context.js";
 
 /** Paths of the web app's tabs (client-side routes served the same index.html). */
@@ -23,8 +24,17 @@ export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0
 `;
 
 /** The /unauthorized page: plain HTML (it must work even when the bundle is missing). */
-export function unauthorizedPage(chatUrl: string): string {
+export function unauthorizedPage(chatUrl: string, signedOut = false): string {
   const chat = escapeHtml(chatUrl);
+  const body = signedOut
+    ? `<h1>You signed out of the console</h1>
+  <p>Your chat session is still open. Sign in to the console again with it, or go back to the chat.</p>
+  <form method="post" action="/signin"><button class="button" type="submit">Sign in again</button></form>
+  <p><a href="${chat}">Go to the chat</a></p>`
+    : `<h1>Sign in through the chat</h1>
+  <p>The key console uses your chat session. Sign in to the chat, then open the console again from the chat's
+  avatar menu (entry <b>Console</b>).</p>
+  <p><a class="button" href="${chat}">Go to the chat</a></p>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in through the chat · Key console</title>
@@ -34,15 +44,12 @@ export function unauthorizedPage(chatUrl: string): string {
   main { max-width: 28rem; margin: 12vh auto; background: #fff; padding: 2rem; border-radius: 8px;
          box-shadow: 0 1px 3px rgba(0,0,0,.1); }
   h1 { font-size: 1.4rem; margin-top: 0; }
-  a.button { display: inline-block; background: #1971c2; color: #fff; padding: .6rem 1rem; border-radius: 4px;
+  .button { display: inline-block; border: 0; font: inherit; cursor: pointer; background: #1971c2; color: #fff; padding: .6rem 1rem; border-radius: 4px;
              text-decoration: none; font-weight: 600; }
   p.small { font-size: .875rem; color: #495057; }
 </style></head>
 <body><main>
-  <h1>Sign in through the chat</h1>
-  <p>The key console uses your chat session. Sign in to the chat, then open the console again from the chat's
-  avatar menu (entry <b>Console</b>).</p>
-  <p><a class="button" href="${chat}">Go to the chat</a></p>
+  ${body}
   <p class="small">Operator without a chat account? <a href="/admin/login">Sign in with the master key</a>.</p>
 </main></body></html>
 `;
@@ -58,8 +65,11 @@ export async function pageRoutes(app: FastifyInstance, ctx: RouteContext): Promi
   app.get("/favicon.svg", { config: { access: "public" } }, async (_request, reply) =>
     reply.header("cache-control", "public, max-age=86400").type("image/svg+xml").send(FAVICON_SVG),
   );
-  app.get("/unauthorized", { config: { access: "public" } }, async (_request, reply) =>
-    reply.code(401).type("text/html; charset=utf-8").send(unauthorizedPage(ctx.config.chatUrl)),
+  app.get("/unauthorized", { config: { access: "public" } }, async (request, reply) =>
+    reply
+      .code(401)
+      .type("text/html; charset=utf-8")
+      .send(unauthorizedPage(ctx.config.chatUrl, request.cookies[SIGNED_OUT_COOKIE] !== undefined)),
   );
 
   const webRoot = ctx.webRoot;
