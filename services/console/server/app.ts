@@ -14,6 +14,7 @@ import { sessionPlugin } from "./plugins/session.js";
 import { adminRoutes } from "./routes/admin.js";
 import { adminLoginRoutes } from "./routes/admin-login.js";
 import type { RouteContext } from "./routes/context.js";
+import { exportRoutes } from "./routes/export.js";
 import { healthRoutes } from "./routes/health.js";
 import { keyRoutes } from "./routes/keys.js";
 import { meRoutes } from "./routes/me.js";
@@ -79,5 +80,6 @@ export async function buildApp(deps: ConsoleDeps): Promise<ConsoleApp> {
   await keyRoutes(app, ctx);
   await usageRoutes(app, ctx);
   await adminRoutes(app, ctx);
+  await exportRoutes(app, ctx);
   return { app, sessions, metrics };
 }
