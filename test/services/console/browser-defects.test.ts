@@ -5,6 +5,7 @@
  * in the user's terms; a failed load offers Retry instead of an endless spinner; Enter submits the form;
  * axe-core finds no serious or critical violation on any page at 1280×800 and 390×844.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -118,6 +119,22 @@ describe.skipIf(skipReason !== undefined)(`the console's fixes in Chromium ${ski
     await page.getByTestId("key-table").waitFor();
     await expect(retry.count()).resolves.toBe(0);
     await page.unroute("**/api/keys");
+  }, 60_000);
+
+  it("downloads the period's requests as CSV from the Usage tab and the Admin view", async () => {
+    for (const [path, name] of [
+      ["/usage", /^usage-30d-\d{4}-\d{2}-\d{2}\.csv$/],
+      ["/admin", /^platform-spend-30d-\d{4}-\d{2}-\d{2}\.csv$/],
+    ] as const) {
+      await page.goto(`${ctx.stack.url}${path}`);
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("link", { name: "Download CSV" }).click(),
+      ]);
+      expect(download.suggestedFilename()).toMatch(name);
+      const file = await download.path();
+      expect(readFileSync(file, "utf8")).toMatch(/^time,request_id,model,/);
+    }
   }, 60_000);
 
   it("has one h1 and no serious or critical axe-core violation on any page at both widths", async () => {

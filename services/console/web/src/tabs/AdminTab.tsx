@@ -14,6 +14,7 @@ import {
 } from "@mantine/core";
 import { useMemo, useState } from "react";
 import { api, type ConsoleKey, type PlatformSpend, type UserRecord } from "../api";
+import { DownloadCsv } from "../components/DownloadCsv";
 import { EditLimitsModal } from "../components/EditLimitsModal";
 import { Loaded } from "../components/Loaded";
 import { PeriodPicker } from "../components/PeriodPicker";
@@ -39,7 +40,10 @@ export function AdminTab() {
     <Stack>
       <Group justify="space-between">
         <Text fw={600}>Platform spend</Text>
-        <PeriodPicker value={days} onChange={setDays} />
+        <Group gap="sm">
+          <PeriodPicker value={days} onChange={setDays} />
+          <DownloadCsv href={`/api/admin/spend/export.csv?days=${days}`} />
+        </Group>
       </Group>
       <Loaded result={spend} what="the platform's spend">
         {(data) => (

@@ -1,6 +1,7 @@
 import { Box, Card, Group, SimpleGrid, Stack, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import type { UsageResponse } from "../api";
+import { DownloadCsv } from "../components/DownloadCsv";
 import { Loaded } from "../components/Loaded";
 import { PeriodPicker } from "../components/PeriodPicker";
 import { SpendBars } from "../components/SpendBars";
@@ -15,7 +16,10 @@ export function UsageTab() {
   const usage = useFetch<UsageResponse>(`/api/usage?days=${days}`);
   return (
     <Stack>
-      <PeriodPicker value={days} onChange={setDays} />
+      <Group justify="space-between">
+        <PeriodPicker value={days} onChange={setDays} />
+        <DownloadCsv href={`/api/usage/export.csv?days=${days}`} />
+      </Group>
       <Loaded result={usage} what="your usage">
         {(data) => (
           <>
