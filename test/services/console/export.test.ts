@@ -34,6 +34,20 @@ afterAll(async () => {
 
 const rows = (csv: string) => csv.trimEnd().split("\r\n");
 
+describe("last used", () => {
+  it("lists when each key was last used (from the booked spend rows), null for a key never used", async () => {
+    const unused = await alice.request("POST", "/api/keys", { body: { name: "unused" } });
+    expect(unused.status).toBe(201);
+    const list = await alice.request<{ keys: Array<{ key_alias: string; last_used_at: string | null }> }>(
+      "GET",
+      "/api/keys",
+    );
+    const used = list.body.keys.find((k) => k.key_alias === "=HYPERLINK(1)");
+    expect(Date.now() - Date.parse(String(used?.last_used_at))).toBeLessThan(60_000);
+    expect(list.body.keys.find((k) => k.key_alias === "unused")?.last_used_at).toBeNull();
+  });
+});
+
 describe("spend export", () => {
   it("downloads the user's requests of the period as CSV, formula-safe", async () => {
     const res = await alice.request("GET", "/api/usage/export.csv?days=7");

@@ -69,6 +69,7 @@ export function presentKey(key: KeyRecord) {
     created_at: key.created_at,
     expires: key.expires,
     status: key.status,
+    last_used_at: key.last_used_at ?? null,
   };
 }
 

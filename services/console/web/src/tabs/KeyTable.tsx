@@ -1,14 +1,16 @@
 import { Badge, Box, Card, Group, Stack, Table, Text } from "@mantine/core";
 import type { ConsoleKey } from "../api";
 import { RevokeButton } from "../components/RevokeButton";
-import { budget, day, perMinute, usd } from "../format";
+import { budget, day, perMinute, time, usd } from "../format";
+
+const lastUsed = (k: ConsoleKey) => (k.last_used_at == null ? "never" : time(k.last_used_at));
 
 interface KeyListProps {
   keys: ConsoleKey[];
   onRevoke: (key: ConsoleKey) => Promise<void>;
 }
 
-/** Keys with Name, Usage, Limits, Created, Expires and Revoke: a table on wide screens, cards on phones. */
+/** Keys with Name, Usage, Limits, Last used, Created, Expires and Revoke: a table on wide screens, cards on phones. */
 export function KeyTable(props: KeyListProps) {
   return (
     <>
@@ -68,6 +70,12 @@ function KeyCards({ keys, onRevoke }: KeyListProps) {
             </div>
             <div>
               <Text size="xs" c="dimmed">
+                Last used
+              </Text>
+              <Text size="sm">{lastUsed(k)}</Text>
+            </div>
+            <div>
+              <Text size="xs" c="dimmed">
                 Created · Expires
               </Text>
               <Text size="sm">
@@ -83,13 +91,14 @@ function KeyCards({ keys, onRevoke }: KeyListProps) {
 
 function WideKeyTable({ keys, onRevoke }: KeyListProps) {
   return (
-    <Table.ScrollContainer minWidth={720}>
+    <Table.ScrollContainer minWidth={820}>
       <Table verticalSpacing="sm" data-testid="key-table">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Name</Table.Th>
             <Table.Th>Usage</Table.Th>
             <Table.Th>Limits</Table.Th>
+            <Table.Th>Last used</Table.Th>
             <Table.Th>Created</Table.Th>
             <Table.Th>Expires</Table.Th>
             <Table.Th />
@@ -110,6 +119,7 @@ function WideKeyTable({ keys, onRevoke }: KeyListProps) {
               <Table.Td>
                 <KeyLimits k={k} />
               </Table.Td>
+              <Table.Td data-testid="last-used">{lastUsed(k)}</Table.Td>
               <Table.Td>{day(k.created_at)}</Table.Td>
               <Table.Td>{day(k.expires)}</Table.Td>
               <Table.Td ta="right">
