@@ -17,6 +17,7 @@ import {
   startBrowserConsole,
   VIEWPORTS,
 } from "../../helpers/console-browser.js";
+import { waitFor } from "../../helpers/redis.js";
 
 let ctx: BrowserConsole;
 let page: Page;
@@ -135,6 +136,47 @@ describe.skipIf(skipReason !== undefined)(`the console's fixes in Chromium ${ski
       const file = await download.path();
       expect(readFileSync(file, "utf8")).toMatch(/^time,request_id,model,/);
     }
+  }, 60_000);
+
+  it("warns on a key past 80 % of its budget; roles read the same on Profile and Admin", async () => {
+    const key = await ctx.stack.admin.generateKey({ user_id: ctx.userId, key_alias: "nearly-spent" });
+    await ctx.stack.gateway
+      .clientWith(key.key)
+      .chat.completions.create({ model: "general", messages: [{ role: "user", content: "spend a little" }] });
+    let spend = 0;
+    await waitFor("the call booked on the key", async () => {
+      spend = (await ctx.stack.admin.keyInfo(key.token)).info.spend;
+      return spend > 0;
+    });
+    await ctx.stack.admin.updateKey({ key: key.token, max_budget: Number((spend / 0.85).toFixed(8)) });
+    await page.goto(`${ctx.stack.url}/keys`);
+    const row = page.getByTestId("key-row").filter({ hasText: "nearly-spent" });
+    await expect(row.getByTestId("key-budget-warning").textContent()).resolves.toBe("85 % of budget used");
+
+    await page.goto(`${ctx.stack.url}/profile`);
+    const profileRole = (await page.locator(".mantine-Badge-root").first().textContent())?.trim();
+    await page.goto(`${ctx.stack.url}/admin`);
+    const adminRow = page.getByTestId("user-table").locator("tr").filter({ hasText: "ada@example.com" });
+    await expect(adminRow.textContent()).resolves.toContain(`${profileRole}`);
+    expect(profileRole).toBe("Admin");
+  }, 60_000);
+
+  it("admin Limits: a period dropdown, Save shows progress then a saved notice; users can be searched", async () => {
+    await ctx.stack.admin.newUser({ user_id: "zed-user", user_email: "zed@example.com" });
+    await page.goto(`${ctx.stack.url}/admin`);
+    await page.getByLabel("Find a user").fill("zed");
+    const table = page.getByTestId("user-table");
+    await expect(table.locator("tbody tr").count()).resolves.toBe(1);
+    await table.getByRole("button", { name: "Limits" }).click();
+    const dialog = page.getByRole("dialog", { name: "Limits of zed@example.com" });
+    await dialog.getByLabel("Budget period").click();
+    await page.getByRole("option", { name: "Per week" }).click();
+    await dialog.getByLabel("Budget (USD)").fill("25");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await page.getByText("The limits of zed@example.com are saved").waitFor();
+    const info = await ctx.stack.admin.userInfo("zed-user");
+    expect(info.user_info).toMatchObject({ max_budget: 25, budget_duration: "7d" });
+    await expect(table.textContent()).resolves.toContain("/ 7d");
   }, 60_000);
 
   it("has one h1 and no serious or critical axe-core violation on any page at both widths", async () => {

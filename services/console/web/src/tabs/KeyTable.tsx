@@ -1,7 +1,7 @@
 import { Badge, Box, Card, Group, Stack, Table, Text } from "@mantine/core";
 import type { ConsoleKey } from "../api";
 import { RevokeButton } from "../components/RevokeButton";
-import { budget, day, perMinute, time, usd } from "../format";
+import { BUDGET_WARNING_SHARE, budget, budgetShare, day, perMinute, time, usd } from "../format";
 
 const lastUsed = (k: ConsoleKey) => (k.last_used_at == null ? "never" : time(k.last_used_at));
 
@@ -133,6 +133,23 @@ function WideKeyTable({ keys, onRevoke }: KeyListProps) {
   );
 }
 
+/** A warning badge once the key has used more than 80 % of its own budget (as the gateway's budget alerts). */
+function KeyBudgetWarning({ k }: { k: ConsoleKey }) {
+  const share = budgetShare(k.spend, k.max_budget);
+  if (share === null || share <= BUDGET_WARNING_SHARE || k.status !== "active") return null;
+  return (
+    <Badge
+      color={share >= 1 ? "red" : "orange"}
+      variant="light"
+      c="dark.8"
+      tt="none"
+      data-testid="key-budget-warning"
+    >
+      {share >= 1 ? "budget used up" : `${Math.round(share * 100)} % of budget used`}
+    </Badge>
+  );
+}
+
 /** A key's own limits; without any, the account's apply. */
 function KeyLimits({ k }: { k: ConsoleKey }) {
   const own = [
@@ -148,9 +165,14 @@ function KeyLimits({ k }: { k: ConsoleKey }) {
       </Text>
     );
   }
-  return own.map((line) => (
-    <Text size="xs" key={line}>
-      {line}
-    </Text>
-  ));
+  return (
+    <>
+      {own.map((line) => (
+        <Text size="xs" key={line}>
+          {line}
+        </Text>
+      ))}
+      <KeyBudgetWarning k={k} />
+    </>
+  );
 }
