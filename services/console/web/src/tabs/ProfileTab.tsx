@@ -1,5 +1,5 @@
 import { Alert, Badge, Card, Group, Progress, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
-import type { Me, UsageResponse } from "../api";
+import type { Me, UsageResponse, UsageTotals } from "../api";
 import { Loaded } from "../components/Loaded";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
@@ -73,12 +73,7 @@ export function ProfileTab({ me }: { me: Me }) {
               <Title order={2} size="h4">
                 Last 7 days
               </Title>
-              <SimpleGrid cols={{ base: 2, sm: 4 }}>
-                <Stat label="Spend" value={usd(data.totals.spend)} />
-                <Stat label="Requests" value={count(data.totals.requests)} />
-                <Stat label="Input tokens" value={count(data.totals.prompt_tokens)} />
-                <Stat label="Output tokens" value={count(data.totals.completion_tokens)} />
-              </SimpleGrid>
+              <UsageStats totals={data.totals} />
               <UsageChart daily={data.daily} />
               <SimpleGrid cols={{ base: 1, md: 2 }}>
                 <SpendBars
@@ -124,6 +119,18 @@ export function ProfileTab({ me }: { me: Me }) {
         </Loaded>
       )}
     </Stack>
+  );
+}
+
+/** Spend, requests, input and output tokens of a period, as four figures. */
+export function UsageStats({ totals }: { totals: UsageTotals }) {
+  return (
+    <SimpleGrid cols={{ base: 2, sm: 4 }}>
+      <Stat label="Spend" value={usd(totals.spend)} />
+      <Stat label="Requests" value={count(totals.requests)} />
+      <Stat label="Input tokens" value={count(totals.prompt_tokens)} />
+      <Stat label="Output tokens" value={count(totals.completion_tokens)} />
+    </SimpleGrid>
   );
 }
 

@@ -8,7 +8,7 @@ import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
 import { count, time, usd } from "../format";
 import { useFetch } from "../useFetch";
-import { Stat } from "./ProfileTab";
+import { UsageStats } from "./ProfileTab";
 
 /** Usage: 7/30/90-day chart, spend by model, keys compared, the 50 most recent requests. */
 export function UsageTab() {
@@ -23,12 +23,7 @@ export function UsageTab() {
       <Loaded result={usage} what="your usage">
         {(data) => (
           <>
-            <SimpleGrid cols={{ base: 2, sm: 4 }}>
-              <Stat label="Spend" value={usd(data.totals.spend)} />
-              <Stat label="Requests" value={count(data.totals.requests)} />
-              <Stat label="Input tokens" value={count(data.totals.prompt_tokens)} />
-              <Stat label="Output tokens" value={count(data.totals.completion_tokens)} />
-            </SimpleGrid>
+            <UsageStats totals={data.totals} />
             <UsageChart daily={data.daily} height={260} />
             <SimpleGrid cols={{ base: 1, md: 2 }}>
               <SpendBars title="Spend by model" rows={data.by_model.map((m) => ({ ...m, label: m.model }))} />
