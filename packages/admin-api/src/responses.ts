@@ -32,6 +32,8 @@ export const keyRecord = z.looseObject({
   updated_at: isoTime,
   revoked_at: isoTime,
   status: z.enum(["active", "revoked", "expired"]),
+  /** Start of the key's newest booked request (`/key/list` only), null if never used. */
+  last_used_at: isoTime.optional(),
 });
 export type KeyRecord = z.infer<typeof keyRecord>;
 

@@ -3,15 +3,18 @@
  * hook, the JSON API, the pages and the bundle, /_health and /metrics.
  */
 import fastifyCookie from "@fastify/cookie";
+import fastifyRateLimit from "@fastify/rate-limit";
 import type { AdminApiClient } from "@platform/admin-api";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { ConsoleConfig } from "./config.js";
 import { installErrorHandler } from "./errors.js";
 import { type ConsoleMetrics, createMetrics, metricsPlugin } from "./plugins/metrics.js";
+import { securityHeaders } from "./plugins/security-headers.js";
 import { sessionPlugin } from "./plugins/session.js";
 import { adminRoutes } from "./routes/admin.js";
 import { adminLoginRoutes } from "./routes/admin-login.js";
 import type { RouteContext } from "./routes/context.js";
+import { exportRoutes } from "./routes/export.js";
 import { healthRoutes } from "./routes/health.js";
 import { keyRoutes } from "./routes/keys.js";
 import { meRoutes } from "./routes/me.js";
@@ -64,6 +67,9 @@ export async function buildApp(deps: ConsoleDeps): Promise<ConsoleApp> {
   };
   installErrorHandler(app);
   await app.register(fastifyCookie);
+  await securityHeaders(app);
+  // Off by default; routes opt in with `config.rateLimit` (the master-key sign-in).
+  await app.register(fastifyRateLimit, { global: false });
   // The hooks must reach every route, so they are registered on the root instance, not in a plugin scope.
   await sessionPlugin(app, { config: deps.config, sessions, store: deps.store, metrics, now });
   await metricsPlugin(app, metrics);
@@ -74,5 +80,6 @@ export async function buildApp(deps: ConsoleDeps): Promise<ConsoleApp> {
   await keyRoutes(app, ctx);
   await usageRoutes(app, ctx);
   await adminRoutes(app, ctx);
+  await exportRoutes(app, ctx);
   return { app, sessions, metrics };
 }

@@ -4,7 +4,8 @@
  * - A live console session (cookie `console_session`) is used as is; a chat user's is re-checked against the
  *   chat's database once `REVALIDATE_MS` have passed since its last check (a chat logout deletes the chat
  *   session, so the console signs that user out within a minute; an unreachable database also signs out).
- * - Without one, the chat's `refreshToken` cookie is verified and a session created.
+ * - Without one, the chat's `refreshToken` cookie is verified and a session created, unless the user signed
+ *   out of the console during that chat session ({@link SIGNED_OUT_COOKIE}).
  * - Pages without a session redirect to /unauthorized; API routes answer 401.
  * - State-changing requests need a same-origin `Origin` (when sent) and the session's CSRF token in
  *   `x-csrf-token`.
@@ -36,6 +37,11 @@ declare module "fastify" {
 
 /** The console's session cookie. */
 export const SESSION_COOKIE = "console_session";
+/**
+ * Set by "Sign out" to the chat session's id: that chat session no longer signs the browser in to the
+ * console (a new chat sign-in, or "Sign in again" on /unauthorized, does).
+ */
+export const SIGNED_OUT_COOKIE = "console_signed_out";
 /** How often a chat session is re-checked against the chat's database, ms. */
 export const REVALIDATE_MS = 60_000;
 
@@ -98,8 +104,9 @@ export async function sessionPlugin(app: FastifyInstance, deps: SessionPluginDep
       }
       return null;
     }
-    metrics.signIns.inc({ source: "chat", result: "ok" });
     const { identity } = verdict;
+    if (request.cookies[SIGNED_OUT_COOKIE] === identity.sessionId) return null;
+    metrics.signIns.inc({ source: "chat", result: "ok" });
     const session = sessions.create(
       {
         kind: "chat",

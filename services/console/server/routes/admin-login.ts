@@ -1,6 +1,7 @@
 /**
  * `POST /api/admin/login {"master_key": "sk-…"}`: operators without a chat account sign in with the gateway's
- * master key (compared in constant time). The page sending it must be the console's own (Origin checked).
+ * master key (compared in constant time), at most 5 attempts a minute per client address. The page sending
+ * it must be the console's own (Origin checked).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
@@ -8,6 +9,9 @@ import { z } from "zod";
 import { ConsoleError, parseInput } from "../errors.js";
 import { SESSION_COOKIE, sessionCookieOptions } from "../plugins/session.js";
 import type { RouteContext } from "./context.js";
+
+/** Master-key sign-in attempts allowed per client address per minute (then 429 with retry-after). */
+export const SIGN_IN_ATTEMPTS_PER_MINUTE = 5;
 
 const loginBody = z.object({ master_key: z.string().min(1).max(1024) });
 
@@ -20,7 +24,18 @@ export function secretsEqual(a: string, b: string): boolean {
 /** Registers `POST /api/admin/login` (same-origin sign-in). */
 export async function adminLoginRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   const cookieOptions = sessionCookieOptions(ctx.config.publicUrl);
-  app.post("/api/admin/login", { config: { access: "signin" } }, async (request, reply) => {
+  const rateLimit = {
+    max: SIGN_IN_ATTEMPTS_PER_MINUTE,
+    timeWindow: 60_000,
+    errorResponseBuilder: (_request: unknown, context: { after: string }) =>
+      new ConsoleError(
+        429,
+        `Too many sign-in attempts from this address; try again in ${context.after}.`,
+        "rate_limit_error",
+        "master_key",
+      ),
+  };
+  app.post("/api/admin/login", { config: { access: "signin", rateLimit } }, async (request, reply) => {
     const { master_key: presented } = parseInput(loginBody, request.body);
     if (!secretsEqual(presented, ctx.config.masterKey)) {
       ctx.metrics.signIns.inc({ source: "operator", result: "bad_master_key" });

@@ -19,18 +19,36 @@ import {
 } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { notFound, parseInput } from "../errors.js";
+import { invalidRequest, notFound, parseInput } from "../errors.js";
 import { ensureProvisioned } from "../provisioning.js";
 import { chatUserId, type RouteContext, sessionOf } from "./context.js";
 
 /** Default key lifetime. */
 export const DEFAULT_KEY_DURATION = "90d";
 
-/** `POST /api/keys` body: `name` (the alias) is required; `duration` defaults to 90 days. */
+/** The longest key lifetime the console grants (the form's longest choice), days. */
+export const MAX_KEY_DAYS = 365;
+const DAYS_PER_UNIT = { s: 1 / 86_400, m: 1 / 1440, h: 1 / 24, d: 1, w: 7, mo: 31 } as const;
+
+/** Days a LiteLLM duration (`90d`, `2w`, `12mo`) lasts at most (a month counts 31 days); null if invalid. */
+export function durationDays(text: string): number | null {
+  const match = /^([0-9]+)(s|m|h|d|w|mo)$/.exec(text.trim());
+  if (match === null) return null;
+  return Number(match[1]) * DAYS_PER_UNIT[match[2] as keyof typeof DAYS_PER_UNIT];
+}
+
+/**
+ * `POST /api/keys` body: `name` (the alias) is required; `duration` defaults to 90 days and is at most
+ * {@link MAX_KEY_DAYS} days (`12mo` is allowed: a year of calendar months).
+ */
 export const createKeyBody = z.object({
   name: identifier,
   ...limitFields,
-  duration: duration.default(DEFAULT_KEY_DURATION),
+  duration: duration
+    .refine((text) => text.trim() === "12mo" || (durationDays(text) ?? Infinity) <= MAX_KEY_DAYS, {
+      message: "a key lives at most 1 year (365d); generate a new key when it expires",
+    })
+    .default(DEFAULT_KEY_DURATION),
   models: modelList.optional(),
 });
 
@@ -51,6 +69,7 @@ export function presentKey(key: KeyRecord) {
     created_at: key.created_at,
     expires: key.expires,
     status: key.status,
+    last_used_at: key.last_used_at ?? null,
   };
 }
 
@@ -75,6 +94,20 @@ export async function revokeKey(ctx: RouteContext, token: string): Promise<{ rev
   return { revoked: token };
 }
 
+/**
+ * The gateway's refusal of a duplicate alias (`key_alias`, its admin API's term) said in the form's terms
+ * (`name`); any other error is returned unchanged.
+ */
+export function inUserTerms(error: unknown, name: string): unknown {
+  if (error instanceof AdminApiError && error.status === 400 && error.body?.error.param === "key_alias") {
+    return invalidRequest(
+      `You already have an active key named "${name}". Choose another name or revoke that key.`,
+      "name",
+    );
+  }
+  return error;
+}
+
 /** Registers the own-key routes and `GET /api/models`; see the module comment. */
 export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   app.get("/api/keys", { config: { access: "user" } }, async (request) => {
@@ -89,16 +122,20 @@ export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promis
   app.post("/api/keys", { config: { access: "user" } }, async (request, reply) => {
     const body = parseInput(createKeyBody, request.body);
     await ensureProvisioned(sessionOf(request), ctx.gateway, ctx.config.userDefaults);
-    const created = await ctx.gateway.generateKey({
-      user_id: chatUserId(request),
-      key_alias: body.name,
-      max_budget: body.max_budget,
-      budget_duration: body.budget_duration,
-      tpm_limit: body.tpm_limit,
-      rpm_limit: body.rpm_limit,
-      duration: body.duration,
-      models: body.models,
-    });
+    const created = await ctx.gateway
+      .generateKey({
+        user_id: chatUserId(request),
+        key_alias: body.name,
+        max_budget: body.max_budget,
+        budget_duration: body.budget_duration,
+        tpm_limit: body.tpm_limit,
+        rpm_limit: body.rpm_limit,
+        duration: body.duration,
+        models: body.models,
+      })
+      .catch((error: unknown) => {
+        throw inUserTerms(error, body.name);
+      });
     ctx.metrics.keyOperations.inc({ operation: "generate" });
     request.log.info({ keyHash: created.token.slice(0, 12) }, "key generated through the console");
     reply.header("cache-control", "no-store");

@@ -1,12 +1,13 @@
 /**
  * `GET /api/me`: who is signed in, the CSRF token for state-changing calls, the gateway's public URL for the
  * snippets, and the account (budget, limits, spend) provisioned just in time; a provisioning failure is
- * reported (`provisioning_error`) and retried on the next call. `POST /api/logout` ends the console session.
+ * reported (`provisioning_error`) and retried on the next call. `POST /api/logout` ends the console session
+ * and keeps the browser signed out while the same chat session lasts; `POST /signin` lifts that.
  */
 import type { UserRecord } from "@platform/admin-api";
 import { AdminApiError } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
-import { SESSION_COOKIE } from "../plugins/session.js";
+import { SESSION_COOKIE, SIGNED_OUT_COOKIE, sessionCookieOptions } from "../plugins/session.js";
 import { ensureProvisioned } from "../provisioning.js";
 import { isAdmin } from "../session/console-sessions.js";
 import { type RouteContext, sessionOf } from "./context.js";
@@ -42,9 +43,24 @@ export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise
     };
   });
 
+  const cookieOptions = sessionCookieOptions(ctx.config.publicUrl);
   app.post("/api/logout", { config: { access: "session" } }, async (request, reply) => {
-    ctx.sessions.end(sessionOf(request).id);
+    const session = sessionOf(request);
+    ctx.sessions.end(session.id);
     reply.clearCookie(SESSION_COOKIE, { path: "/" });
+    // Without this the chat's cookie would sign the user straight back in on the next visit.
+    if (session.principal.kind === "chat") {
+      reply.setCookie(SIGNED_OUT_COOKIE, session.principal.chatSessionId, {
+        ...cookieOptions,
+        maxAge: 30 * 86_400,
+      });
+    }
     return { ok: true };
+  });
+
+  // "Sign in again" on /unauthorized: the chat session may sign this browser in once more.
+  app.post("/signin", { config: { access: "signin" } }, async (_request, reply) => {
+    reply.clearCookie(SIGNED_OUT_COOKIE, { path: "/" });
+    return reply.redirect("/", 303);
   });
 }

@@ -24,7 +24,9 @@ export function AdminLogin() {
       <Card withBorder radius="md" p="xl" mt="10vh">
         <form onSubmit={submit}>
           <Stack>
-            <Title order={3}>Operator sign-in</Title>
+            <Title order={1} size="h3">
+              Operator sign-in
+            </Title>
             <Text size="sm" c="dimmed">
               For operators without a chat account: the gateway's master key (GATEWAY_MASTER_KEY) opens the
               Admin view. Chat users open the console from the chat's avatar menu instead.

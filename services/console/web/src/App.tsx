@@ -20,12 +20,14 @@ export function App() {
   const [tab, setTab] = useState<Tab>(tabFromPath(window.location.pathname));
 
   const loadMe = useCallback(() => {
+    setError(null);
     api<Me>("GET", "/api/me").then(
       (m) => {
         setCsrfToken(m.csrf_token);
         setMe(m);
       },
-      (e: Error) => setError(e.message),
+      (e: Error) =>
+        setError(e instanceof TypeError ? "The console did not answer; check your connection." : e.message),
     );
   }, []);
   useEffect(loadMe, [loadMe]);
@@ -53,7 +55,12 @@ export function App() {
           <Loader />
         ) : (
           <Alert color="red" title="The console could not load">
-            {error}
+            <Text size="sm" mb="sm">
+              {error}
+            </Text>
+            <Button size="xs" variant="default" onClick={loadMe}>
+              Retry
+            </Button>
           </Alert>
         )}
       </Container>
@@ -67,12 +74,14 @@ export function App() {
       <AppShell.Header>
         <Container size="lg" h="100%">
           <Group h="100%" justify="space-between" wrap="nowrap">
-            <Title order={4}>Key console</Title>
-            <Group gap="sm" wrap="nowrap">
-              <Text size="sm" c="dimmed" visibleFrom="xs" truncate maw={220}>
+            <Title order={1} size="h4" style={{ whiteSpace: "nowrap" }}>
+              Key console
+            </Title>
+            <Group gap="sm" wrap="nowrap" miw={0}>
+              <Text size="sm" c="dimmed" truncate maw={{ base: 110, sm: 260 }} title={me.email ?? undefined}>
                 {me.email ?? "operator"}
               </Text>
-              <Button size="xs" variant="default" onClick={logout}>
+              <Button size="xs" variant="default" onClick={logout} style={{ flexShrink: 0 }}>
                 Sign out
               </Button>
             </Group>

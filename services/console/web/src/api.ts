@@ -35,6 +35,8 @@ export interface ConsoleKey {
   created_at: string | null;
   expires: string | null;
   status: "active" | "revoked" | "expired";
+  /** Start of the key's newest request, null if never used (lags a call by a few seconds). */
+  last_used_at: string | null;
 }
 
 /** `POST /api/keys` answer: the key, in full, this once. */

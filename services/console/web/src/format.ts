@@ -1,23 +1,42 @@
-/** Display formats: USD, token counts, dates, limits. */
+/**
+ * Display formats: USD, token counts, dates, limits, roles. Dates and numbers follow the browser's locale
+ * (`undefined` locale = the browser's); amounts are always US dollars, as the gateway books them.
+ */
 
-/** USD with cents, or more digits for sub-cent amounts (`$0.0015`). */
+const dollars = new Intl.NumberFormat(undefined, { style: "currency", currency: "USD" });
+const smallDollars = new Intl.NumberFormat(undefined, {
+  style: "currency",
+  currency: "USD",
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+});
+
+/** USD: cents, or up to 4 decimals below a dollar so sub-cent calls are not shown as $0.00 (`$0.0092`). */
 export function usd(value: number): string {
-  if (value !== 0 && Math.abs(value) < 0.01) return `$${value.toPrecision(2)}`;
-  return new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(value);
+  return Math.abs(value) < 1 ? smallDollars.format(value) : dollars.format(value);
 }
 
-/** Integer with thousands separators. */
-export const count = (value: number): string => new Intl.NumberFormat("en-US").format(value);
+/** Integer with the locale's thousands separators. */
+export const count = (value: number): string => new Intl.NumberFormat(undefined).format(value);
 
-/** `23 Nov 2026`, or an em dash for null. */
+/** A date in the browser's locale (`Nov 23, 2026`, `23 Nov 2026`), or an em dash for null. */
 export function day(iso: string | null): string {
   if (iso === null) return "—";
-  return new Date(iso).toLocaleDateString("en-GB", { day: "numeric", month: "short", year: "numeric" });
+  return new Date(iso).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
 }
 
-/** `23 Nov, 14:05`. */
+/** A UTC calendar day `2026-11-23` as the charts label it (`Nov 23`, `23 Nov`), in the browser's locale. */
+export function chartDay(date: string): string {
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, {
+    day: "numeric",
+    month: "short",
+    timeZone: "UTC",
+  });
+}
+
+/** A date and time in the browser's locale (`Nov 23, 14:05`). */
 export function time(iso: string): string {
-  return new Date(iso).toLocaleString("en-GB", {
+  return new Date(iso).toLocaleString(undefined, {
     day: "numeric",
     month: "short",
     hour: "2-digit",
@@ -44,3 +63,12 @@ export function budgetShare(spend: number, maxBudget: number | null): number | n
 
 /** Above this share of the budget every tab shows a warning. */
 export const BUDGET_WARNING_SHARE = 0.8;
+
+/** The one word the console uses for a role, wherever it shows one: "Admin" or "User". */
+export const roleLabel = (isAdmin: boolean): string => (isAdmin ? "Admin" : "User");
+
+/** A gateway role (LiteLLM's `proxy_admin`, `proxy_admin_viewer`, `internal_user`, …) in the same words. */
+export function gatewayRoleLabel(role: string | null): string {
+  if (role === "proxy_admin_viewer") return "Admin (view only)";
+  return roleLabel(role === "proxy_admin");
+}

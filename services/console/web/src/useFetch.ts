@@ -21,7 +21,8 @@ export function useFetch<T>(path: string | null) {
       },
       (e: Error) => {
         if (!live) return;
-        setError(e.message);
+        // fetch's own wording for a network failure says nothing to a person.
+        setError(e instanceof TypeError ? "The console did not answer; check your connection." : e.message);
         setLoading(false);
       },
     );

@@ -28,6 +28,11 @@ export interface KeyRecord extends LimitFields {
   updatedAt: number;
   /** Epoch ms of revocation (terminal), or null. */
   revokedAt: number | null;
+  /**
+   * Epoch ms of the start of the key's newest booked request, null if never used; only read by key lists
+   * (undefined elsewhere). Lags a call by the spend writer's flush interval.
+   */
+  lastUsedAt?: number | null;
 }
 
 /** `active`, or one of the terminal states. */
@@ -62,6 +67,7 @@ export function keyFromRow(row: Row): KeyRecord {
     createdAt: epochOrNull(row.created_at) ?? 0,
     updatedAt: epochOrNull(row.updated_at) ?? 0,
     revokedAt: epochOrNull(row.revoked_at),
+    ...("last_used_at" in row ? { lastUsedAt: epochOrNull(row.last_used_at) } : {}),
   };
 }
 
@@ -90,5 +96,7 @@ export function presentKey(key: KeyRecord, now: number) {
     updated_at: toIso(key.updatedAt),
     revoked_at: toIso(key.revokedAt),
     status: keyStatus(key, now),
+    // OpenAI's name (project API keys); only where it was read (key lists).
+    ...(key.lastUsedAt === undefined ? {} : { last_used_at: toIso(key.lastUsedAt) }),
   };
 }

@@ -13,6 +13,12 @@ import {
 import { KEY_COLUMNS, type KeyRecord, keyFromRow } from "./records.js";
 
 const SELECT_KEY = `SELECT ${KEY_COLUMNS.join(", ")} FROM keys`;
+/**
+ * The key columns plus `last_used_at`: the start of the key's newest booked request. Nothing is written on the
+ * request path for it: the spend rows (written in batches after each call) already hold it, and
+ * `spend_logs_api_key_time_idx` answers it with one index probe per listed key.
+ */
+const SELECT_KEY_WITH_LAST_USE = `SELECT ${KEY_COLUMNS.join(", ")}, (SELECT s.start_time FROM spend_logs s WHERE s.api_key = keys.token ORDER BY s.start_time DESC LIMIT 1) AS last_used_at FROM keys`;
 const RETURNING_KEY = `RETURNING ${KEY_COLUMNS.join(", ")}`;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -138,7 +144,7 @@ export interface KeyFilter {
   includeRevoked?: boolean | undefined;
 }
 
-/** One page of keys, newest first, and the total count. */
+/** One page of keys, newest first (each with `lastUsedAt`), and the total count. */
 export async function listKeys(
   db: Queryable,
   filter: KeyFilter,
@@ -158,11 +164,10 @@ export async function listKeys(
   const clause = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
   const n = params.length;
   const [rows, count] = await Promise.all([
-    db.query(`${SELECT_KEY} ${clause} ORDER BY created_at DESC, token LIMIT $${n + 1} OFFSET $${n + 2}`, [
-      ...params,
-      pageSize,
-      (page - 1) * pageSize,
-    ]),
+    db.query(
+      `${SELECT_KEY_WITH_LAST_USE} ${clause} ORDER BY created_at DESC, token LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...params, pageSize, (page - 1) * pageSize],
+    ),
     db.query<{ n: number }>(`SELECT count(*) AS n FROM keys ${clause}`, params),
   ]);
   return { keys: rows.rows.map(keyFromRow), total: count.rows[0]?.n ?? 0 };

@@ -2,6 +2,7 @@ import {
   Alert,
   Button,
   Code,
+  CopyButton,
   Group,
   Modal,
   MultiSelect,
@@ -14,10 +15,11 @@ import {
 } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { ApiError, api, type CreatedKey, type Me } from "../api";
-import { budget, perMinute } from "../format";
+import { budget, count, perMinute, usd } from "../format";
 import { KeySnippets } from "./KeySnippets";
 
-const PERIODS = [
+/** The budget periods offered (LiteLLM durations), also in the admin's Limits dialog. */
+export const PERIODS = [
   { value: "", label: "No period (total)" },
   { value: "1d", label: "Per day" },
   { value: "7d", label: "Per week" },
@@ -33,11 +35,24 @@ const EXPIRIES = [
 ];
 
 const orNull = (v: string | number) => (v === "" ? undefined : Number(v));
+/** Fields whose server errors show under the field itself (and only there). */
+const FIELDS = new Set([
+  "name",
+  "max_budget",
+  "budget_duration",
+  "rpm_limit",
+  "tpm_limit",
+  "duration",
+  "models",
+]);
+const upTo = (max: number | null | undefined, show: (n: number) => string = count) =>
+  max == null ? "unlimited" : `up to ${show(max)}`;
 
 /**
  * The generate-key dialog: name, optional budget and period, rpm/tpm, expiry (default 90 days), models; the
- * account's limits are shown and are the inputs' maxima. After creation it shows the key once with snippets
- * until "I've saved it".
+ * account's limits are shown as hints. A looser value is sent as typed: the server refuses it and its
+ * message shows under the field (a value is never silently lowered). After creation it shows the key once,
+ * with its own Copy button and snippets, until "I've saved it".
  */
 export function GenerateKeyModal({
   me,
@@ -86,7 +101,9 @@ export function GenerateKeyModal({
     onClose(wasCreated);
   };
 
-  const submit = async () => {
+  const submit = async (event?: React.FormEvent) => {
+    event?.preventDefault();
+    if (name.trim() === "" || busy) return;
     setBusy(true);
     setError(null);
     try {
@@ -108,6 +125,7 @@ export function GenerateKeyModal({
   };
 
   const fieldError = (param: string) => (error?.param === param ? error.message : undefined);
+  const formError = error !== null && !FIELDS.has(error.param ?? "") ? error : null;
 
   if (created !== null) {
     return (
@@ -126,9 +144,24 @@ export function GenerateKeyModal({
             This is the only time the full key is shown. The console does not keep it; if you lose it, revoke
             it and generate a new one.
           </Alert>
-          <Code block data-testid="new-key" fz="md" style={{ wordBreak: "break-all" }}>
-            {created.key}
-          </Code>
+          <Group gap="xs" align="stretch" wrap="nowrap">
+            <Code
+              block
+              data-testid="new-key"
+              fz="md"
+              aria-label="Your new key"
+              style={{ flex: 1, whiteSpace: "pre-wrap", wordBreak: "break-all", userSelect: "all" }}
+            >
+              {created.key}
+            </Code>
+            <CopyButton value={created.key}>
+              {({ copied, copy }) => (
+                <Button onClick={copy} color={copied ? "teal" : undefined} aria-label="Copy key" miw={92}>
+                  {copied ? "Copied" : "Copy key"}
+                </Button>
+              )}
+            </CopyButton>
+          </Group>
           <KeySnippets
             gatewayUrl={me.gateway_url}
             apiKey={created.key}
@@ -144,90 +177,93 @@ export function GenerateKeyModal({
 
   return (
     <Modal opened={opened} onClose={close} title="Generate a key" size="lg" centered>
-      <Stack gap="sm">
-        {account !== null && (
-          <Text size="sm" c="dimmed" data-testid="account-limits">
-            Your account: budget {budget(account.max_budget, account.budget_duration)},{" "}
-            {perMinute(account.rpm_limit, "requests")}, {perMinute(account.tpm_limit, "tokens")}. A key's
-            limits can only be tighter.
-          </Text>
-        )}
-        <TextInput
-          label="Name"
-          placeholder="e.g. laptop, ci-pipeline"
-          required
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
-          error={fieldError("name") ?? fieldError("key_alias")}
-          data-autofocus
-        />
-        <SimpleGrid cols={{ base: 1, sm: 2 }}>
-          <NumberInput
-            label="Budget (USD, optional)"
-            min={0}
-            max={account?.max_budget ?? undefined}
-            decimalScale={2}
-            value={maxBudget}
-            onChange={setMaxBudget}
-            error={fieldError("max_budget")}
+      <form onSubmit={submit}>
+        <Stack gap="sm">
+          {account !== null && (
+            <Text size="sm" c="dimmed" data-testid="account-limits">
+              Your account: budget {budget(account.max_budget, account.budget_duration)},{" "}
+              {perMinute(account.rpm_limit, "requests")}, {perMinute(account.tpm_limit, "tokens")}. A key's
+              limits can only be tighter.
+            </Text>
+          )}
+          <TextInput
+            label="Name"
+            placeholder="e.g. laptop, ci-pipeline"
+            required
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+            error={fieldError("name")}
+            data-autofocus
           />
-          <Select
-            label="Budget period"
-            data={PERIODS}
-            value={period}
-            onChange={setPeriod}
-            allowDeselect={false}
-          />
-          <NumberInput
-            label="Requests per minute"
-            min={0}
-            max={account?.rpm_limit ?? undefined}
-            allowDecimal={false}
-            value={rpm}
-            onChange={setRpm}
-            placeholder={account?.rpm_limit == null ? "unlimited" : `up to ${account.rpm_limit}`}
-            error={fieldError("rpm_limit")}
-          />
-          <NumberInput
-            label="Tokens per minute"
-            min={0}
-            max={account?.tpm_limit ?? undefined}
-            allowDecimal={false}
-            value={tpm}
-            onChange={setTpm}
-            placeholder={account?.tpm_limit == null ? "unlimited" : `up to ${account.tpm_limit}`}
-            error={fieldError("tpm_limit")}
-          />
-          <Select
-            label="Expires after"
-            data={EXPIRIES}
-            value={expiry}
-            onChange={setExpiry}
-            allowDeselect={false}
-          />
-          <MultiSelect
-            label="Models"
-            placeholder={models.length === 0 ? "all models" : undefined}
-            data={available}
-            value={models}
-            onChange={setModels}
-            clearable
-          />
-        </SimpleGrid>
-        {error !== null && (
-          <Alert color="red" title="Not generated">
-            {error.message}
-          </Alert>
-        )}
-        <Group justify="flex-end" mt="sm">
-          <Button variant="default" onClick={close}>
-            Cancel
-          </Button>
-          <Button onClick={submit} loading={busy} disabled={name.trim() === ""}>
-            Generate
-          </Button>
-        </Group>
-      </Stack>
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <NumberInput
+              label="Budget (USD, optional)"
+              min={0}
+              decimalScale={2}
+              placeholder={upTo(account?.max_budget, usd)}
+              value={maxBudget}
+              onChange={setMaxBudget}
+              error={fieldError("max_budget")}
+            />
+            <Select
+              label="Budget period"
+              data={PERIODS}
+              value={period}
+              onChange={setPeriod}
+              allowDeselect={false}
+              error={fieldError("budget_duration")}
+            />
+            <NumberInput
+              label="Requests per minute"
+              min={0}
+              allowDecimal={false}
+              value={rpm}
+              onChange={setRpm}
+              placeholder={upTo(account?.rpm_limit)}
+              error={fieldError("rpm_limit")}
+            />
+            <NumberInput
+              label="Tokens per minute"
+              min={0}
+              allowDecimal={false}
+              value={tpm}
+              onChange={setTpm}
+              placeholder={upTo(account?.tpm_limit)}
+              error={fieldError("tpm_limit")}
+            />
+            <Select
+              label="Expires after"
+              data={EXPIRIES}
+              value={expiry}
+              onChange={setExpiry}
+              allowDeselect={false}
+              error={fieldError("duration")}
+            />
+            <MultiSelect
+              label="Models"
+              placeholder={models.length === 0 ? "all models" : undefined}
+              data={available}
+              value={models}
+              onChange={setModels}
+              clearable
+              error={fieldError("models")}
+            />
+          </SimpleGrid>
+          {formError !== null && (
+            <Alert color="red" title="Not generated">
+              {formError.message}
+            </Alert>
+          )}
+          <Group justify="flex-end" mt="sm">
+            <Button variant="default" onClick={close}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={busy} disabled={name.trim() === ""}>
+              Generate
+            </Button>
+          </Group>
+        </Stack>
+      </form>
     </Modal>
   );
 }

@@ -23,12 +23,18 @@ export function SpendBars({
         <ResponsiveContainer width="100%" height={Math.max(120, rows.length * 44 + 40)}>
           <BarChart data={rows} layout="vertical" margin={{ top: 0, right: 16, left: 8, bottom: 0 }}>
             <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-            <XAxis type="number" fontSize={11} tickFormatter={(v: number) => usd(v)} />
+            <XAxis
+              type="number"
+              fontSize={11}
+              tickCount={4}
+              domain={[0, "auto"]}
+              tickFormatter={(v: number) => usd(v)}
+            />
             <YAxis type="category" dataKey="label" fontSize={11} width={110} />
             <Tooltip
               formatter={(value, name) => (name === "spend" ? usd(Number(value)) : count(Number(value)))}
             />
-            <Bar dataKey="spend" fill="#228be6" radius={[0, 4, 4, 0]} isAnimationActive={false} />
+            <Bar dataKey="spend" fill="#1971c2" radius={[0, 4, 4, 0]} isAnimationActive={false} />
           </BarChart>
         </ResponsiveContainer>
       )}

@@ -1,7 +1,7 @@
 import { Paper, Text } from "@mantine/core";
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { UsageTotals } from "../api";
-import { count, usd } from "../format";
+import { chartDay, count, usd } from "../format";
 
 /** Spend per UTC day as bars (requests and tokens in the tooltip). */
 export function UsageChart({
@@ -11,27 +11,34 @@ export function UsageChart({
   daily: Array<UsageTotals & { date: string }>;
   height?: number;
 }) {
-  const data = daily.map((d) => ({ ...d, label: d.date.slice(5) }));
+  const data = daily.map((d) => ({ ...d, label: chartDay(d.date) }));
   return (
-    <Paper withBorder p="sm" radius="md">
+    <Paper withBorder p="sm" radius="md" role="figure" aria-label="Spend per day (USD)">
       <Text size="sm" c="dimmed" mb="xs">
         Spend per day (USD)
       </Text>
       <ResponsiveContainer width="100%" height={height}>
         <BarChart data={data} margin={{ top: 5, right: 10, left: 0, bottom: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          <XAxis dataKey="label" fontSize={11} minTickGap={12} />
-          <YAxis fontSize={11} width={60} tickFormatter={(v: number) => usd(v)} />
+          {/* A fixed step (every k-th day) keeps the ticks evenly spaced. */}
+          <XAxis dataKey="label" fontSize={11} interval={Math.max(0, Math.ceil(data.length / 7) - 1)} />
+          <YAxis
+            fontSize={11}
+            width={64}
+            tickCount={5}
+            domain={[0, "auto"]}
+            tickFormatter={(v: number) => usd(v)}
+          />
           <Tooltip
             formatter={(value) => usd(Number(value))}
             labelFormatter={(label, payload) => {
               const row = payload?.[0]?.payload as (UsageTotals & { date: string }) | undefined;
               return row === undefined
                 ? String(label)
-                : `${row.date}: ${count(row.requests)} requests, ${count(row.total_tokens)} tokens`;
+                : `${chartDay(row.date)}: ${count(row.requests)} requests, ${count(row.total_tokens)} tokens`;
             }}
           />
-          <Bar dataKey="spend" name="spend" fill="#228be6" radius={[3, 3, 0, 0]} isAnimationActive={false} />
+          <Bar dataKey="spend" name="spend" fill="#1971c2" radius={[3, 3, 0, 0]} isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
     </Paper>

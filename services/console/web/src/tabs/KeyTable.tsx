@@ -1,14 +1,16 @@
 import { Badge, Box, Card, Group, Stack, Table, Text } from "@mantine/core";
 import type { ConsoleKey } from "../api";
 import { RevokeButton } from "../components/RevokeButton";
-import { budget, day, perMinute, usd } from "../format";
+import { BUDGET_WARNING_SHARE, budget, budgetShare, day, perMinute, time, usd } from "../format";
+
+const lastUsed = (k: ConsoleKey) => (k.last_used_at == null ? "never" : time(k.last_used_at));
 
 interface KeyListProps {
   keys: ConsoleKey[];
   onRevoke: (key: ConsoleKey) => Promise<void>;
 }
 
-/** Keys with Name, Usage, Limits, Created, Expires and Revoke: a table on wide screens, cards on phones. */
+/** Keys with Name, Usage, Limits, Last used, Created, Expires and Revoke: a table on wide screens, cards on phones. */
 export function KeyTable(props: KeyListProps) {
   return (
     <>
@@ -68,6 +70,12 @@ function KeyCards({ keys, onRevoke }: KeyListProps) {
             </div>
             <div>
               <Text size="xs" c="dimmed">
+                Last used
+              </Text>
+              <Text size="sm">{lastUsed(k)}</Text>
+            </div>
+            <div>
+              <Text size="xs" c="dimmed">
                 Created · Expires
               </Text>
               <Text size="sm">
@@ -83,13 +91,14 @@ function KeyCards({ keys, onRevoke }: KeyListProps) {
 
 function WideKeyTable({ keys, onRevoke }: KeyListProps) {
   return (
-    <Table.ScrollContainer minWidth={720}>
+    <Table.ScrollContainer minWidth={820}>
       <Table verticalSpacing="sm" data-testid="key-table">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Name</Table.Th>
             <Table.Th>Usage</Table.Th>
             <Table.Th>Limits</Table.Th>
+            <Table.Th>Last used</Table.Th>
             <Table.Th>Created</Table.Th>
             <Table.Th>Expires</Table.Th>
             <Table.Th />
@@ -110,6 +119,7 @@ function WideKeyTable({ keys, onRevoke }: KeyListProps) {
               <Table.Td>
                 <KeyLimits k={k} />
               </Table.Td>
+              <Table.Td data-testid="last-used">{lastUsed(k)}</Table.Td>
               <Table.Td>{day(k.created_at)}</Table.Td>
               <Table.Td>{day(k.expires)}</Table.Td>
               <Table.Td ta="right">
@@ -120,6 +130,23 @@ function WideKeyTable({ keys, onRevoke }: KeyListProps) {
         </Table.Tbody>
       </Table>
     </Table.ScrollContainer>
+  );
+}
+
+/** A warning badge once the key has used more than 80 % of its own budget (as the gateway's budget alerts). */
+function KeyBudgetWarning({ k }: { k: ConsoleKey }) {
+  const share = budgetShare(k.spend, k.max_budget);
+  if (share === null || share <= BUDGET_WARNING_SHARE || k.status !== "active") return null;
+  return (
+    <Badge
+      color={share >= 1 ? "red" : "orange"}
+      variant="light"
+      c="dark.8"
+      tt="none"
+      data-testid="key-budget-warning"
+    >
+      {share >= 1 ? "budget used up" : `${Math.round(share * 100)} % of budget used`}
+    </Badge>
   );
 }
 
@@ -138,9 +165,14 @@ function KeyLimits({ k }: { k: ConsoleKey }) {
       </Text>
     );
   }
-  return own.map((line) => (
-    <Text size="xs" key={line}>
-      {line}
-    </Text>
-  ));
+  return (
+    <>
+      {own.map((line) => (
+        <Text size="xs" key={line}>
+          {line}
+        </Text>
+      ))}
+      <KeyBudgetWarning k={k} />
+    </>
+  );
 }

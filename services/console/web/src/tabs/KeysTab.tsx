@@ -1,7 +1,8 @@
-import { Alert, Button, Card, Group, Loader, Stack, Text } from "@mantine/core";
+import { Button, Card, Group, Stack, Text } from "@mantine/core";
 import { useState } from "react";
 import { api, type ConsoleKey, type Me } from "../api";
 import { GenerateKeyModal } from "../components/GenerateKeyModal";
+import { Loaded } from "../components/Loaded";
 import { useFetch } from "../useFetch";
 import { KeyTable } from "./KeyTable";
 
@@ -25,17 +26,18 @@ export function KeysTab({ me, onChange }: { me: Me; onChange: () => void }) {
           Generate key
         </Button>
       </Group>
-      {keys.error !== null && <Alert color="red">{keys.error}</Alert>}
       <Card withBorder radius="md" p={0}>
-        {keys.data === null ? (
-          <Loader size="sm" m="md" />
-        ) : keys.data.keys.length === 0 ? (
-          <Text c="dimmed" ta="center" py="xl">
-            No keys yet.
-          </Text>
-        ) : (
-          <KeyTable keys={keys.data.keys} onRevoke={revoke} />
-        )}
+        <Loaded result={keys} what="your keys">
+          {(data) =>
+            data.keys.length === 0 ? (
+              <Text c="dimmed" ta="center" py="xl">
+                No keys yet.
+              </Text>
+            ) : (
+              <KeyTable keys={data.keys} onRevoke={revoke} />
+            )
+          }
+        </Loaded>
       </Card>
       <GenerateKeyModal
         me={me}

@@ -1,20 +1,9 @@
-import {
-  Alert,
-  Badge,
-  Card,
-  Group,
-  Loader,
-  Progress,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Title,
-} from "@mantine/core";
-import type { Me, UsageResponse } from "../api";
+import { Alert, Badge, Card, Group, Progress, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import type { Me, UsageResponse, UsageTotals } from "../api";
+import { Loaded } from "../components/Loaded";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
-import { budget, budgetShare, count, day, perMinute, usd } from "../format";
+import { budget, budgetShare, count, day, perMinute, roleLabel, usd } from "../format";
 import { useFetch } from "../useFetch";
 
 /** Profile: email, role, available budget, 7-day chart, spend breakdown, per-minute limits, most-used keys. */
@@ -32,8 +21,8 @@ export function ProfileTab({ me }: { me: Me }) {
           <Text fw={600} mt={4} style={{ wordBreak: "break-all" }}>
             {me.email ?? "Operator (master key)"}
           </Text>
-          <Badge mt="xs" variant="light" color={me.is_admin ? "grape" : "blue"}>
-            {me.role}
+          <Badge mt="xs" variant="light" tt="none" color={me.is_admin ? "grape" : "blue"}>
+            {roleLabel(me.is_admin)}
           </Badge>
         </Card>
         <Card withBorder radius="md">
@@ -54,6 +43,7 @@ export function ProfileTab({ me }: { me: Me }) {
               </Text>
               <Progress
                 mt="xs"
+                aria-label="Share of the budget used"
                 value={Math.min(100, (share ?? 0) * 100)}
                 color={(share ?? 0) > 0.8 ? "orange" : "blue"}
               />
@@ -76,60 +66,71 @@ export function ProfileTab({ me }: { me: Me }) {
       {me.kind === "operator" && (
         <Alert color="blue">Signed in with the master key: use the Admin tab to manage users and keys.</Alert>
       )}
-      {usage.loading && me.kind === "chat" && <Loader size="sm" />}
-      {usage.error !== null && <Alert color="red">{usage.error}</Alert>}
-      {usage.data !== null && (
-        <>
-          <Title order={4}>Last 7 days</Title>
-          <SimpleGrid cols={{ base: 2, sm: 4 }}>
-            <Stat label="Spend" value={usd(usage.data.totals.spend)} />
-            <Stat label="Requests" value={count(usage.data.totals.requests)} />
-            <Stat label="Input tokens" value={count(usage.data.totals.prompt_tokens)} />
-            <Stat label="Output tokens" value={count(usage.data.totals.completion_tokens)} />
-          </SimpleGrid>
-          <UsageChart daily={usage.data.daily} />
-          <SimpleGrid cols={{ base: 1, md: 2 }}>
-            <SpendBars
-              title="Spend by model"
-              rows={usage.data.by_model.map((m) => ({ ...m, label: m.model }))}
-            />
-            <Card withBorder radius="md">
-              <Text size="sm" c="dimmed" mb="xs">
-                Most-used keys
-              </Text>
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Key</Table.Th>
-                    <Table.Th ta="right">Requests</Table.Th>
-                    <Table.Th ta="right">Spend</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {usage.data.by_key.slice(0, 5).map((k) => (
-                    <Table.Tr key={k.api_key ?? "none"}>
-                      <Table.Td>
-                        <Text size="sm">{k.key_alias ?? "—"}</Text>
-                        <Text size="xs" c="dimmed" ff="monospace">
-                          {k.key_name ?? ""}
-                        </Text>
-                      </Table.Td>
-                      <Table.Td ta="right">{count(k.requests)}</Table.Td>
-                      <Table.Td ta="right">{usd(k.spend)}</Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-              {usage.data.by_key.length === 0 && (
-                <Text size="sm" c="dimmed" ta="center" py="md">
-                  No key used in the last 7 days.
-                </Text>
-              )}
-            </Card>
-          </SimpleGrid>
-        </>
+      {me.kind === "chat" && (
+        <Loaded result={usage} what="your usage">
+          {(data) => (
+            <>
+              <Title order={2} size="h4">
+                Last 7 days
+              </Title>
+              <UsageStats totals={data.totals} />
+              <UsageChart daily={data.daily} />
+              <SimpleGrid cols={{ base: 1, md: 2 }}>
+                <SpendBars
+                  title="Spend by model"
+                  rows={data.by_model.map((m) => ({ ...m, label: m.model }))}
+                />
+                <Card withBorder radius="md">
+                  <Text size="sm" c="dimmed" mb="xs">
+                    Most-used keys
+                  </Text>
+                  <Table>
+                    <Table.Thead>
+                      <Table.Tr>
+                        <Table.Th>Key</Table.Th>
+                        <Table.Th ta="right">Requests</Table.Th>
+                        <Table.Th ta="right">Spend</Table.Th>
+                      </Table.Tr>
+                    </Table.Thead>
+                    <Table.Tbody>
+                      {data.by_key.slice(0, 5).map((k) => (
+                        <Table.Tr key={k.api_key ?? "none"}>
+                          <Table.Td>
+                            <Text size="sm">{k.key_alias ?? "—"}</Text>
+                            <Text size="xs" c="dimmed" ff="monospace">
+                              {k.key_name ?? ""}
+                            </Text>
+                          </Table.Td>
+                          <Table.Td ta="right">{count(k.requests)}</Table.Td>
+                          <Table.Td ta="right">{usd(k.spend)}</Table.Td>
+                        </Table.Tr>
+                      ))}
+                    </Table.Tbody>
+                  </Table>
+                  {data.by_key.length === 0 && (
+                    <Text size="sm" c="dimmed" ta="center" py="md">
+                      No key used in the last 7 days.
+                    </Text>
+                  )}
+                </Card>
+              </SimpleGrid>
+            </>
+          )}
+        </Loaded>
       )}
     </Stack>
+  );
+}
+
+/** Spend, requests, input and output tokens of a period, as four figures. */
+export function UsageStats({ totals }: { totals: UsageTotals }) {
+  return (
+    <SimpleGrid cols={{ base: 2, sm: 4 }}>
+      <Stat label="Spend" value={usd(totals.spend)} />
+      <Stat label="Requests" value={count(totals.requests)} />
+      <Stat label="Input tokens" value={count(totals.prompt_tokens)} />
+      <Stat label="Output tokens" value={count(totals.completion_tokens)} />
+    </SimpleGrid>
   );
 }
 

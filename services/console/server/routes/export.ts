@@ -1,0 +1,85 @@
+/**
+ * Spend export as CSV, the same period as on screen (`?days=7|30|90`), read from the gateway's
+ * `/spend/logs` (newest first) and streamed out row by row:
+ *
+ * - `GET /api/usage/export.csv`: the signed-in user's requests.
+ * - `GET /api/admin/spend/export.csv`: every user's requests (administrators).
+ *
+ * At most {@link EXPORT_LIMIT} rows (the gateway's page maximum); `x-export-truncated: true` says the period
+ * had more. Cells that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`) are prefixed with `'`.
+ */
+import { Readable } from "node:stream";
+import type { SpendLog } from "@platform/admin-api";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { parseInput } from "../errors.js";
+import { chatUserId, type RouteContext } from "./context.js";
+import { usagePeriod } from "./usage.js";
+
+/** Most rows in one export. */
+export const EXPORT_LIMIT = 1000;
+
+/** The CSV columns, in order. */
+export const EXPORT_COLUMNS = [
+  "time",
+  "request_id",
+  "model",
+  "key_alias",
+  "key_hash",
+  "prompt_tokens",
+  "completion_tokens",
+  "total_tokens",
+  "spend_usd",
+  "status",
+] as const;
+
+/** One CSV cell (RFC 4180 quoting; formula-looking text prefixed with `'`). */
+export function csvCell(value: string | number | null): string {
+  if (value === null) return "";
+  if (typeof value === "number") return String(value);
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n']/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** The CSV lines (header first, CRLF-terminated) of spend log rows. */
+export function* csvLines(rows: SpendLog[]): Generator<string> {
+  yield `${EXPORT_COLUMNS.join(",")}\r\n`;
+  for (const r of rows) {
+    const cells = [
+      r.startTime,
+      r.request_id,
+      r.model_group,
+      r.key_alias,
+      r.api_key,
+      r.prompt_tokens,
+      r.completion_tokens,
+      r.total_tokens,
+      r.spend,
+      r.status,
+    ];
+    yield `${cells.map(csvCell).join(",")}\r\n`;
+  }
+}
+
+/** Registers the two export routes; see the module comment. */
+export async function exportRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
+  const send = async (reply: FastifyReply, name: string, days: number, userId?: string) => {
+    const start = new Date(ctx.now() - days * 86_400_000).toISOString();
+    const rows = await ctx.gateway.spendLogs({ user_id: userId, start_date: start, limit: EXPORT_LIMIT });
+    const today = new Date(ctx.now()).toISOString().slice(0, 10);
+    return reply
+      .type("text/csv; charset=utf-8")
+      .header("content-disposition", `attachment; filename="${name}-${days}d-${today}.csv"`)
+      .header("cache-control", "no-store")
+      .header("x-export-rows", String(rows.length))
+      .header("x-export-truncated", String(rows.length >= EXPORT_LIMIT))
+      .send(Readable.from(csvLines(rows)));
+  };
+  app.get("/api/usage/export.csv", { config: { access: "user" } }, async (request, reply) => {
+    const { days } = parseInput(usagePeriod, request.query);
+    return send(reply, "usage", days, chatUserId(request));
+  });
+  app.get("/api/admin/spend/export.csv", { config: { access: "admin" } }, async (request, reply) => {
+    const { days } = parseInput(usagePeriod, request.query);
+    return send(reply, "platform-spend", days);
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * The console in Debian's Chromium (playwright-core): builds the web bundle from the current source, starts
+ * the console stack serving it, signs a chat user in with a cookie minted as LibreChat mints it, and checks
+ * pages with axe-core (injected through the DevTools protocol, so the console's CSP does not block it).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { type ConsoleStack, JWT_REFRESH_SECRET, startConsoleStack } from "./console.js";
+
+/** Debian's Chromium. */
+export const CHROMIUM = "/usr/bin/chromium";
+const repoRoot = join(import.meta.dirname, "../..");
+/** Where screenshots go. */
+export const SHOTS = join(repoRoot, "test-results/console");
+/** The two widths every page is checked at, with their heights. */
+export const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+] as const;
+
+/** Why browser tests are skipped here, or undefined (Chromium present). */
+export const skipReason = existsSync(CHROMIUM) ? undefined : `(skipped: no Chromium at ${CHROMIUM})`;
+
+/** A console stack with a browser, a context carrying the chat cookie of `userId`, and one page. */
+export interface BrowserConsole {
+  stack: ConsoleStack;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  userId: string;
+  /** Console messages of level error seen by `page` (e.g. a blocked script, a missing favicon). */
+  consoleErrors: string[];
+  close(): Promise<void>;
+}
+
+/** Builds the bundle, starts the stack, registers `email` (the first account is ADMIN) and opens a page. */
+export async function startBrowserConsole(email = "ada@example.com"): Promise<BrowserConsole> {
+  execFileSync(
+    "npx",
+    ["vite", "build", "--config", "services/console/web/vite.config.ts", "--logLevel", "error"],
+    { cwd: repoRoot, stdio: "inherit" },
+  );
+  mkdirSync(SHOTS, { recursive: true });
+  const stack = await startConsoleStack({ webRoot: join(repoRoot, "services/console/dist/web") });
+  const userId = stack.mongo.register(email);
+  const { refreshToken } = await stack.mongo.signIn(userId, JWT_REFRESH_SECRET);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  const context = await browser.newContext({ viewport: VIEWPORTS[0] });
+  // As the chat sets it: host-only on localhost, httpOnly; the console shares it across ports.
+  await context.addCookies([
+    {
+      name: "refreshToken",
+      value: refreshToken,
+      domain: "localhost",
+      path: "/",
+      httpOnly: true,
+      sameSite: "Lax",
+    },
+  ]);
+  const page = await context.newPage();
+  const consoleErrors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push(message.text());
+  });
+  return {
+    stack,
+    browser,
+    context,
+    page,
+    userId,
+    consoleErrors,
+    async close() {
+      await browser.close();
+      await stack.close();
+    },
+  };
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** One axe-core violation, as much as a failure message needs. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/** Runs axe-core (WCAG 2 A/AA rules) on `page`; returns the serious and critical violations. */
+export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axeSource);
+  // A string: the test project has no DOM types; this runs in the page.
+  return page.evaluate<AxeViolation[]>(`(async () => {
+    const result = await window.axe.run(document, {
+      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
+    });
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
+  })()`);
+}
