@@ -14,7 +14,7 @@ Checks the newcomer's first run on this checkout (.ci/run runs it on its clean c
      background on free ports (PORT, CONSOLE_PORT), with no DATABASE_URL: the embedded database
   2. waits for the gateway's /health/liveliness, reads GATEWAY_MASTER_KEY from .env (the first run makes it)
   3. makes a virtual key (POST /key/generate), calls GET /v1/models with it
-  4. stops it, starts it again, checks the key still works
+  4. stops it, starts it again (npm start --ignore-scripts: no second build), checks the key still works
   5. checks the console: GET /_health, then POST /api/admin/login with the master key
   6. stops everything it started
 
@@ -90,9 +90,10 @@ cleanup() {
 trap cleanup EXIT
 
 launch() {
-  say "starting: $start_cmd (gateway :$gateway_port, console :$console_port)"
+  local cmd="$1"
+  say "starting: $cmd (gateway :$gateway_port, console :$console_port)"
   # setsid: the run gets a process group of its own, stopped as a whole.
-  PORT="$gateway_port" CONSOLE_PORT="$console_port" DATABASE_URL="" setsid bash -c "$start_cmd" \
+  PORT="$gateway_port" CONSOLE_PORT="$console_port" DATABASE_URL="" setsid bash -c "$cmd" \
     >"$log_dir/run.log" 2>&1 </dev/null &
   pgid=$!
   local waited=0
@@ -113,7 +114,7 @@ models_status() {
   curl -s -o /dev/null -w '%{http_code}' "$gateway/v1/models" -H "Authorization: Bearer $1"
 }
 
-launch
+launch "$start_cmd"
 grep -q '"database: embedded PostgreSQL (PGlite), data in' "$log_dir/run.log" \
   || fail "the start-up lines do not name the embedded database"
 master_key=$(sed -n 's/^GATEWAY_MASTER_KEY=//p' .env | tail -1)
@@ -131,7 +132,8 @@ say "GET /v1/models with the virtual key: 200"
 say "stopping"
 stop_all
 assert_stopped
-launch
+# Built and .env made already: the restart skips npm's prestart (it would only build the same again).
+launch "$start_cmd --ignore-scripts"
 status=$(models_status "$key")
 [[ "$status" == 200 ]] || fail "after the restart, GET /v1/models with the key answered $status"
 say "after the restart the key still works"
@@ -143,8 +145,9 @@ until curl -sf -o /dev/null --max-time 2 "$console/_health"; do
   waited=$((waited + 1))
 done
 say "console healthy (GET /_health)"
+# The key goes on stdin, not on curl's command line (where ps would show it).
 status=$(curl -s -o /dev/null -w '%{http_code}' "$console/api/admin/login" -H "Origin: $console" \
-  -H 'Content-Type: application/json' -d "{\"master_key\":\"$master_key\"}")
+  -H 'Content-Type: application/json' --data-binary @- <<<"{\"master_key\":\"$master_key\"}")
 [[ "$status" == 200 ]] || fail "the console's master-key sign-in answered $status"
 say "console sign-in with the master key: 200"
 
