@@ -28,6 +28,7 @@ import {
   logLines,
   startGatewayProcess,
 } from "../../../helpers/gateway-process.js";
+import { GATEWAY_TABLES, publicTables } from "../../../helpers/postgres.js";
 
 const silent = pino({ level: "silent" }) as unknown as FastifyBaseLogger;
 const folders: string[] = [];
@@ -58,15 +59,7 @@ describe("the embedded database", SLOW, () => {
     const again = createPool(second.url, silent, { max: EMBEDDED_POOL_MAX });
     try {
       expect(await migrate(again, silent)).toEqual([]);
-      const tables = await again.query(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
-      );
-      expect(tables.rows.map((r) => r.table_name)).toEqual([
-        "gateway_migrations",
-        "keys",
-        "spend_logs",
-        "users",
-      ]);
+      expect(await publicTables(again)).toEqual(GATEWAY_TABLES);
       const users = await again.query("SELECT user_id FROM users");
       expect(users.rows).toEqual([{ user_id: "kept" }]);
     } finally {
