@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs before `npm start` (npm's prestart): makes .env (the master key and other secrets generated once),
-# builds the gateway, and prints what a person needs to call it.
+# builds the gateway and the console, and prints what a person needs to call them.
 set -euo pipefail
 
 usage() {
@@ -10,11 +10,12 @@ Usage: scripts/dev-prepare.sh [--no-build] [--help]
 Prepares running the gateway from the checkout (npm start runs it first):
   1. .env at the repository root from .env.example: values already set are kept, secrets left as
      replace-me are generated (GATEWAY_MASTER_KEY among them)
-  2. npm run build -w services/gateway (skipped with --no-build)
-  3. prints the gateway's URL and where its master key is
+  2. npm run build -w services/gateway and -w services/console (with --no-build only the console's
+     web bundle, and only when it is missing)
+  3. prints the gateway's and the console's URLs, where the master key is, and which database is used
 
 Options:
-  --no-build   skip the build (npm run dev runs from source)
+  --no-build   skip the builds (npm run dev runs from source)
   -h, --help   show this help
 USAGE
 }
@@ -32,16 +33,34 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 npx --no-install tsx scripts/lib/env-file.ts
 if ((build)); then
+  echo "building the gateway and the console (npm run build -w services/gateway, -w services/console) …"
   npm run --silent build -w services/gateway
+  npm run --silent build -w services/console >/dev/null
+elif [[ ! -f services/console/dist/web/index.html ]]; then
+  echo "building the console's web bundle (npm run build:web -w services/console) …"
+  npm run --silent build:web -w services/console >/dev/null
 fi
-port="${PORT:-$(sed -n 's/^PORT=\(.*\)$/\1/p' .env | tail -1)}"
-port="${port:-4000}"
+# The value in the environment, else the last one in .env, else the default.
+setting() {
+  local value="${!1:-}"
+  [[ -n "$value" ]] || value="$(sed -n "s/^$1=\(.*\)$/\1/p" .env | tail -1)"
+  echo "${value:-$2}"
+}
+port="$(setting PORT 4000)"
+console_port="$(setting CONSOLE_PORT 3001)"
+if [[ -n "$(setting DATABASE_URL '')" ]]; then
+  database="the Postgres server of DATABASE_URL"
+else
+  database="embedded PostgreSQL (PGlite), data in $(setting GATEWAY_EMBEDDED_DB "$root/.data/postgres")"
+fi
 cat <<INFO
 
   gateway     http://localhost:$port   (OpenAI base URL: http://localhost:$port/v1)
+  console     http://localhost:$console_port   (sign in with the master key: users, their keys, spend)
   master key  GATEWAY_MASTER_KEY in $root/.env
               load it into your shell:  export "\$(grep '^GATEWAY_MASTER_KEY=' .env)"
   try         curl -s localhost:$port/v1/models -H "Authorization: Bearer \$GATEWAY_MASTER_KEY"
+  database    $database
   models      litellm/config.yaml; register one with ./scripts/add-model.sh --help
 
 INFO

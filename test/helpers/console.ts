@@ -8,6 +8,7 @@ import type OpenAI from "openai";
 import { buildApp, type ConsoleApp } from "../../services/console/server/app.js";
 import { type ConsoleConfig, readConsoleEnv } from "../../services/console/server/config.js";
 import { createLogger } from "../../services/console/server/logger.js";
+import { OperatorOnlyStore } from "../../services/console/server/session/operator-only-store.js";
 import { FakeLibreChatMongo } from "../fixtures/librechat-mongo.js";
 import { type FakeUpstream, startFakeUpstream } from "../fixtures/openai-upstream.js";
 import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "./gateway.js";
@@ -43,6 +44,8 @@ export interface ConsoleStackOptions {
   env?: Record<string, string>;
   /** Built web bundle to serve (browser tests), or null. */
   webRoot?: string | null;
+  /** false: no chat (no MONGO_URI), the console's operator-only mode. Default true (the Mongo fake). */
+  chat?: boolean;
 }
 
 /** Starts upstream, gateway (Postgres + Redis), Mongo fake and console. */
@@ -65,7 +68,7 @@ export async function startConsoleStack(options: ConsoleStackOptions = {}): Prom
     GATEWAY_PUBLIC_URL: "http://localhost:4000",
     GATEWAY_MASTER_KEY: MASTER_KEY,
     JWT_REFRESH_SECRET,
-    MONGO_URI: "mongodb://unused-the-fake-stands-in",
+    ...(options.chat === false ? {} : { MONGO_URI: "mongodb://unused-the-fake-stands-in" }),
     ...options.env,
   });
   const logs: string[] = [];
@@ -74,7 +77,7 @@ export async function startConsoleStack(options: ConsoleStackOptions = {}): Prom
   const app = await buildApp({
     config,
     gateway: admin,
-    store: mongo,
+    store: options.chat === false ? new OperatorOnlyStore() : mongo,
     webRoot: options.webRoot ?? null,
     now,
     loggerInstance: logger,

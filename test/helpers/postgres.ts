@@ -120,3 +120,14 @@ export function countingPool(url: string, max = 2): { pool: pg.Pool; counter: { 
   });
   return { pool, counter };
 }
+
+/** The tables the gateway's migrations make (with their own bookkeeping table), in name order. */
+export const GATEWAY_TABLES = ["gateway_migrations", "keys", "spend_logs", "users"];
+
+/** The names of the tables in the `public` schema of the database behind `db`, in name order. */
+export async function publicTables(db: Pick<pg.Pool, "query">): Promise<string[]> {
+  const tables = await db.query<{ table_name: string }>(
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+  );
+  return tables.rows.map((r) => r.table_name);
+}

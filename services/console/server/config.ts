@@ -37,7 +37,8 @@ const envSchema = z.object({
     .or(z.literal("").transform(() => undefined)),
   GATEWAY_MASTER_KEY: required("the gateway's master key (sk-…), the same value the gateway has"),
   JWT_REFRESH_SECRET: required("the chat's JWT_REFRESH_SECRET (same value as the chat)"),
-  MONGO_URI: required("the chat's MongoDB (mongodb://…/LibreChat)"),
+  /** The chat's MongoDB; unset: no chat sign-in, operators only (master key), as `npm start` runs it. */
+  MONGO_URI: z.string().optional().transform(placeholder),
   ADMIN_SESSION_IDLE_TIMEOUT_MS: z.coerce
     .number()
     .int()
@@ -60,7 +61,8 @@ export interface ConsoleConfig {
   gatewayPublicUrl: string;
   masterKey: string;
   jwtRefreshSecret: string;
-  mongoUri: string;
+  /** The chat's MongoDB (MONGO_URI), or undefined: operator-only mode (no chat sign-in). */
+  mongoUri: string | undefined;
   /** A console session unused this long ends (ADMIN_SESSION_IDLE_TIMEOUT_MS). */
   idleTimeoutMs: number;
   /** Limits of a user provisioned on first visit (DEFAULT_USER_BUDGET USD, DEFAULT_BUDGET_DURATION, …). */

@@ -1,7 +1,8 @@
 /**
  * Starts the console: reads the environment (and the repository's .env when run from source), connects the
- * chat's database read-only, listens on PORT, and closes cleanly on SIGTERM/SIGINT. A bad environment prints
- * one message naming the variables and exits with status 1.
+ * chat's database read-only (without MONGO_URI: operator-only mode, no chat sign-in), listens on PORT, and
+ * closes cleanly on SIGTERM/SIGINT. A bad environment prints one message naming the variables and exits with
+ * status 1.
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +13,7 @@ import { readConsoleEnv, repoRoot } from "./config.js";
 import { createLogger } from "./logger.js";
 import { findWebRoot } from "./routes/pages.js";
 import { MongoLibreChatStore } from "./session/librechat-store.js";
+import { OperatorOnlyStore } from "./session/operator-only-store.js";
 
 async function main(): Promise<void> {
   loadDotenv({ path: `${repoRoot}.env`, quiet: true });
@@ -21,7 +23,13 @@ async function main(): Promise<void> {
   // From source (server/) the bundle is in ../dist/web; built (dist/server/) it is ../web.
   const webRoot = findWebRoot([join(here, here.includes("/dist/") ? "../web" : "../dist/web")]);
   if (webRoot === null) log.warn("web bundle not built: run `npm run build -w services/console`");
-  const store = new MongoLibreChatStore(config.mongoUri);
+  const store =
+    config.mongoUri === undefined ? new OperatorOnlyStore() : new MongoLibreChatStore(config.mongoUri);
+  if (config.mongoUri === undefined) {
+    log.info(
+      "chat sessions: none (MONGO_URI not set): operator-only mode, sign in at /admin/login with the gateway's master key",
+    );
+  }
   const gateway = new AdminApiClient({ baseUrl: config.gatewayUrl, masterKey: config.masterKey });
   const { app } = await buildApp({ config, gateway, store, webRoot, loggerInstance: log });
   const stop = (signal: string) => {

@@ -28,9 +28,20 @@ export interface GatewayOptions {
   clock?: Clock;
   /** A pino logger; default: pino at `env.logLevel` on stdout. */
   logger?: FastifyBaseLogger;
-  /** Store tuning (spend flush interval, key cache, start-up wait); tests shorten them. */
+  /**
+   * Store tuning (spend flush interval, key cache, start-up wait; tests shorten them) and, for the embedded
+   * database, its pool size and name.
+   */
   store?: Partial<
-    Pick<StoreOptions, "flushIntervalMs" | "keyCache" | "startupTimeoutMs" | "maxBufferedSpendRows">
+    Pick<
+      StoreOptions,
+      | "flushIntervalMs"
+      | "keyCache"
+      | "startupTimeoutMs"
+      | "maxBufferedSpendRows"
+      | "poolMax"
+      | "databaseName"
+    >
   >;
   /** Limits tuning (Redis key prefix, timings); tests isolate themselves by prefix. */
   limits?: Partial<Pick<LimitsOptions, "keyPrefix" | "redisTimings">>;

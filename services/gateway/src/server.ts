@@ -8,19 +8,28 @@
  * forks runs this file again as one whole gateway; the primary then owns signals, restarts and start-up errors.
  */
 import cluster from "node:cluster";
-import { pino } from "pino";
+import { type Logger, pino } from "pino";
 import { runPrimary } from "./cluster/primary.js";
 import { type WorkerLink, workerLink } from "./cluster/worker-link.js";
 import { loadOperatorEnv } from "./config/dotenv.js";
 import { type GatewayEnv, readEnv, repoRoot } from "./config/env.js";
-import { createGateway } from "./gateway.js";
+import { EMBEDDED_POOL_MAX, startEmbeddedDatabase } from "./db/embedded.js";
+import { describeDatabase } from "./db/pool.js";
+import { createGateway, type GatewayOptions } from "./gateway.js";
 import type { GatewayMetrics } from "./metrics/metrics.js";
 
 async function main(): Promise<void> {
   // Run from source, the gateway reads the operator's .env at the repository root (the same file the stack reads);
   // variables already set in the environment win. In the image there is no such file.
   const notes = loadOperatorEnv(`${repoRoot}.env`);
-  const env = readEnv();
+  let env = readEnv();
+  if (env.workers > 1 && env.databaseUrl === undefined && env.embeddedDbDir !== undefined) {
+    notes.push(
+      `GATEWAY_WORKERS=${env.workers} ignored: the embedded database serves one gateway process; ` +
+        "set DATABASE_URL to a Postgres server to run several",
+    );
+    env = { ...env, workers: 1 };
+  }
   if (env.workers > 1 && cluster.isPrimary) {
     const log = pino({ level: env.logLevel, base: { service: "gateway", role: "primary" } });
     for (const note of notes) log.info(note);
@@ -49,15 +58,20 @@ async function serve(env: GatewayEnv, link: WorkerLink | undefined, notes: strin
         ? { service: "gateway" }
         : { service: "gateway", worker: link.slot, pid: process.pid },
   });
-  const gateway = await createGateway(env, {
+  const database = await openDatabase(env, logger);
+  const gateway = await createGateway(database.env, {
     logger,
     clusterMetrics: link === undefined ? undefined : () => link.clusterMetrics(),
+    store: database.store,
+  }).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
   });
   const log = gateway.app.log;
   // A worker's primary has said these once already.
   if (link === undefined) {
     for (const note of notes) log.info(note);
-    for (const warning of environmentWarnings(env)) log.warn(warning);
+    for (const warning of environmentWarnings(database.env)) log.warn(warning);
   }
   let signals = 0;
   const stop = (signal: string) => {
@@ -67,17 +81,20 @@ async function serve(env: GatewayEnv, link: WorkerLink | undefined, notes: strin
       process.exit(1);
     }
     log.info({ signal, timeoutMs: env.shutdownTimeoutMs }, "shutting down: finishing in-flight requests");
-    gateway.shutdown(env.shutdownTimeoutMs).then(
-      async () => {
-        if (link !== undefined) log.info({ calls: await callsServed(gateway.metrics) }, "worker stopped");
-        log.info("shutdown complete");
-        process.exit(0);
-      },
-      (error: unknown) => {
-        log.error({ err: error }, "shutdown failed");
-        process.exit(1);
-      },
-    );
+    gateway
+      .shutdown(env.shutdownTimeoutMs)
+      .then(() => database.close())
+      .then(
+        async () => {
+          if (link !== undefined) log.info({ calls: await callsServed(gateway.metrics) }, "worker stopped");
+          log.info("shutdown complete");
+          process.exit(0);
+        },
+        (error: unknown) => {
+          log.error({ err: error }, "shutdown failed");
+          process.exit(1);
+        },
+      );
   };
   process.once("SIGTERM", () => stop("SIGTERM"));
   if (link === undefined) process.on("SIGINT", () => stop("SIGINT"));
@@ -97,6 +114,44 @@ async function serve(env: GatewayEnv, link: WorkerLink | undefined, notes: strin
       ? "gateway listening; no model registered yet (add one to litellm/config.yaml)"
       : "gateway listening",
   );
+}
+
+/**
+ * The database this gateway runs on, said in one start-up line: DATABASE_URL's server; else, with
+ * GATEWAY_EMBEDDED_DB (`npm start`), the embedded PGlite database in that folder (`db/embedded.ts`), whose URL
+ * the returned `env` then carries; else none.
+ * @throws EmbeddedDatabaseError when the embedded database cannot start.
+ */
+async function openDatabase(
+  env: GatewayEnv,
+  log: Logger,
+): Promise<{ env: GatewayEnv; store?: GatewayOptions["store"]; close(): Promise<void> }> {
+  const none = async () => undefined;
+  if (env.databaseUrl !== undefined) {
+    log.info({ database: describeDatabase(env.databaseUrl) }, "database: Postgres server (DATABASE_URL)");
+    return { env, close: none };
+  }
+  if (env.embeddedDbDir === undefined) {
+    log.info(
+      "database: none (DATABASE_URL not set): only the master key works, key and user routes answer 501",
+    );
+    return { env, close: none };
+  }
+  log.info(
+    { dataDir: env.embeddedDbDir },
+    "database: opening the embedded PostgreSQL (PGlite); its first start creates it, which takes a while",
+  );
+  const embedded = await startEmbeddedDatabase(env.embeddedDbDir);
+  log.info(
+    { database: "embedded", dataDir: embedded.dataDir },
+    `database: embedded PostgreSQL (PGlite), data in ${embedded.dataDir} (kept across restarts; ` +
+      "set DATABASE_URL to use a Postgres server instead)",
+  );
+  return {
+    env: { ...env, databaseUrl: embedded.url },
+    store: { poolMax: EMBEDDED_POOL_MAX, databaseName: `embedded:${embedded.dataDir}` },
+    close: () => embedded.close(),
+  };
 }
 
 /** Settings that start a gateway that cannot do everything the operator probably expects. */

@@ -166,7 +166,10 @@ export async function sessionPlugin(app: FastifyInstance, deps: SessionPluginDep
     const session = await resolve(request, reply);
     request.consoleSession = session;
     if (session === null) {
-      if (access === "page") return reply.redirect("/unauthorized", 302);
+      // Without a chat (operator-only mode) the only way in is the master key's sign-in.
+      if (access === "page") {
+        return reply.redirect(config.mongoUri === undefined ? "/admin/login" : "/unauthorized", 302);
+      }
       throw new ConsoleError(401, "No console session: sign in to the chat first.", "authentication_error");
     }
     if (unsafe) {

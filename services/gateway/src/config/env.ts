@@ -27,6 +27,11 @@ const envSchema = z.object({
     const problem = value === undefined ? undefined : databaseUrlProblem(value);
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
   }),
+  /**
+   * Folder of the embedded database (PGlite), used when DATABASE_URL is not set; `npm start` and `npm run dev`
+   * set it to `.data/postgres` at the repository root.
+   */
+  GATEWAY_EMBEDDED_DB: optionalString,
   REDIS_URL: optionalString,
   /** Prefix of every Redis key and channel the gateway uses, so that several gateways (or apps) can share one Redis. */
   GATEWAY_REDIS_KEY_PREFIX: z
@@ -92,6 +97,11 @@ export interface GatewayEnv {
   /** GATEWAY_MASTER_KEY; undefined when unset or still the `replace-me` placeholder. */
   masterKey: string | undefined;
   databaseUrl: string | undefined;
+  /**
+   * Absolute folder of the embedded database (GATEWAY_EMBEDDED_DB), used only when `databaseUrl` is undefined
+   * (`db/embedded.ts`); undefined = none, the admin API then answers 501.
+   */
+  embeddedDbDir: string | undefined;
   redisUrl: string | undefined;
   /** GATEWAY_REDIS_KEY_PREFIX, default `gw:`. */
   redisKeyPrefix: string;
@@ -162,6 +172,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
     policyPath: fromBase(e.GUARDRAIL_POLICY),
     masterKey: e.GATEWAY_MASTER_KEY,
     databaseUrl: e.DATABASE_URL,
+    embeddedDbDir: e.GATEWAY_EMBEDDED_DB === undefined ? undefined : fromBase(e.GATEWAY_EMBEDDED_DB),
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.GATEWAY_REDIS_KEY_PREFIX,
     maxBodyBytes: Math.round(e.GATEWAY_MAX_REQUEST_SIZE_MB * 1024 * 1024),

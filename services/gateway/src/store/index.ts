@@ -58,6 +58,13 @@ export interface StoreOptions {
   userDefaults: GatewayEnv["userDefaults"];
   /** CHAT_SERVICE_KEY: ensured to exist at start-up (`keys/service-key.ts`); undefined = none. */
   chatServiceKey?: string | undefined;
+  /** Optional: most pool connections. Default 10; the embedded database takes one (`db/embedded.ts`). */
+  poolMax?: number;
+  /**
+   * Optional: the database's name in log lines and its spool folder; default `host:port/database` of the URL.
+   * The embedded database, on a new port at every start, passes a name that stays the same.
+   */
+  databaseName?: string;
 }
 
 export interface Store {
@@ -95,8 +102,8 @@ export async function createStore(options: StoreOptions): Promise<Store> {
   const { log, clock, bus } = options;
   const urlProblem = databaseUrlProblem(options.databaseUrl);
   if (urlProblem !== undefined) throw new DatabaseConfigError(`DATABASE_URL: ${urlProblem}.`);
-  const target = describeDatabase(options.databaseUrl);
-  const pool = createPool(options.databaseUrl, log);
+  const target = options.databaseName ?? describeDatabase(options.databaseUrl);
+  const pool = createPool(options.databaseUrl, log, { max: options.poolMax });
   try {
     await waitForDatabase(pool, options.databaseUrl, { timeoutMs: options.startupTimeoutMs ?? 60_000, log });
     await migrate(pool, log);

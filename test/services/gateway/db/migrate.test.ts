@@ -7,7 +7,7 @@ import {
   describeDatabase,
   waitForDatabase,
 } from "../../../../services/gateway/src/db/pool.js";
-import { databasePerTest } from "../../../helpers/postgres.js";
+import { databasePerTest, GATEWAY_TABLES, publicTables } from "../../../helpers/postgres.js";
 import { openStore, recordingLogger } from "../store/harness.js";
 
 const { cleanups, database, proxyTo, sqlClient } = databasePerTest();
@@ -23,15 +23,7 @@ describe("migrations", () => {
     const check = await sqlClient(db);
     const applied = await check.query("SELECT id FROM gateway_migrations ORDER BY id");
     expect(applied.rows.map((r) => r.id)).toEqual(migrations.map((m) => m.id));
-    const tables = await check.query(
-      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
-    );
-    expect(tables.rows.map((r) => r.table_name)).toEqual([
-      "gateway_migrations",
-      "keys",
-      "spend_logs",
-      "users",
-    ]);
+    expect(await publicTables(check)).toEqual(GATEWAY_TABLES);
     // Both instances logged; exactly one applied the migration.
     const appliedLines = [...a.log.lines, ...b.log.lines].filter((l) =>
       l.includes("database migration applied"),
