@@ -143,6 +143,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     users: store?.users,
     authFailures: createFailureLimiter({ limit: env.authFailureLimit, clock, redis: limits.redis }),
     trustProxy: env.trustedProxies,
+    metricsToken: env.metricsToken,
     consolePublicUrl: env.consolePublicUrl,
     admitter: limits.admitter,
     spend: store?.spend,

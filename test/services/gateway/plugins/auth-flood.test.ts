@@ -37,7 +37,10 @@ async function floodTarget(db: TestDatabase, failures: AuthFailureLimiter, bus: 
   const keys = new CachedKeyAuthenticator({ pool, clock: new ManualClock(), bus, log: recordingLogger() });
   const app = Fastify();
   app.setErrorHandler((error, _request, reply) => {
-    const known = error instanceof GatewayError ? error : new GatewayError(500, String(error));
+    const known =
+      error instanceof GatewayError
+        ? error
+        : new GatewayError(500, String(error), { type: "internal_error" });
     return reply.code(known.status).headers(known.headers).send(known.toBody());
   });
   await app.register(authPlugin, { masterKey: undefined, keys, failures });
