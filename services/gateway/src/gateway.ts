@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
+import { startAuditRetention } from "./audit/query.js";
 import { createFailureLimiter } from "./auth/failure-limiter.js";
 import type { CallObserver } from "./chat/hooks.js";
 import type { GatewayEnv } from "./config/env.js";
@@ -113,6 +114,8 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     closers.push(async () => {
       await opened.close();
     });
+    const stopRetention = startAuditRetention(opened.pool, env.auditRetentionDays, () => clock.now(), log);
+    closers.push(async () => stopRetention());
     readiness.push({ name: "db", critical: true, check: () => opened.readiness() });
   } else {
     readiness.push({
