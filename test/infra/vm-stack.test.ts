@@ -73,7 +73,9 @@ describe("vm stack", () => {
     expect(caddyfile).toContain("; Domain=.example.com; SameSite=Lax");
     expect(caddyfile).toContain("email ops@example.com");
     // No site for Prometheus or Alertmanager; /metrics is only named to be refused.
-    expect((caddyfile ?? "").replaceAll("respond /metrics 404", "")).not.toMatch(/metrics|alertmanager|9090|9093/);
+    expect((caddyfile ?? "").replaceAll("respond /metrics 404", "")).not.toMatch(
+      /metrics|alertmanager|9090|9093/,
+    );
   });
 
   it("uses HTTPS URLs on the domain and the shared cookie domain", () => {

@@ -5,7 +5,6 @@
  * and pages; retention deletes old rows.
  */
 import { AdminApiClient, type AuditLogEntry } from "@platform/admin-api";
-import type { FastifyInstance } from "fastify";
 import { describe, expect, it } from "vitest";
 import { pruneAuditLog } from "../../../../../services/gateway/src/audit/query.js";
 import { databasePerTest } from "../../../../helpers/postgres.js";
