@@ -9,7 +9,7 @@ import type { FastifyInstance } from "fastify";
 import { SESSION_COOKIE } from "../plugins/session.js";
 import { ensureProvisioned } from "../provisioning.js";
 import { isAdmin } from "../session/console-sessions.js";
-import { type RouteContext, sessionOf } from "./context.js";
+import { gatewayFor, type RouteContext, sessionOf } from "./context.js";
 
 /** Registers `GET /api/me` and `POST /api/logout` (any session). */
 export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
@@ -20,7 +20,7 @@ export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise
     let provisioningError: { kind: string; message: string } | null = null;
     if (p.kind === "chat") {
       try {
-        await ensureProvisioned(session, ctx.gateway, ctx.config.userDefaults);
+        await ensureProvisioned(session, gatewayFor(ctx, request), ctx.config.userDefaults, ctx.sessions);
         account = (await ctx.gateway.userInfo(p.userId)).user_info;
       } catch (error) {
         if (!(error instanceof AdminApiError)) throw error;
@@ -43,7 +43,7 @@ export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise
   });
 
   app.post("/api/logout", { config: { access: "session" } }, async (request, reply) => {
-    ctx.sessions.end(sessionOf(request).id);
+    await ctx.sessions.end(sessionOf(request).id);
     reply.clearCookie(SESSION_COOKIE, { path: "/" });
     return { ok: true };
   });
