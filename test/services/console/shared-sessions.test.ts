@@ -106,5 +106,16 @@ describe("the console's writes in the gateway's audit log", () => {
     ]);
     const provisioned = (await stack.admin.auditLogs({ action: "user.new", user_id: userId })).logs;
     expect(provisioned.map((r) => r.actor)).toEqual([`console:user:${userId}`]);
+    // The Admin view's Audit tab reads it through the console (administrators only).
+    const tab = await admin.request<{ logs: Array<{ action: string }>; total: number }>(
+      "GET",
+      `/api/admin/audit?user_id=${userId}&action=key.generate`,
+    );
+    expect(tab.status).toBe(200);
+    expect(tab.body.logs.map((r) => r.action)).toEqual(["key.generate"]);
+    // bea registered first, so the chat made her ADMIN; the next user is not.
+    const other = await chatVisitor(stack, "cid@example.com");
+    expect((await other.visitor.request("GET", "/api/admin/audit")).status).toBe(403);
+    expect((await admin.request("GET", "/api/admin/audit?action=key.burn")).status).toBe(400);
   });
 });

@@ -7,8 +7,9 @@
  * - `GET /api/admin/users/:userId/keys`: that user's keys.
  * - `DELETE /api/admin/keys/:token`: revoke any key.
  * - `GET /api/admin/spend?days=7|30|90`: platform spend per day and model.
+ * - `GET /api/admin/audit?actor=&action=&user_id=&key_alias=&page=&page_size=`: the gateway's audit log.
  */
-import { identifier, limitFields } from "@platform/admin-api";
+import { auditLogsQuery, identifier, limitFields } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseInput } from "../errors.js";
@@ -52,5 +53,10 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
   app.get("/api/admin/spend", admin, async (request) => {
     const { days } = parseInput(usagePeriod, request.query);
     return platformSpend(ctx.gateway, days);
+  });
+
+  app.get("/api/admin/audit", admin, async (request) => {
+    const query = parseInput(auditLogsQuery, request.query);
+    return ctx.gateway.auditLogs(query);
   });
 }

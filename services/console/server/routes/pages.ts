@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { RouteContext } from "./context.js";
 
 /** Paths of the web app's tabs (client-side routes served the same index.html). */
-export const APP_PAGES = ["/", "/profile", "/usage", "/keys", "/admin"] as const;
+export const APP_PAGES = ["/", "/profile", "/usage", "/keys", "/admin", "/audit"] as const;
 
 const escapeHtml = (text: string) =>
   text.replace(
