@@ -11,6 +11,8 @@ export interface ProxySite {
   upstream: string;
   /** Rewrite the upstream's Set-Cookie to the shared domain with SameSite=Lax (chat and console). */
   sharedCookie: boolean;
+  /** Paths answered 404 by the proxy itself, never passed on (`/metrics`: Prometheus scrapes it inside). */
+  internalPaths?: string[];
 }
 
 /** Inputs of {@link renderCaddyfile}. */
@@ -38,7 +40,8 @@ const UNSAFE = /["\\\s;{}]/;
  */
 export function renderCaddyfile(options: CaddyfileOptions): string {
   const { sites, cookieDomain, acmeEmail, healthPort } = options;
-  for (const value of [cookieDomain, acmeEmail ?? "", ...sites.flatMap((s) => [s.address, s.upstream])]) {
+  const values = sites.flatMap((s) => [s.address, s.upstream, ...(s.internalPaths ?? [])]);
+  for (const value of [cookieDomain, acmeEmail ?? "", ...values]) {
     if (UNSAFE.test(value)) throw new Error(`unsafe value in Caddyfile: ${JSON.stringify(value)}`);
   }
   const global = ["{", "\tadmin off", ...(acmeEmail ? [`\temail ${acmeEmail}`] : []), "}"];
@@ -52,6 +55,7 @@ export function renderCaddyfile(options: CaddyfileOptions): string {
   ];
   const blocks = sites.map((site) => [
     `${site.address} {`,
+    ...(site.internalPaths ?? []).map((path) => `\trespond ${path} 404`),
     `\treverse_proxy ${site.upstream}${site.sharedCookie ? " {" : ""}`,
     ...(site.sharedCookie ? ["\t\timport shared_cookie", "\t}"] : []),
     "}",

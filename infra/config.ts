@@ -85,6 +85,8 @@ export const operatorEnvSchema = z.object({
     message: "must start with sk-",
   }),
   /** The chat's gateway key; generated unless pinned (the gateway creates the key from this value). */
+  /** The bearer token the gateway's /metrics requires (the stack's Prometheus sends it). */
+  METRICS_TOKEN: optional,
   CHAT_SERVICE_KEY: optional.refine((v) => v === undefined || (v.startsWith("sk-") && v.length >= 20), {
     message: "must start with sk- and be at least 20 characters long",
   }),

@@ -14,6 +14,8 @@ import { LOCAL_IMAGE_TOOLS } from "./images.js";
 /** Inputs of {@link Console}. */
 export interface ConsoleArgs extends ServiceComponentArgs {
   mongoUri: pulumi.Input<string>;
+  /** The stack's Redis: console sessions live there (kept across restarts, shared by replicas). */
+  redisUrl: pulumi.Input<string>;
   gatewayUrl: string;
   dependsOn: pulumi.Resource[];
 }
@@ -50,6 +52,7 @@ export class Console extends pulumi.ComponentResource {
         GATEWAY_MASTER_KEY: secrets.gatewayMasterKey,
         JWT_REFRESH_SECRET: secrets.jwtRefreshSecret,
         MONGO_URI: args.mongoUri,
+        REDIS_URL: args.redisUrl,
         COOKIE_DOMAIN: config.cookieDomain,
         COOKIE_SAMESITE: "lax",
         ADMIN_SESSION_IDLE_TIMEOUT_MS: String(env.ADMIN_SESSION_IDLE_TIMEOUT_MS),

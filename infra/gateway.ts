@@ -52,6 +52,8 @@ export class Gateway extends pulumi.ComponentResource {
         GATEWAY_MASTER_KEY: secrets.gatewayMasterKey,
         // The chat's key: the gateway makes sure it exists and books its calls on the chat user they name.
         CHAT_SERVICE_KEY: secrets.chatServiceKey,
+        // GET /metrics needs this bearer token; the stack's Prometheus sends it (infra/monitoring.ts).
+        METRICS_TOKEN: secrets.metricsToken,
         // GET /ui redirects operators to the console's admin sign-in.
         CONSOLE_PUBLIC_URL: config.urls.console,
         DATABASE_URL: args.databaseUrl,

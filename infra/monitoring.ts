@@ -11,6 +11,7 @@ import { httpCheck, serviceContainer } from "./container.js";
 import { DB_USER, GATEWAY_DB, type ServiceComponentArgs } from "./datastores.js";
 import { IMAGES } from "./images.js";
 import { monitoringUploads } from "./monitoring-files.js";
+import { withScrapeToken } from "./scrape-token.js";
 
 /** Inputs of {@link Monitoring}. */
 export interface MonitoringArgs extends ServiceComponentArgs {
@@ -39,7 +40,17 @@ export class Monitoring extends pulumi.ComponentResource {
         "--web.enable-lifecycle",
       ],
       volumes: { data: "/prometheus" },
-      uploads: files.metrics,
+      // prometheus.yml with the gateway's METRICS_TOKEN on its scrape job, uploaded as a secret.
+      uploads: files.metrics.map((upload) =>
+        upload.file === "/etc/prometheus/prometheus.yml"
+          ? pulumi.secret(
+              pulumi.output(secrets.metricsToken).apply((token) => ({
+                ...upload,
+                content: withScrapeToken(upload.content, "gateway", token),
+              })),
+            )
+          : upload,
+      ),
       publish: [{ internal: 9090, external: HOST_PORTS.metrics }],
       healthcheck: httpCheck("wget", "http://127.0.0.1:9090/-/healthy"),
     });

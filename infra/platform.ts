@@ -109,7 +109,13 @@ export function buildPlatform(config: PlatformConfig): Platform {
   const chat = new Chat("chat", { ...base, mongoUri: datastores.mongoUri, dependsOn: [documentDb] }, opts);
   const consoleApp = new Console(
     "console",
-    { ...base, mongoUri: datastores.mongoUri, gatewayUrl: gateway.internalUrl, dependsOn: [documentDb] },
+    {
+      ...base,
+      mongoUri: datastores.mongoUri,
+      redisUrl: datastores.redisUrl,
+      gatewayUrl: gateway.internalUrl,
+      dependsOn: [documentDb, cache],
+    },
     opts,
   );
   const monitoring = new Monitoring("monitoring", { ...base, dependsOn: [relationalDb, cache] }, opts);

@@ -44,6 +44,8 @@ export class ReverseProxy extends pulumi.ComponentResource {
         address: `${PUBLIC_HOSTS[service]}.${domain}`,
         upstream: `${service}:${UPSTREAM_PORTS[service]}`,
         sharedCookie: service === "chat" || service === "console",
+        // Metrics are scraped inside the network; never published.
+        ...(service === "gateway" || service === "console" ? { internalPaths: ["/metrics"] } : {}),
       })),
       cookieDomain: config.cookieDomain,
       ...(config.stack.acmeEmail ? { acmeEmail: config.stack.acmeEmail } : {}),

@@ -17,6 +17,8 @@ export const SECRET_SPECS = {
   gatewayMasterKey: { env: "GATEWAY_MASTER_KEY", kind: "password", length: 48, prefix: "sk-" },
   /** The chat's own gateway key (a virtual key the gateway ensures at start-up; it names the chat user). */
   chatServiceKey: { env: "CHAT_SERVICE_KEY", kind: "password", length: 48, prefix: "sk-" },
+  /** The bearer token the gateway's /metrics requires; the stack's Prometheus sends it. */
+  metricsToken: { env: "METRICS_TOKEN", kind: "password", length: 40 },
   jwtSecret: { env: "JWT_SECRET", kind: "password", length: 64 },
   jwtRefreshSecret: { env: "JWT_REFRESH_SECRET", kind: "password", length: 64 },
   credsKey: { env: "CREDS_KEY", kind: "hex", bytes: 32 },

@@ -8,6 +8,7 @@ import type OpenAI from "openai";
 import { buildApp, type ConsoleApp } from "../../services/console/server/app.js";
 import { type ConsoleConfig, readConsoleEnv } from "../../services/console/server/config.js";
 import { createLogger } from "../../services/console/server/logger.js";
+import { openSessionBackend } from "../../services/console/server/session/open-backend.js";
 import { OperatorOnlyStore } from "../../services/console/server/session/operator-only-store.js";
 import { FakeLibreChatMongo } from "../fixtures/librechat-mongo.js";
 import { type FakeUpstream, startFakeUpstream } from "../fixtures/openai-upstream.js";
@@ -35,6 +36,11 @@ export interface ConsoleStack {
   admin: AdminApiClient;
   /** Moves the console's clock (sessions, JWT expiry checks), ms. */
   advance(ms: number): void;
+  /**
+   * Starts another console process on the same settings (a replica, or the console after a restart), with
+   * its own session backend opened from the settings (REDIS_URL, DATABASE_URL, else memory); its base URL.
+   */
+  replica(): Promise<{ url: string; close(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -74,16 +80,22 @@ export async function startConsoleStack(options: ConsoleStackOptions = {}): Prom
   const logs: string[] = [];
   const logger = createLogger("debug", { write: (line: string) => void logs.push(line) });
   const admin = new AdminApiClient({ baseUrl: gateway.url, masterKey: MASTER_KEY });
-  const app = await buildApp({
-    config,
-    gateway: admin,
-    store: options.chat === false ? new OperatorOnlyStore() : mongo,
-    webRoot: options.webRoot ?? null,
-    now,
-    loggerInstance: logger,
-  });
-  const address = await app.app.listen({ port: 0, host: "127.0.0.1" });
-  const url = address.replace("127.0.0.1", "localhost");
+  const start = async () => {
+    const sessionBackend = await openSessionBackend(config);
+    const built = await buildApp({
+      config,
+      gateway: admin,
+      store: options.chat === false ? new OperatorOnlyStore() : mongo,
+      webRoot: options.webRoot ?? null,
+      now,
+      loggerInstance: logger,
+      sessionBackend,
+    });
+    built.app.addHook("onClose", () => sessionBackend.close());
+    const address = await built.app.listen({ port: 0, host: "127.0.0.1" });
+    return { app: built, url: address.replace("127.0.0.1", "localhost") };
+  };
+  const { app, url } = await start();
   return {
     url,
     console: app,
@@ -95,6 +107,10 @@ export async function startConsoleStack(options: ConsoleStackOptions = {}): Prom
     admin,
     advance: (ms) => {
       offset += ms;
+    },
+    async replica() {
+      const started = await start();
+      return { url: started.url, close: () => started.app.app.close() };
     },
     async close() {
       await app.app.close();

@@ -35,7 +35,12 @@ const SOURCES: { container: string; target: string; source: string; dir?: true; 
     source: "litellm/guardrails/policy.yaml",
   },
   { container: "chat", target: "/app/librechat.yaml", source: "chat-app.yaml" },
-  { container: "metrics", target: "/etc/prometheus/prometheus.yml", source: "monitoring/prometheus.yml" },
+  {
+    container: "metrics",
+    target: "/etc/prometheus/prometheus.yml",
+    source: "monitoring/prometheus.yml",
+    rendered: true, // the gateway's METRICS_TOKEN on its scrape job
+  },
   { container: "metrics", target: "/etc/prometheus/rules", source: "monitoring/rules", dir: true },
   {
     container: "alertmanager",

@@ -253,6 +253,13 @@ describe("local stack: wiring", () => {
     for (const p of passwords) expect(p.inputs.special).toBe(false);
   });
 
+  it("keeps console sessions in the stack's Redis, and gives the gateway the METRICS_TOKEN", () => {
+    const redis = container(run, "gateway").env.REDIS_URL;
+    expect(redis).toMatch(/^redis:\/\/:.+@cache:6379$/);
+    expect(container(run, "console").env.REDIS_URL).toBe(redis);
+    expect(container(run, "gateway").env.METRICS_TOKEN).toBe("rnd-metrics-token");
+  });
+
   it("gives gateway and console the same master key, and the chat its own service key, never the master key", () => {
     const key = "sk-rnd-gateway-master-key";
     expect(container(run, "gateway").env.GATEWAY_MASTER_KEY).toBe(key);

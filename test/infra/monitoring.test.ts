@@ -9,6 +9,7 @@ import path from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
+import { withScrapeToken } from "../../infra/scrape-token.js";
 import {
   container,
   installMocks,
@@ -39,8 +40,11 @@ const repoFile = (rel: string) => readFileSync(path.join(REPO_ROOT, rel), "utf8"
 describe("monitoring containers", () => {
   it("ship prometheus.yml and every rule file to the metrics container", () => {
     const uploads = container(run, "metrics").uploads;
+    // The repository's file plus the gateway's METRICS_TOKEN on its scrape job (the same one the gateway gets).
+    const token = container(run, "gateway").env.METRICS_TOKEN;
+    expect(token).toBeTruthy();
     expect(uploads.find((u) => u.file === "/etc/prometheus/prometheus.yml")?.content).toBe(
-      repoFile("monitoring/prometheus.yml"),
+      withScrapeToken(repoFile("monitoring/prometheus.yml"), "gateway", String(token)),
     );
     const rules = readdirSync(path.join(REPO_ROOT, "monitoring/rules")).filter((f) => f.endsWith(".yml"));
     expect(rules.length).toBeGreaterThan(0);

@@ -63,14 +63,19 @@ describe("vm stack", () => {
     )?.content;
     expect(caddyfile).toContain("chat.example.com {\n\treverse_proxy chat:3080 {\n\t\timport shared_cookie");
     expect(caddyfile).toContain(
-      "console.example.com {\n\treverse_proxy console:3001 {\n\t\timport shared_cookie",
+      "console.example.com {\n\trespond /metrics 404\n\treverse_proxy console:3001 {\n\t\timport shared_cookie",
     );
-    expect(caddyfile).toContain("gateway.example.com {\n\treverse_proxy gateway:4000\n}");
+    expect(caddyfile).toContain(
+      "gateway.example.com {\n\trespond /metrics 404\n\treverse_proxy gateway:4000\n}",
+    );
     expect(caddyfile).toContain("trace.example.com {\n\treverse_proxy trace-web:3000\n}");
     expect(caddyfile).toContain("dashboards.example.com {\n\treverse_proxy dashboards:3000\n}");
     expect(caddyfile).toContain("; Domain=.example.com; SameSite=Lax");
     expect(caddyfile).toContain("email ops@example.com");
-    expect(caddyfile).not.toMatch(/metrics|alertmanager|9090|9093/);
+    // No site for Prometheus or Alertmanager; /metrics is only named to be refused.
+    expect((caddyfile ?? "").replaceAll("respond /metrics 404", "")).not.toMatch(
+      /metrics|alertmanager|9090|9093/,
+    );
   });
 
   it("uses HTTPS URLs on the domain and the shared cookie domain", () => {

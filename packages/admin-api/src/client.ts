@@ -4,6 +4,7 @@
  * {@link AdminApiError}.
  */
 import type { z } from "zod";
+import { type AuditLogsParams, auditLogsQuery, auditLogsResponse } from "./audit.js";
 import {
   type DeleteKeysRequest,
   deleteKeysRequest,
@@ -69,6 +70,11 @@ export interface AdminApiClientOptions {
   timeoutMs?: number;
   /** Replaces the global fetch (tests). */
   fetch?: typeof fetch;
+  /**
+   * Who the calls are made for, sent as `x-audit-actor` (`console:operator:<name>` or `console:user:<id>`) and
+   * recorded in the gateway's audit log; default none (the master key is the actor). See {@link AdminApiClient.as}.
+   */
+  actor?: string;
 }
 
 type Query = Record<string, string | number | boolean | undefined>;
@@ -80,11 +86,24 @@ export class AdminApiClient {
   private readonly timeoutMs: number;
   private readonly fetchImpl: typeof fetch;
 
-  constructor(options: AdminApiClientOptions) {
+  constructor(private readonly options: AdminApiClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.masterKey = options.masterKey;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  /**
+   * The same client making its calls on behalf of `actor` (`console:operator:<name>` or `console:user:<id>`),
+   * which the gateway's audit log records as the actor of every write.
+   */
+  as(actor: string): AdminApiClient {
+    return new AdminApiClient({ ...this.options, actor });
+  }
+
+  /** `GET /audit/logs`: audit rows, newest first, paged and filtered. */
+  auditLogs(params: AuditLogsParams = {}) {
+    return this.call("GET", "/audit/logs", auditLogsResponse, { query: { ...auditLogsQuery.parse(params) } });
   }
 
   /** `POST /key/generate`: the response carries the full key, once. */
@@ -181,6 +200,7 @@ export class AdminApiClient {
         method,
         headers: {
           authorization: `Bearer ${this.masterKey}`,
+          ...(this.options.actor === undefined ? {} : { "x-audit-actor": this.options.actor }),
           ...(request.body === undefined ? {} : { "content-type": "application/json" }),
         },
         body: request.body === undefined ? undefined : JSON.stringify(request.body),

@@ -22,6 +22,7 @@ import { pageRoutes } from "./routes/pages.js";
 import { usageRoutes } from "./routes/usage.js";
 import { ConsoleSessions } from "./session/console-sessions.js";
 import type { LibreChatStore } from "./session/librechat-store.js";
+import type { SessionBackend } from "./session/session-backends.js";
 
 /** What {@link buildApp} needs. */
 export interface ConsoleDeps {
@@ -32,6 +33,8 @@ export interface ConsoleDeps {
   store: LibreChatStore;
   /** Folder of the built web bundle, or null (pages then answer 503 saying how to build it). */
   webRoot: string | null;
+  /** Where sessions live (`session/open-backend.ts`); default process memory. */
+  sessionBackend?: SessionBackend;
   /** Clock, epoch ms (default Date.now). */
   now?: () => number;
   metrics?: ConsoleMetrics;
@@ -55,7 +58,7 @@ export async function buildApp(deps: ConsoleDeps): Promise<ConsoleApp> {
   });
   const now = deps.now ?? Date.now;
   const metrics = deps.metrics ?? createMetrics();
-  const sessions = new ConsoleSessions(deps.config.idleTimeoutMs);
+  const sessions = new ConsoleSessions(deps.config.idleTimeoutMs, deps.sessionBackend);
   const ctx: RouteContext = {
     config: deps.config,
     gateway: deps.gateway,

@@ -49,6 +49,16 @@ const envSchema = z.object({
   DEFAULT_TPM_LIMIT: int(10000),
   DEFAULT_RPM_LIMIT: int(60),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Sessions in Redis (shared by replicas, kept across restarts); takes precedence over DATABASE_URL. */
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
+  /** Sessions in Postgres (table console_sessions) when there is no REDIS_URL. */
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
 });
 
 /** Validated console settings. Times in ms, budgets in USD, limits per minute. */
@@ -59,6 +69,10 @@ export interface ConsoleConfig {
   chatUrl: string;
   gatewayUrl: string;
   gatewayPublicUrl: string;
+  /** REDIS_URL: where sessions live when set. */
+  redisUrl?: string | undefined;
+  /** DATABASE_URL: where sessions live without REDIS_URL. */
+  databaseUrl?: string | undefined;
   masterKey: string;
   jwtRefreshSecret: string;
   /** The chat's MongoDB (MONGO_URI), or undefined: operator-only mode (no chat sign-in). */
@@ -105,5 +119,7 @@ export function readConsoleEnv(source: NodeJS.ProcessEnv = process.env): Console
       rpmLimit: e.DEFAULT_RPM_LIMIT,
     },
     logLevel: e.LOG_LEVEL,
+    redisUrl: e.REDIS_URL,
+    databaseUrl: e.DATABASE_URL,
   };
 }

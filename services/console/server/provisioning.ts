@@ -6,7 +6,7 @@
  */
 import type { AdminApiClient, UserRole } from "@platform/admin-api";
 import type { ConsoleConfig } from "./config.js";
-import type { ConsoleSession } from "./session/console-sessions.js";
+import type { ConsoleSession, ConsoleSessions } from "./session/console-sessions.js";
 
 /** The gateway role of a chat role: `ADMIN` is `proxy_admin`, every other role `internal_user`. */
 export const gatewayRole = (chatRole: string): UserRole =>
@@ -21,6 +21,7 @@ export async function ensureProvisioned(
   session: ConsoleSession,
   gateway: AdminApiClient,
   defaults: ConsoleConfig["userDefaults"],
+  sessions: ConsoleSessions,
 ): Promise<void> {
   const principal = session.principal;
   if (session.provisioned || principal.kind !== "chat") return;
@@ -34,4 +35,5 @@ export async function ensureProvisioned(
     rpm_limit: defaults.rpmLimit,
   });
   session.provisioned = true;
+  await sessions.save(session);
 }

@@ -13,6 +13,7 @@ import { readConsoleEnv, repoRoot } from "./config.js";
 import { createLogger } from "./logger.js";
 import { findWebRoot } from "./routes/pages.js";
 import { MongoLibreChatStore } from "./session/librechat-store.js";
+import { openSessionBackend } from "./session/open-backend.js";
 import { OperatorOnlyStore } from "./session/operator-only-store.js";
 
 async function main(): Promise<void> {
@@ -31,12 +32,20 @@ async function main(): Promise<void> {
     );
   }
   const gateway = new AdminApiClient({ baseUrl: config.gatewayUrl, masterKey: config.masterKey });
-  const { app } = await buildApp({ config, gateway, store, webRoot, loggerInstance: log });
+  const sessionBackend = await openSessionBackend(config);
+  log.info({ sessions: sessionBackend.kind }, "console sessions ready");
+  if (sessionBackend.kind === "memory") {
+    log.warn(
+      "console sessions are kept in memory: set REDIS_URL or DATABASE_URL to keep them across restarts",
+    );
+  }
+  const { app } = await buildApp({ config, gateway, store, webRoot, loggerInstance: log, sessionBackend });
   const stop = (signal: string) => {
     log.info({ signal }, "shutting down");
     app
       .close()
       .then(() => store.close())
+      .then(() => sessionBackend.close())
       .then(
         () => process.exit(0),
         () => process.exit(1),

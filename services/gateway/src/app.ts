@@ -50,6 +50,8 @@ export interface AppDeps {
   keys?: KeyAuthenticator;
   /** Books the chat's service-key calls on the chat user they name (needs the database). */
   users?: UserAttributor;
+  /** METRICS_TOKEN: the bearer token GET /metrics requires; default none. */
+  metricsToken?: string | undefined;
   /** Per-source limit on invalid keys (GATEWAY_AUTH_FAILURE_LIMIT); default: none. */
   authFailures?: AuthFailureLimiter;
   /**
@@ -182,8 +184,13 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     checks: deps.readiness,
     version: deps.version,
     deployments: deps.router.models().length,
+    masterKey: deps.masterKey,
   });
-  app.register(metricsRoutes, { registry: deps.metrics.registry, cluster: deps.clusterMetrics });
+  app.register(metricsRoutes, {
+    registry: deps.metrics.registry,
+    cluster: deps.clusterMetrics,
+    token: deps.metricsToken,
+  });
   app.register(modelsRoutes, { router: deps.router });
   app.register(chatCompletionsRoutes, {
     router: deps.router,

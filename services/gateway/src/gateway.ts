@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
+import { startAuditRetention } from "./audit/query.js";
 import { createFailureLimiter } from "./auth/failure-limiter.js";
 import type { CallObserver } from "./chat/hooks.js";
 import type { GatewayEnv } from "./config/env.js";
@@ -124,6 +125,8 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     closers.push(async () => {
       await opened.close();
     });
+    const stopRetention = startAuditRetention(opened.pool, env.auditRetentionDays, () => clock.now(), log);
+    closers.push(async () => stopRetention());
     readiness.push({ name: "db", critical: true, check: () => opened.readiness() });
   } else {
     readiness.push({
@@ -154,6 +157,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     users: store?.users,
     authFailures: createFailureLimiter({ limit: env.authFailureLimit, clock, redis: limits.redis }),
     trustProxy: env.trustedProxies,
+    metricsToken: env.metricsToken,
     consolePublicUrl: env.consolePublicUrl,
     admitter: limits.admitter,
     spend: store?.spend,

@@ -7,7 +7,13 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Clock } from "../../../services/gateway/src/time/clock.js";
 import { type FakeUpstream, startFakeUpstream } from "../../fixtures/openai-upstream.js";
-import { adminCall, deployment, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
+import {
+  adminCall,
+  deployment,
+  MASTER_KEY,
+  startTestGateway,
+  type TestGateway,
+} from "../../helpers/gateway.js";
 import { createTestDatabase, type TestDatabase } from "../../helpers/postgres.js";
 import { deleteKeys, REDIS_URL, uniquePrefix } from "../../helpers/redis.js";
 import { startTcpProxy, type TcpProxy } from "../../helpers/tcp-proxy.js";
@@ -230,8 +236,11 @@ describe("dependencies going away", () => {
     const r = await client.chat.completions.create({ model: "general", messages: ask("no redis") });
     expect(r.choices[0]?.message.content).toBe("You said: no redis");
     const readiness = async () =>
-      ((await (await fetch(`${gw.url}/health/readiness`)).json()) as { cache: { status: string } }).cache
-        .status;
+      (
+        (await (
+          await fetch(`${gw.url}/health/readiness`, { headers: { authorization: `Bearer ${MASTER_KEY}` } })
+        ).json()) as { cache: { status: string } }
+      ).cache.status;
     await expect.poll(readiness, { timeout: 5000 }).toBe("degraded");
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toMatch(/^gateway_limits_shared 0$/m);

@@ -107,7 +107,7 @@ export async function sessionPlugin(app: FastifyInstance, deps: SessionPluginDep
     const { identity } = verdict;
     if (request.cookies[SIGNED_OUT_COOKIE] === identity.sessionId) return null;
     metrics.signIns.inc({ source: "chat", result: "ok" });
-    const session = sessions.create(
+    const session = await sessions.create(
       {
         kind: "chat",
         userId: identity.userId,
@@ -122,7 +122,7 @@ export async function sessionPlugin(app: FastifyInstance, deps: SessionPluginDep
   }
 
   async function resolve(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null> {
-    const existing = sessions.touch(request.cookies[SESSION_COOKIE], now());
+    const existing = await sessions.touch(request.cookies[SESSION_COOKIE], now());
     if (existing !== null) {
       const p = existing.principal;
       if (p.kind === "operator" || now() - existing.validatedAt < REVALIDATE_MS) return existing;
@@ -135,9 +135,10 @@ export async function sessionPlugin(app: FastifyInstance, deps: SessionPluginDep
       if (verdict.ok && verdict.identity.userId === p.userId) {
         existing.validatedAt = now();
         existing.principal = { ...p, email: verdict.identity.email, role: verdict.identity.role };
+        await sessions.save(existing);
         return existing;
       }
-      sessions.end(existing.id);
+      await sessions.end(existing.id);
       reply.clearCookie(SESSION_COOKIE, { path: "/" });
       if (!verdict.ok) {
         metrics.signIns.inc({ source: "chat", result: verdict.reason });
@@ -160,7 +161,7 @@ export async function sessionPlugin(app: FastifyInstance, deps: SessionPluginDep
       if (unsafe && origin === undefined) {
         throw new ConsoleError(403, "Sign-in requests must come from the console's page.", "csrf_error");
       }
-      request.consoleSession = sessions.touch(request.cookies[SESSION_COOKIE], now());
+      request.consoleSession = await sessions.touch(request.cookies[SESSION_COOKIE], now());
       return;
     }
     const session = await resolve(request, reply);

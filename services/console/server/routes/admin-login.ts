@@ -47,8 +47,8 @@ export async function adminLoginRoutes(app: FastifyInstance, ctx: RouteContext):
       );
     }
     ctx.metrics.signIns.inc({ source: "operator", result: "ok" });
-    if (request.consoleSession !== null) ctx.sessions.end(request.consoleSession.id);
-    const session = ctx.sessions.create({ kind: "operator" }, ctx.now());
+    if (request.consoleSession !== null) await ctx.sessions.end(request.consoleSession.id);
+    const session = await ctx.sessions.create({ kind: "operator" }, ctx.now());
     reply.setCookie(SESSION_COOKIE, session.id, cookieOptions);
     request.log.info("operator signed in with the master key");
     return { ok: true };

@@ -7,13 +7,14 @@
  * - `GET /api/admin/users/:userId/keys`: that user's keys.
  * - `DELETE /api/admin/keys/:token`: revoke any key.
  * - `GET /api/admin/spend?days=7|30|90`: platform spend per day and model.
+ * - `GET /api/admin/audit?actor=&action=&user_id=&key_alias=&page=&page_size=`: the gateway's audit log.
  */
-import { identifier, limitFields } from "@platform/admin-api";
+import { auditLogsQuery, identifier, limitFields } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseInput } from "../errors.js";
 import { allUsers, platformSpend } from "../platform-spend.js";
-import type { RouteContext } from "./context.js";
+import { gatewayFor, type RouteContext } from "./context.js";
 import { ownedKey, presentKey, revokeKey } from "./keys.js";
 import { usagePeriod } from "./usage.js";
 
@@ -32,7 +33,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
   app.post("/api/admin/users/:userId", admin, async (request) => {
     const { userId } = parseInput(userParams, request.params);
     const limits = parseInput(limitsBody, request.body);
-    const user = await ctx.gateway.updateUser({ user_id: userId, ...limits });
+    const user = await gatewayFor(ctx, request).updateUser({ user_id: userId, ...limits });
     request.log.info({ userId, fields: Object.keys(limits) }, "user limits changed by an administrator");
     return user;
   });
@@ -46,11 +47,16 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
   app.delete("/api/admin/keys/:token", admin, async (request) => {
     const { token } = parseInput(tokenParams, request.params);
     await ownedKey(ctx, token, null);
-    return revokeKey(ctx, token);
+    return revokeKey(ctx, request, token);
   });
 
   app.get("/api/admin/spend", admin, async (request) => {
     const { days } = parseInput(usagePeriod, request.query);
     return platformSpend(ctx.gateway, days);
+  });
+
+  app.get("/api/admin/audit", admin, async (request) => {
+    const query = parseInput(auditLogsQuery, request.query);
+    return ctx.gateway.auditLogs(query);
   });
 }

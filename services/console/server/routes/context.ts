@@ -3,7 +3,7 @@ import type { AdminApiClient } from "@platform/admin-api";
 import type { FastifyRequest } from "fastify";
 import type { ConsoleConfig } from "../config.js";
 import type { ConsoleMetrics } from "../plugins/metrics.js";
-import type { ConsoleSession, ConsoleSessions } from "../session/console-sessions.js";
+import { auditActorOf, type ConsoleSession, type ConsoleSessions } from "../session/console-sessions.js";
 import type { LibreChatStore } from "../session/librechat-store.js";
 
 /** Dependencies of the route modules. */
@@ -30,4 +30,12 @@ export function chatUserId(request: FastifyRequest): string {
   const principal = sessionOf(request).principal;
   if (principal.kind !== "chat") throw new Error("route for chat users reached by an operator session");
   return principal.userId;
+}
+
+/**
+ * The admin client acting for the request's session: its writes name the session's operator or chat user as
+ * the actor in the gateway's audit log (`x-audit-actor`, see docs/security.md).
+ */
+export function gatewayFor(ctx: RouteContext, request: FastifyRequest): AdminApiClient {
+  return ctx.gateway.as(auditActorOf(sessionOf(request).principal));
 }

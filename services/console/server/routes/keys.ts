@@ -17,11 +17,11 @@ import {
   limitFields,
   modelList,
 } from "@platform/admin-api";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { invalidRequest, notFound, parseInput } from "../errors.js";
 import { ensureProvisioned } from "../provisioning.js";
-import { chatUserId, type RouteContext, sessionOf } from "./context.js";
+import { chatUserId, gatewayFor, type RouteContext, sessionOf } from "./context.js";
 
 /** Default key lifetime. */
 export const DEFAULT_KEY_DURATION = "90d";
@@ -88,8 +88,12 @@ export async function ownedKey(ctx: RouteContext, token: string, userId: string 
 }
 
 /** Revokes a key through the gateway and counts it. */
-export async function revokeKey(ctx: RouteContext, token: string): Promise<{ revoked: string }> {
-  await ctx.gateway.deleteKeys({ keys: [token] });
+export async function revokeKey(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  token: string,
+): Promise<{ revoked: string }> {
+  await gatewayFor(ctx, request).deleteKeys({ keys: [token] });
   ctx.metrics.keyOperations.inc({ operation: "revoke" });
   return { revoked: token };
 }
@@ -121,8 +125,9 @@ export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promis
 
   app.post("/api/keys", { config: { access: "user" } }, async (request, reply) => {
     const body = parseInput(createKeyBody, request.body);
-    await ensureProvisioned(sessionOf(request), ctx.gateway, ctx.config.userDefaults);
-    const created = await ctx.gateway
+    const gateway = gatewayFor(ctx, request);
+    await ensureProvisioned(sessionOf(request), gateway, ctx.config.userDefaults, ctx.sessions);
+    const created = await gateway
       .generateKey({
         user_id: chatUserId(request),
         key_alias: body.name,
@@ -145,7 +150,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promis
   app.delete("/api/keys/:token", { config: { access: "user" } }, async (request) => {
     const { token } = parseInput(tokenParams, request.params);
     await ownedKey(ctx, token, chatUserId(request));
-    return revokeKey(ctx, token);
+    return revokeKey(ctx, request, token);
   });
 
   app.get("/api/models", { config: { access: "session" } }, async () => {

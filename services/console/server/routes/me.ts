@@ -10,7 +10,7 @@ import type { FastifyInstance } from "fastify";
 import { SESSION_COOKIE, SIGNED_OUT_COOKIE, sessionCookieOptions } from "../plugins/session.js";
 import { ensureProvisioned } from "../provisioning.js";
 import { isAdmin } from "../session/console-sessions.js";
-import { type RouteContext, sessionOf } from "./context.js";
+import { gatewayFor, type RouteContext, sessionOf } from "./context.js";
 
 /** Registers `GET /api/me` and `POST /api/logout` (any session). */
 export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
@@ -21,7 +21,7 @@ export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise
     let provisioningError: { kind: string; message: string } | null = null;
     if (p.kind === "chat") {
       try {
-        await ensureProvisioned(session, ctx.gateway, ctx.config.userDefaults);
+        await ensureProvisioned(session, gatewayFor(ctx, request), ctx.config.userDefaults, ctx.sessions);
         account = (await ctx.gateway.userInfo(p.userId)).user_info;
       } catch (error) {
         if (!(error instanceof AdminApiError)) throw error;
@@ -46,7 +46,7 @@ export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise
   const cookieOptions = sessionCookieOptions(ctx.config.publicUrl);
   app.post("/api/logout", { config: { access: "session" } }, async (request, reply) => {
     const session = sessionOf(request);
-    ctx.sessions.end(session.id);
+    await ctx.sessions.end(session.id);
     reply.clearCookie(SESSION_COOKIE, { path: "/" });
     // Without this the chat's cookie would sign the user straight back in on the next visit.
     if (session.principal.kind === "chat") {

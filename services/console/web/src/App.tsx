@@ -3,14 +3,15 @@ import { useCallback, useEffect, useState } from "react";
 import { api, type Me, setCsrfToken } from "./api";
 import { BudgetWarning } from "./components/BudgetWarning";
 import { AdminTab } from "./tabs/AdminTab";
+import { AuditTab } from "./tabs/AuditTab";
 import { KeysTab } from "./tabs/KeysTab";
 import { ProfileTab } from "./tabs/ProfileTab";
 import { UsageTab } from "./tabs/UsageTab";
 
-type Tab = "profile" | "usage" | "keys" | "admin";
+type Tab = "profile" | "usage" | "keys" | "admin" | "audit";
 const tabFromPath = (path: string): Tab => {
   const name = path.replace(/^\//, "");
-  return name === "usage" || name === "keys" || name === "admin" ? name : "profile";
+  return name === "usage" || name === "keys" || name === "admin" || name === "audit" ? name : "profile";
 };
 
 /** The console: who is signed in, a budget warning on every tab, and the tabs (Admin for administrators). */
@@ -67,7 +68,14 @@ export function App() {
     );
   }
   const operator = me.kind === "operator";
-  const current: Tab = operator ? "admin" : tab === "admin" && !me.is_admin ? "profile" : tab;
+  const adminTab = tab === "admin" || tab === "audit";
+  const current: Tab = operator
+    ? tab === "audit"
+      ? "audit"
+      : "admin"
+    : adminTab && !me.is_admin
+      ? "profile"
+      : tab;
 
   return (
     <AppShell header={{ height: 56 }} padding="md">
@@ -107,6 +115,7 @@ export function App() {
               {!operator && <Tabs.Tab value="usage">Usage</Tabs.Tab>}
               {!operator && <Tabs.Tab value="keys">API keys</Tabs.Tab>}
               {me.is_admin && <Tabs.Tab value="admin">Admin</Tabs.Tab>}
+              {me.is_admin && <Tabs.Tab value="audit">Audit</Tabs.Tab>}
             </Tabs.List>
             {!operator && (
               <>
@@ -124,6 +133,11 @@ export function App() {
             {me.is_admin && (
               <Tabs.Panel value="admin">
                 <AdminTab />
+              </Tabs.Panel>
+            )}
+            {me.is_admin && (
+              <Tabs.Panel value="audit">
+                <AuditTab />
               </Tabs.Panel>
             )}
           </Tabs>

@@ -81,6 +81,10 @@ const envSchema = z.object({
     }),
   /** Invalid keys per client address per minute before its unknown keys get 429; 0 = no limit. */
   GATEWAY_AUTH_FAILURE_LIMIT: int(20),
+  /** Days the audit log keeps its rows (older ones are deleted hourly). */
+  AUDIT_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(365),
+  /** Bearer token GET /metrics requires (Prometheus sends it); unset = /metrics needs no token. */
+  METRICS_TOKEN: optionalString,
   /** Reverse proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client. */
   GATEWAY_TRUSTED_PROXIES: optionalString,
   /** Public URL of the key console; GET /ui redirects to its admin sign-in. */
@@ -130,6 +134,10 @@ export interface GatewayEnv {
   consolePublicUrl: string | undefined;
   /** GATEWAY_AUTH_FAILURE_LIMIT: invalid keys per client address per minute (default 20); 0 = no limit. */
   authFailureLimit: number;
+  /** AUDIT_LOG_RETENTION_DAYS: days audit rows are kept (default 365). */
+  auditRetentionDays: number;
+  /** METRICS_TOKEN: the bearer token GET /metrics requires; undefined = none. */
+  metricsToken: string | undefined;
   /** GATEWAY_TRUSTED_PROXIES: fastify's `trustProxy` (comma-separated addresses or CIDRs); undefined = none. */
   trustedProxies: string | undefined;
 }
@@ -201,5 +209,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
     consolePublicUrl: e.CONSOLE_PUBLIC_URL?.replace(/\/+$/, ""),
     authFailureLimit: e.GATEWAY_AUTH_FAILURE_LIMIT,
     trustedProxies: e.GATEWAY_TRUSTED_PROXIES,
+    metricsToken: e.METRICS_TOKEN,
+    auditRetentionDays: e.AUDIT_LOG_RETENTION_DAYS,
   };
 }

@@ -80,4 +80,38 @@ CREATE INDEX spend_logs_user_time_idx ON spend_logs (user_id, start_time DESC);
 CREATE INDEX spend_logs_time_idx ON spend_logs (start_time DESC);
 `,
   },
+  {
+    id: 2,
+    name: "audit-log",
+    sql: `
+CREATE TABLE audit_log (
+  id               bigserial PRIMARY KEY,
+  created_at       timestamptz NOT NULL DEFAULT now(),
+  actor            text NOT NULL,
+  via              text NOT NULL,
+  action           text NOT NULL,
+  key_alias        text,
+  key_hash_prefix  text,
+  user_id          text,
+  before           jsonb,
+  after            jsonb,
+  request_id       text,
+  source_ip        text
+);
+CREATE INDEX audit_log_time_idx ON audit_log (created_at DESC, id DESC);
+CREATE INDEX audit_log_actor_idx ON audit_log (actor, created_at DESC);
+CREATE INDEX audit_log_user_idx ON audit_log (user_id, created_at DESC) WHERE user_id IS NOT NULL;
+CREATE INDEX audit_log_key_idx ON audit_log (key_hash_prefix, created_at DESC) WHERE key_hash_prefix IS NOT NULL;
+
+-- Append-only: rows are never changed; only the retention job deletes rows past the retention period.
+CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'audit_log is append-only';
+END $$;
+CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
+  FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
+CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+  FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only();
+`,
+  },
 ];

@@ -50,8 +50,9 @@ export interface GatewayMetrics {
   llmApiLatency: Histogram<"requested_model" | "model">;
   /** Streams: from the request's arrival to the first chunk forwarded, seconds. */
   timeToFirstToken: Histogram<"requested_model" | "model">;
-  /** 0 healthy, 1 partial outage (cooling down after failures), 2 complete outage. */
-  deploymentState: Gauge<"litellm_model_name" | "model_id" | "api_base" | "api_provider">;
+  /** 0 healthy, 1 partial outage (cooling down after failures), 2 complete outage. LiteLLM labels it with
+   * `api_base` too; the gateway leaves that label out so that no upstream URL leaves through /metrics. */
+  deploymentState: Gauge<"litellm_model_name" | "model_id" | "api_provider">;
   /** The upstream's `x-ratelimit-remaining-requests` as last seen on a response of the deployment. */
   remainingRequests: Gauge<DeploymentLimitLabel>;
   /** The upstream's `x-ratelimit-remaining-tokens` as last seen on a response of the deployment. */
@@ -74,7 +75,6 @@ type TokenLabel = "hashed_api_key" | "api_key_alias" | "user" | "requested_model
 type DeploymentLimitLabel =
   | "model_group"
   | "api_provider"
-  | "api_base"
   | "litellm_model_name"
   | "hashed_api_key"
   | "api_key_alias"
@@ -91,7 +91,6 @@ export function createMetrics(): GatewayMetrics {
   const deploymentLimitLabels = [
     "model_group",
     "api_provider",
-    "api_base",
     "litellm_model_name",
     "hashed_api_key",
     "api_key_alias",
@@ -178,7 +177,7 @@ export function createMetrics(): GatewayMetrics {
       name: "litellm_deployment_state",
       aggregator: "max",
       help: "Deployment state: 0 healthy, 1 partial outage, 2 complete outage",
-      labelNames: ["litellm_model_name", "model_id", "api_base", "api_provider"],
+      labelNames: ["litellm_model_name", "model_id", "api_provider"],
       registers,
     }),
     remainingRequests: new Gauge({

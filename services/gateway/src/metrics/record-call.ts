@@ -81,7 +81,7 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
   const { batch } = metrics;
   // Created at 0 if the router has not set it yet; the router owns its value.
   metrics.deploymentState.inc(
-    { litellm_model_name: d.upstreamModel, model_id: d.id, api_base: d.apiBase, api_provider: d.provider },
+    { litellm_model_name: d.upstreamModel, model_id: d.id, api_provider: d.provider },
     0,
   );
   return {
@@ -195,7 +195,6 @@ function recordUpstreamLimits(metrics: GatewayMetrics, facts: CallMetricFacts): 
   const labels = {
     model_group: facts.requestedModel,
     api_provider: d.provider,
-    api_base: d.apiBase,
     litellm_model_name: d.upstreamModel,
     model_id: d.id,
     hashed_api_key: facts.caller.hashed_api_key,

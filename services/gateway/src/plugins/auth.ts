@@ -12,9 +12,10 @@
  * limit gets 429 `too_many_auth_failures` with `retry-after` for any key this instance does not already know,
  * so a flood of bogus keys costs no database queries while keys in use keep working.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
+import { bearerFrom, digestOf } from "../auth/bearer.js";
 import type { AuthFailureLimiter } from "../auth/failure-limiter.js";
 import type { AuthContext, KeyAuthenticator, UserAttributor, VirtualKeyAuth } from "../auth/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
@@ -46,14 +47,11 @@ export interface AuthPluginOptions {
 /** The master key's context (the same object for every request: nothing writes to it). */
 const MASTER: AuthContext = Object.freeze({ kind: "master" });
 
-const sha256 = (value: string) => createHash("sha256").update(value).digest();
+const sha256 = digestOf;
 
 /** Extracts the bearer token, or undefined. */
 export function bearerToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (header === undefined) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
+  return bearerFrom(request.headers.authorization);
 }
 
 function unauthorized(message: string): GatewayError {

@@ -429,7 +429,7 @@ export class Router {
 
   private setState(d: Deployment, state: number): void {
     this.metrics.deploymentState.set(
-      { litellm_model_name: d.upstreamModel, model_id: d.id, api_base: d.apiBase, api_provider: d.provider },
+      { litellm_model_name: d.upstreamModel, model_id: d.id, api_provider: d.provider },
       state,
     );
   }

@@ -2,8 +2,11 @@
  * Health endpoints, LiteLLM's paths: `GET /health/liveliness` (also `/health/liveness`) answers plain text
  * while the process runs; `GET /health/readiness` reports each dependency and answers 503 when one the
  * gateway cannot serve without (the database) is down. A degraded cache (limits per instance) is still ready.
+ * Only a caller with the master key sees the details (version, deployments, each dependency's state and its
+ * host); everyone else gets the bare `{"status": …}` with the same HTTP status.
  */
 import type { FastifyInstance } from "fastify";
+import { digestOf, presentsSecret } from "../auth/bearer.js";
 
 /** A dependency's state as shown in /health/readiness. */
 export interface DependencyState {
@@ -23,6 +26,8 @@ export interface HealthOptions {
   version: string;
   /** Number of registered deployments. */
   deployments: number;
+  /** GATEWAY_MASTER_KEY: the key that sees readiness details; undefined = nobody does. */
+  masterKey?: string | undefined;
 }
 
 export async function healthRoutes(app: FastifyInstance, options: HealthOptions): Promise<void> {
@@ -31,7 +36,8 @@ export async function healthRoutes(app: FastifyInstance, options: HealthOptions)
   app.get("/health/liveliness", { config: { public: true } }, live);
   app.get("/health/liveness", { config: { public: true } }, live);
 
-  app.get("/health/readiness", { config: { public: true } }, async (_request, reply) => {
+  const master = options.masterKey === undefined ? undefined : digestOf(options.masterKey);
+  app.get("/health/readiness", { config: { public: true } }, async (request, reply) => {
     const results = await Promise.all(
       options.checks.map(async (c) => {
         const state = await c.check().catch(
@@ -45,8 +51,11 @@ export async function healthRoutes(app: FastifyInstance, options: HealthOptions)
     );
     const down = results.some(([c, s]) => c.critical && s.status === "disconnected");
     const degraded = results.some(([, s]) => s.status === "degraded" || s.status === "disconnected");
+    const status = down ? "unhealthy" : degraded ? "degraded" : "healthy";
+    if (!presentsSecret(request.headers.authorization, master))
+      return reply.code(down ? 503 : 200).send({ status });
     const body: Record<string, unknown> = {
-      status: down ? "unhealthy" : degraded ? "degraded" : "healthy",
+      status,
       version: options.version,
       deployments: options.deployments,
     };

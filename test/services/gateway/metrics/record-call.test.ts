@@ -137,7 +137,6 @@ describe("recordCallMetrics", () => {
     const labels = {
       litellm_model_name: "gpt-x",
       model_id: "dep-1",
-      api_base: deployment.apiBase,
       api_provider: "openai",
     };
     recordCallMetrics(m, facts());

@@ -53,8 +53,10 @@ describe("health", () => {
     expect(await res.text()).toBe("I'm alive!");
   });
 
-  it("answers readiness as JSON with each dependency", async () => {
-    const res = await fetch(`${gw.url}/health/readiness`);
+  it("answers readiness as JSON with each dependency (details for the master key)", async () => {
+    const res = await fetch(`${gw.url}/health/readiness`, {
+      headers: { authorization: `Bearer ${MASTER_KEY}` },
+    });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ status: "healthy", deployments: 0 });

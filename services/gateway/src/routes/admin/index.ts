@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsync } from "fastify";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { registerAuditRoutes } from "./audit.js";
 import { type AdminContext, adminRoute } from "./context.js";
 import { registerKeyRoutes } from "./keys.js";
 import { registerSpendRoutes } from "./spend.js";
@@ -25,6 +26,7 @@ export const ADMIN_ROUTES = [
   ["GET", "/user/list"],
   ["GET", "/spend/logs"],
   ["GET", "/spend/usage"],
+  ["GET", "/audit/logs"],
 ] as const;
 
 /**
@@ -36,6 +38,7 @@ export function createAdminRoutes(context: AdminContext): FastifyPluginAsync {
     registerKeyRoutes(app, context);
     registerUserRoutes(app, context);
     registerSpendRoutes(app, context);
+    registerAuditRoutes(app, context);
   };
 }
 

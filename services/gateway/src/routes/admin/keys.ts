@@ -18,6 +18,7 @@ import {
 } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import type pg from "pg";
+import { appendAudit, auditActor, changedFields } from "../../audit/record.js";
 import { withTransaction } from "../../db/transaction.js";
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { validateKeyGuardrails } from "../../guardrails/index.js";
@@ -98,6 +99,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
 
   adminRoute(app, "POST", "/key/generate", async (request) => {
     const body = parse(generateSchema, request.body);
+    const who = auditActor(request);
     assertUserHeadersFlag(body.metadata);
     assertGuardrailModes(body.metadata, context.guardrailNames);
     const now = clock.now();
@@ -120,7 +122,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
       assertKeyWithinUser(limits, user);
       const alias = body.key_alias ?? null;
       if (alias !== null) await assertAliasFree(client, alias, userId, now);
-      return insertKey(
+      const inserted = await insertKey(
         client,
         {
           token,
@@ -135,6 +137,10 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
         },
         now,
       );
+      const target = { keyAlias: alias, keyHash: token, userId };
+      const fields = changedFields(null, presentKey(inserted, now));
+      await appendAudit(client, who, { action: "key.generate", target, ...fields }, now);
+      return inserted;
     });
     // Every instance drops the hash from its cache of unknown keys (someone may have tried it before).
     await publishChanges(context, { keys: [record] });
@@ -149,6 +155,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
 
   adminRoute(app, "POST", "/key/update", async (request) => {
     const body = parse(updateSchema, request.body);
+    const who = auditActor(request);
     assertUserHeadersFlag(body.metadata);
     assertGuardrailModes(body.metadata, context.guardrailNames);
     const now = clock.now();
@@ -175,7 +182,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
       if (body.key_alias != null && body.key_alias !== existing.keyAlias) {
         await assertAliasFree(client, body.key_alias, existing.userId, now, token);
       }
-      return updateKey(
+      const changed = await updateKey(
         client,
         token,
         {
@@ -191,6 +198,12 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
         },
         now,
       );
+      if (changed !== null) {
+        const target = { keyAlias: changed.keyAlias, keyHash: token, userId: changed.userId };
+        const fields = changedFields(presentKey(existing, now), presentKey(changed, now));
+        await appendAudit(client, who, { action: "key.update", target, ...fields }, now);
+      }
+      return changed;
     });
     if (updated === null) throw notFound("No key with that value or hash.", "key");
     await publishChanges(context, { keys: [updated] });
@@ -199,8 +212,25 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
 
   adminRoute(app, "POST", "/key/delete", async (request) => {
     const body = parse(deleteSchema, request.body);
+    const who = auditActor(request);
     const tokens = [...new Set(body.keys.map(toKeyHash))];
-    const revoked = await revokeKeys(pool, tokens, clock.now());
+    const now = clock.now();
+    const revoked = await withTransaction(pool, async (client) => {
+      const before = new Map<string, KeyRecord>();
+      for (const token of tokens) {
+        const found = await findKey(client, token, true);
+        if (found !== null) before.set(token, found);
+      }
+      const after = await revokeKeys(client, tokens, now);
+      for (const key of after) {
+        const was = before.get(key.token);
+        if (was === undefined || was.revokedAt !== null) continue; // revoked before: nothing changed
+        const target = { keyAlias: key.keyAlias, keyHash: key.token, userId: key.userId };
+        const fields = changedFields(presentKey(was, now), presentKey(key, now));
+        await appendAudit(client, who, { action: "key.delete", target, ...fields }, now);
+      }
+      return after;
+    });
     if (revoked.length === 0) throw notFound("None of the given keys exists.", "keys");
     await publishChanges(context, { keys: revoked });
     const hashes = revoked.map((k) => k.token);

@@ -20,9 +20,9 @@ import { parse } from "./validation.js";
 const DAY_MS = 86_400_000;
 
 /** Start of a range: the given instant, or the start of the given UTC day. */
-const rangeStart = (v: string | undefined) => (v === undefined ? undefined : Date.parse(v));
+export const rangeStart = (v: string | undefined) => (v === undefined ? undefined : Date.parse(v));
 /** End of a range, exclusive: the given instant, or the end of the given UTC day (at most the end of 9999). */
-const rangeEnd = (v: string | undefined) =>
+export const rangeEnd = (v: string | undefined) =>
   v === undefined
     ? undefined
     : Math.min(Date.parse(v) + (isDateOnly(v) ? DAY_MS : 0), LAST_DATE_MS + DAY_MS - 1);

@@ -16,6 +16,8 @@ import {
 } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import type { z } from "zod";
+import { appendAudit, auditActor, changedFields } from "../../audit/record.js";
+import { withTransaction } from "../../db/transaction.js";
 import { presentKey } from "../../keys/records.js";
 import { listKeys } from "../../keys/repository.js";
 import { presentUser, type UserRecord } from "../../users/records.js";
@@ -60,21 +62,34 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
 
   adminRoute(app, "POST", "/user/new", async (request) => {
     const body = parse(newSchema, request.body);
+    const who = auditActor(request);
     const now = clock.now();
-    const { user, created } = await insertUserIfAbsent(
-      pool,
-      {
-        userId: body.user_id ?? randomUUID(),
-        userEmail: body.user_email ?? null,
-        userRole: body.user_role ?? "internal_user",
-        maxBudget: orDefault(body.max_budget, userDefaults.maxBudget),
-        budgetDuration: orDefault(body.budget_duration, userDefaults.budgetDuration),
-        tpmLimit: orDefault(body.tpm_limit, userDefaults.tpmLimit),
-        rpmLimit: orDefault(body.rpm_limit, userDefaults.rpmLimit),
-        metadata: body.metadata ?? {},
-      },
-      now,
-    );
+    const { user, created } = await withTransaction(pool, async (client) => {
+      const result = await insertUserIfAbsent(
+        client,
+        {
+          userId: body.user_id ?? randomUUID(),
+          userEmail: body.user_email ?? null,
+          userRole: body.user_role ?? "internal_user",
+          maxBudget: orDefault(body.max_budget, userDefaults.maxBudget),
+          budgetDuration: orDefault(body.budget_duration, userDefaults.budgetDuration),
+          tpmLimit: orDefault(body.tpm_limit, userDefaults.tpmLimit),
+          rpmLimit: orDefault(body.rpm_limit, userDefaults.rpmLimit),
+          metadata: body.metadata ?? {},
+        },
+        now,
+      );
+      if (result.created) {
+        const fields = changedFields(null, presentUser(result.user, now));
+        await appendAudit(
+          client,
+          who,
+          { action: "user.new", target: { userId: result.user.userId }, ...fields },
+          now,
+        );
+      }
+      return result;
+    });
     if (created) {
       request.log.info({ userId: user.userId }, "user created");
       return { ...presentUser(user, now), created };
@@ -97,14 +112,24 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
 
   adminRoute(app, "POST", "/user/update", async (request) => {
     const body = parse(updateSchema, request.body);
+    const who = auditActor(request);
     const now = clock.now();
     const { user_id: userId, metadata: newMetadata, ...patch } = body;
-    const user = await updateUser(
-      pool,
-      userId,
-      { ...patch, metadata: newMetadata === null ? {} : newMetadata },
-      now,
-    );
+    const user = await withTransaction(pool, async (client) => {
+      const before = await findUser(client, userId, true);
+      if (before === null) return null;
+      const after = await updateUser(
+        client,
+        userId,
+        { ...patch, metadata: newMetadata === null ? {} : newMetadata },
+        now,
+      );
+      if (after !== null) {
+        const fields = changedFields(presentUser(before, now), presentUser(after, now));
+        await appendAudit(client, who, { action: "user.update", target: { userId }, ...fields }, now);
+      }
+      return after;
+    });
     if (user === null) throw notFound(`No user with user_id "${userId}".`, "user_id");
     await publishChanges(context, { user });
     return presentUser(user, now);
