@@ -9,12 +9,13 @@
  * `litellm_spend_rows_dropped_total` and logged once per outage: the gateway keeps serving, budgets are still
  * enforced by the limits in Redis, only those log rows and their spend increments are lost.
  *
- * Durability: with a {@link SpendSpool}, once a write has failed every queued row is also appended to the
- * spool (fsync'd, in one batch per tick), and {@link BatchingSpendRecorder.close} spools whatever is left, so
- * rows waiting for Postgres survive SIGTERM, a crash and a restart. The queue's spooled rows are always a
- * prefix of it (rows are spooled in order and written from the head); a segment file is deleted once all its
- * rows are written. Rows recorded since the last tick of a healthy period (at most `flushIntervalMs` worth)
- * are only in memory.
+ * Durability: with a {@link SpendSpool}, every queued row is also appended to the spool, in one fsync'd batch
+ * every `spoolIntervalMs` (default 50 ms), whether Postgres is healthy or not, and
+ * {@link BatchingSpendRecorder.close} spools whatever is left; so rows survive SIGTERM, a SIGKILL and a
+ * restart (they are replayed at start). Only the rows recorded within the last `spoolIntervalMs` plus one
+ * fsync (under 100 ms on a healthy disk) are in memory alone when the process dies. The queue's spooled rows
+ * are always a prefix of it (rows are spooled in order and written from the head); a segment file is deleted
+ * once all its rows are written, so in a healthy period a segment lives about one `flushIntervalMs`.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
@@ -43,6 +44,8 @@ export interface SpendRecorderOptions {
   maxBackoffMs?: number;
   /** Local durable copy of rows Postgres has not taken; without it they live in memory only. */
   spool?: SpendSpool;
+  /** How often new rows are appended to the spool and fsync'd, ms. Default 50 (at most ~100 ms at risk). */
+  spoolIntervalMs?: number;
 }
 
 /** What {@link BatchingSpendRecorder.close} left for the next start. */
@@ -102,6 +105,9 @@ export class BatchingSpendRecorder implements SpendRecorder {
   private readonly queue: SpendLogRow[] = [];
   private writing: Promise<boolean> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private spoolTimer: NodeJS.Timeout | null = null;
+  /** A spool append is in flight (the next waits for it, so appends never pile up behind a slow disk). */
+  private spooling = false;
   private failuresInRow = 0;
   private retryAt = 0;
   private droppedSinceLog = 0;
@@ -131,12 +137,28 @@ export class BatchingSpendRecorder implements SpendRecorder {
     if (this.timer !== null) return;
     this.timer = setInterval(() => void this.tick(), this.options.flushIntervalMs ?? 1000);
     this.timer.unref();
+    if (this.options.spool === undefined) return;
+    this.spoolTimer = setInterval(() => void this.spoolTick(), this.options.spoolIntervalMs ?? 50);
+    this.spoolTimer.unref();
   }
 
-  /** Stops the periodic writer; queued rows stay queued (call {@link flush} first). */
+  /** Stops the periodic writer and spooler; queued rows stay queued (call {@link flush} first). */
   stop(): void {
     if (this.timer !== null) clearInterval(this.timer);
+    if (this.spoolTimer !== null) clearInterval(this.spoolTimer);
     this.timer = null;
+    this.spoolTimer = null;
+  }
+
+  /** Appends the rows recorded since the last append to the spool (one fsync'd batch), one append at a time. */
+  private async spoolTick(): Promise<void> {
+    if (this.spooling || this.spooled >= this.queue.length || this.spoolFailed) return;
+    this.spooling = true;
+    try {
+      await this.spoolPending();
+    } finally {
+      this.spooling = false;
+    }
   }
 
   /** Rows queued and not yet written. */
@@ -258,7 +280,6 @@ export class BatchingSpendRecorder implements SpendRecorder {
   }
 
   private async tick(): Promise<void> {
-    if (this.failuresInRow > 0 && this.spooled < this.queue.length) void this.spoolPending();
     if (this.writing !== null || performance.now() < this.retryAt) return;
     while (this.queue.length > 0 && performance.now() >= this.retryAt) {
       if (!(await this.writeOne())) return;
