@@ -143,6 +143,8 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   private readonly entries = new Map<string, CacheEntry>();
   private readonly unknown = new Map<string, number>();
   private readonly inflight = new Map<string, Promise<CacheEntry | null>>();
+  /** Change messages about keys that were not cached but being read; merged into what the read returns. */
+  private readonly heardDuringRead = new Map<string, KeyRecord>();
   /** Keys due for a background refresh, read together by the next batch. */
   private readonly due = new Set<string>();
   private dueTimer: NodeJS.Timeout | undefined;
@@ -218,10 +220,15 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
    * least as new. A key not cached is left to its next lookup.
    */
   applyKey(key: KeyRecord): void {
-    this.epoch += 1;
     this.unknown.delete(key.token);
     const entry = this.entries.get(key.token);
-    if (entry === undefined) return;
+    if (entry === undefined) {
+      // Not cached (a new key, announced so that it leaves the unknown cache): a read of it in flight merges
+      // this state when it lands; other keys' reads are not affected (no epoch bump).
+      if (this.inflight.has(key.token)) this.heardDuringRead.set(key.token, key);
+      return;
+    }
+    this.epoch += 1;
     entry.key = newer(key, entry.key, true);
     entry.auth = null;
   }
@@ -361,9 +368,12 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     started: number,
     epoch: number,
   ): CacheEntry | null {
+    const heard = this.heardDuringRead.get(hash);
+    this.heardDuringRead.delete(hash);
     if (row === undefined) {
       this.entries.delete(hash);
-      setBounded(this.unknown, hash, started, this.maxEntries);
+      // A key announced while the read ran exists now: not remembered as unknown.
+      if (heard === undefined) setBounded(this.unknown, hash, started, this.maxEntries);
       return null;
     }
     this.unknown.delete(hash);
@@ -373,7 +383,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     const cached = this.entries.get(hash);
     const readUser = row.u_user_id === null ? null : userFromRow(row, "u_");
     const entry: CacheEntry = {
-      key: newer(cached?.key, keyFromRow(row), raced),
+      key: newer(heard ?? cached?.key, keyFromRow(row), raced || heard !== undefined),
       user: readUser === null ? null : newer(cached?.user, readUser, raced),
       fetchedAt: raced ? Number.NEGATIVE_INFINITY : started,
       auth: null,
