@@ -8,7 +8,7 @@ import { merge } from "../../../../services/gateway/src/cluster/cluster-metrics.
 import { createMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
 
 const caller = { hashed_api_key: "h1", api_key_alias: "a", user: "u" };
-const deployment = { litellm_model_name: "m", model_id: "d1", api_base: "http://x", api_provider: "openai" };
+const deployment = { litellm_model_name: "m", model_id: "d1", api_provider: "openai" };
 
 /** One worker's registry after `calls` calls, with the given deployment state and limits sharing. */
 async function worker(calls: number, state: number, shared: number, remainingBudget: number) {
