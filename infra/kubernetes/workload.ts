@@ -1,0 +1,155 @@
+/**
+ * The Kubernetes renderer of one service: a Deployment (or a StatefulSet with PersistentVolumeClaims when the
+ * service has data volumes) and its ClusterIP Service, as plain API objects. It takes the same health check,
+ * volumes and memory cap the Docker renderer (infra/container.ts) takes; secret values never appear as env
+ * literals, only as `secretKeyRef`s to the service's Secret.
+ * Source of the object shapes: Kubernetes API reference (apps/v1 Deployment, StatefulSet; core/v1 Service).
+ */
+import type { HealthCheck } from "../container.js";
+import { type Probe, probeFor, startupProbeFor } from "./probes.js";
+
+/** What the renderer needs to know about a service. */
+export interface WorkloadSpec {
+  /** Service name (DNS label): object name, `app.kubernetes.io/name` label and Service host name. */
+  name: string;
+  /** Image reference in the operator's registry. */
+  image: string;
+  /** Container port the Service exposes; none for workers. */
+  port?: number;
+  /** Plain settings (never secrets). */
+  env?: Record<string, string>;
+  /** Secret settings: env name → key in the Secret named `<name>-env`. */
+  secretEnv?: readonly string[];
+  healthcheck: HealthCheck;
+  /** Readiness path on the health check's port when it differs from liveness (gateway: `/health/readiness`). */
+  readinessPath?: string;
+  /** Memory limit (MiB); the request is half of it. */
+  memoryMb: number;
+  /** CPU request (millicores); the limit is four times it. */
+  cpuMillis: number;
+  /** Data volumes: key → mount path. Any makes the workload a StatefulSet with one PVC per key. */
+  volumes?: Record<string, string>;
+  /** PVC size per data volume (GiB). */
+  volumeGi?: number;
+  /** Writable scratch mounts (emptyDir) for images that run with a read-only root filesystem. */
+  scratch?: Record<string, string>;
+  /** UID the image runs as (runAsNonRoot needs a numeric user); 65532 unless said. */
+  uid?: number;
+  /** Whether the image runs with a read-only root filesystem (writes only to `volumes` and `scratch`). */
+  readOnlyRoot?: boolean;
+  replicas?: number;
+  /** Seconds Kubernetes waits after SIGTERM before SIGKILL. */
+  terminationGraceSeconds?: number;
+}
+
+/** A Kubernetes API object as plain JSON. */
+export type KubeObject = { apiVersion: string; kind: string; metadata: Record<string, unknown> } & Record<
+  string,
+  unknown
+>;
+
+/** Labels every object of `service` carries; also the selector of its pods. */
+export function labelsFor(service: string): Record<string, string> {
+  return { "app.kubernetes.io/name": service, "app.kubernetes.io/part-of": "platform" };
+}
+
+function container(spec: WorkloadSpec): Record<string, unknown> {
+  const env: Record<string, unknown>[] = Object.keys(spec.env ?? {})
+    .sort()
+    .map((name) => ({ name, value: spec.env?.[name] }));
+  for (const name of [...(spec.secretEnv ?? [])].sort())
+    env.push({ name, valueFrom: { secretKeyRef: { name: `${spec.name}-env`, key: name } } });
+  const mounts = [
+    ...Object.entries(spec.volumes ?? {}).map(([key, mountPath]) => ({ name: key, mountPath })),
+    ...Object.entries(spec.scratch ?? {}).map(([key, mountPath]) => ({ name: key, mountPath })),
+  ];
+  const liveness: Probe = probeFor(spec.healthcheck);
+  return {
+    name: spec.name,
+    image: spec.image,
+    env,
+    ...(spec.port ? { ports: [{ name: "http", containerPort: spec.port }] } : {}),
+    ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),
+    startupProbe: startupProbeFor(spec.healthcheck, spec.readinessPath),
+    livenessProbe: liveness,
+    readinessProbe: probeFor(spec.healthcheck, spec.readinessPath),
+    resources: {
+      requests: { cpu: `${spec.cpuMillis}m`, memory: `${Math.ceil(spec.memoryMb / 2)}Mi` },
+      limits: { cpu: `${spec.cpuMillis * 4}m`, memory: `${spec.memoryMb}Mi` },
+    },
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: spec.uid ?? 65532,
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: spec.readOnlyRoot ?? false,
+      capabilities: { drop: ["ALL"] },
+    },
+  };
+}
+
+/**
+ * The workload and Service of `spec` in `namespace`.
+ * @returns `[workload, service]`; `service` is undefined when the spec has no port.
+ */
+export function renderWorkload(spec: WorkloadSpec, namespace: string): [KubeObject, KubeObject | undefined] {
+  const labels = labelsFor(spec.name);
+  const metadata = { name: spec.name, namespace, labels };
+  const stateful = Object.keys(spec.volumes ?? {}).length > 0;
+  const pod = {
+    metadata: { labels },
+    spec: {
+      automountServiceAccountToken: false,
+      securityContext: {
+        runAsNonRoot: true,
+        fsGroup: spec.uid ?? 65532,
+        seccompProfile: { type: "RuntimeDefault" },
+      },
+      ...(spec.terminationGraceSeconds
+        ? { terminationGracePeriodSeconds: spec.terminationGraceSeconds }
+        : {}),
+      containers: [container(spec)],
+      ...(spec.scratch ? { volumes: Object.keys(spec.scratch).map((name) => ({ name, emptyDir: {} })) } : {}),
+    },
+  };
+  const workload: KubeObject = stateful
+    ? {
+        apiVersion: "apps/v1",
+        kind: "StatefulSet",
+        metadata,
+        spec: {
+          serviceName: spec.name,
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: pod,
+          volumeClaimTemplates: Object.keys(spec.volumes ?? {}).map((name) => ({
+            metadata: { name },
+            spec: {
+              accessModes: ["ReadWriteOnce"],
+              resources: { requests: { storage: `${spec.volumeGi ?? 10}Gi` } },
+            },
+          })),
+          // Data outlives `pulumi destroy` and scale-down (docs/kubernetes.md, "Teardown").
+          persistentVolumeClaimRetentionPolicy: { whenDeleted: "Retain", whenScaled: "Retain" },
+        },
+      }
+    : {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata,
+        spec: {
+          replicas: spec.replicas ?? 1,
+          selector: { matchLabels: labels },
+          strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
+          template: pod,
+        },
+      };
+  const service: KubeObject | undefined = spec.port
+    ? {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata,
+        spec: { selector: labels, ports: [{ name: "http", port: spec.port, targetPort: spec.port }] },
+      }
+    : undefined;
+  return [workload, service];
+}
