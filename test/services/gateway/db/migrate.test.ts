@@ -27,6 +27,7 @@ describe("migrations", () => {
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual([
+      "budget_events",
       "gateway_migrations",
       "keys",
       "spend_logs",
