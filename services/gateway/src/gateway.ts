@@ -8,6 +8,7 @@ import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { buildApp } from "./app.js";
 import { createFailureLimiter } from "./auth/failure-limiter.js";
+import { startBudgetSender } from "./budgets/sender.js";
 import type { CallObserver } from "./chat/hooks.js";
 import type { GatewayEnv } from "./config/env.js";
 import { loadModelConfig } from "./config/load-model-config.js";
@@ -114,6 +115,10 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
       await opened.close();
     });
     readiness.push({ name: "db", critical: true, check: () => opened.readiness() });
+    if (env.budgetWebhookUrl !== undefined) {
+      const stopSender = startBudgetSender({ pool: opened.pool, url: env.budgetWebhookUrl, log });
+      closers.push(stopSender);
+    }
   } else {
     readiness.push({
       name: "db",

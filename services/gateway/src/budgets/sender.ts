@@ -112,3 +112,28 @@ async function post(url: string, body: unknown, timeoutMs: number): Promise<stri
     return error instanceof Error ? error.name : "error";
   }
 }
+
+/**
+ * Runs {@link sendDueBudgetEvents} every `intervalMs` (default 5000) until the returned stop function is
+ * called (which waits for a pass in progress). Database errors are logged and the next pass retries.
+ */
+export function startBudgetSender(
+  options: BudgetSenderOptions & { intervalMs?: number },
+): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(() =>
+      sendDueBudgetEvents(options).catch((error: unknown) =>
+        options.log.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          "budget webhook: pass failed",
+        ),
+      ),
+    );
+  }, options.intervalMs ?? 5000);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { sendDueBudgetEvents } from "../../../../services/gateway/src/budgets/sender.js";
+import { sendDueBudgetEvents, startBudgetSender } from "../../../../services/gateway/src/budgets/sender.js";
 import { createPool } from "../../../../services/gateway/src/db/pool.js";
 import { writeSpendBatch } from "../../../../services/gateway/src/spend/write.js";
 import { databasePerTest } from "../../../helpers/postgres.js";
@@ -79,5 +79,29 @@ describe("budget webhook sender", () => {
       }),
     ]);
     expect(log.lines.join("\n")).not.toContain(hook.url);
+  });
+
+  it("startBudgetSender delivers recorded events on its own timer and stops cleanly", async () => {
+    const db = await database();
+    const opened = await openStore(db.url);
+    const app = await adminApp(opened);
+    const pool = createPool(db.url, recordingLogger());
+    cleanups.push(
+      () => opened.store.close(),
+      () => app.close(),
+      () => pool.end(),
+    );
+    await call(app, "POST", "/user/new", { user_id: "cy", max_budget: null });
+    const key = await call(app, "POST", "/key/generate", { user_id: "cy", max_budget: 2 });
+    await writeSpendBatch(
+      pool,
+      [spendRow({ keyHash: key.body.token, userId: "cy", spend: 1.7 })],
+      opened.clock.now(),
+    );
+    const hook = await receiver(0);
+    const stop = startBudgetSender({ pool, url: hook.url, log: recordingLogger(), intervalMs: 50 });
+    for (let i = 0; i < 100 && hook.bodies.length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+    await stop();
+    expect(hook.bodies).toEqual([expect.objectContaining({ threshold: 0.8, spend: "1.7", key_alias: null })]);
   });
 });
