@@ -122,7 +122,14 @@ export function countingPool(url: string, max = 2): { pool: pg.Pool; counter: { 
 }
 
 /** The tables the gateway's migrations make (with their own bookkeeping table), in name order. */
-export const GATEWAY_TABLES = ["audit_log", "gateway_migrations", "keys", "spend_logs", "users"];
+export const GATEWAY_TABLES = [
+  "audit_log",
+  "budget_events",
+  "gateway_migrations",
+  "keys",
+  "spend_logs",
+  "users",
+];
 
 /** The names of the tables in the `public` schema of the database behind `db`, in name order. */
 export async function publicTables(db: Pick<pg.Pool, "query">): Promise<string[]> {

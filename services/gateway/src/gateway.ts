@@ -9,6 +9,7 @@ import { pino } from "pino";
 import { buildApp } from "./app.js";
 import { startAuditRetention } from "./audit/query.js";
 import { createFailureLimiter } from "./auth/failure-limiter.js";
+import { startBudgetSender } from "./budgets/sender.js";
 import type { CallObserver } from "./chat/hooks.js";
 import type { GatewayEnv } from "./config/env.js";
 import { loadModelConfig } from "./config/load-model-config.js";
@@ -128,6 +129,10 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     const stopRetention = startAuditRetention(opened.pool, env.auditRetentionDays, () => clock.now(), log);
     closers.push(async () => stopRetention());
     readiness.push({ name: "db", critical: true, check: () => opened.readiness() });
+    if (env.budgetWebhookUrl !== undefined) {
+      const stopSender = startBudgetSender({ pool: opened.pool, url: env.budgetWebhookUrl, log });
+      closers.push(stopSender);
+    }
   } else {
     readiness.push({
       name: "db",

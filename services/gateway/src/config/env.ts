@@ -89,6 +89,7 @@ const envSchema = z.object({
   GATEWAY_TRUSTED_PROXIES: optionalString,
   /** Public URL of the key console; GET /ui redirects to its admin sign-in. */
   CONSOLE_PUBLIC_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  BUDGET_WEBHOOK_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
 });
 
 /** Validated gateway settings. Sizes in bytes, times in ms, budgets in USD. */
@@ -132,6 +133,8 @@ export interface GatewayEnv {
   workers: number;
   /** CONSOLE_PUBLIC_URL without a trailing slash, e.g. `https://console.example.com`; GET /ui redirects there. */
   consolePublicUrl: string | undefined;
+  /** BUDGET_WEBHOOK_URL: where budget warnings are POSTed (e.g. a Slack incoming webhook); undefined = not sent. */
+  budgetWebhookUrl: string | undefined;
   /** GATEWAY_AUTH_FAILURE_LIMIT: invalid keys per client address per minute (default 20); 0 = no limit. */
   authFailureLimit: number;
   /** AUDIT_LOG_RETENTION_DAYS: days audit rows are kept (default 365). */
@@ -207,6 +210,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
     chatServiceKey: e.CHAT_SERVICE_KEY,
     workers: e.GATEWAY_WORKERS,
     consolePublicUrl: e.CONSOLE_PUBLIC_URL?.replace(/\/+$/, ""),
+    budgetWebhookUrl: e.BUDGET_WEBHOOK_URL,
     authFailureLimit: e.GATEWAY_AUTH_FAILURE_LIMIT,
     trustedProxies: e.GATEWAY_TRUSTED_PROXIES,
     metricsToken: e.METRICS_TOKEN,

@@ -114,4 +114,26 @@ CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
   FOR EACH STATEMENT EXECUTE FUNCTION audit_log_append_only();
 `,
   },
+  {
+    id: 3,
+    name: "budget-events-outbox",
+    // One row per (budget, period, threshold): the "sent" mark and the webhook outbox at once. Writers insert
+    // with ON CONFLICT DO NOTHING, so several instances and concurrent calls produce exactly one row.
+    sql: `
+CREATE TABLE budget_events (
+  scope            text NOT NULL CHECK (scope IN ('key', 'user', 'team')),
+  scope_id         text NOT NULL,
+  period_start     timestamptz NOT NULL,
+  threshold        numeric NOT NULL CHECK (threshold > 0),
+  payload          jsonb NOT NULL,
+  attempts         integer NOT NULL DEFAULT 0,
+  next_attempt_at  timestamptz NOT NULL DEFAULT now(),
+  delivered_at     timestamptz,
+  last_error       text,
+  created_at       timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (scope, scope_id, period_start, threshold)
+);
+CREATE INDEX budget_events_due_idx ON budget_events (next_attempt_at) WHERE delivered_at IS NULL;
+`,
+  },
 ];

@@ -7,6 +7,7 @@
  * so concurrent flushes from several instances cannot deadlock (LiteLLM's spend writes do, #6895, #27989).
  */
 import type pg from "pg";
+import { NO_PERIOD_START, updateWithWarningEvents } from "../budgets/warnings.js";
 import { withTransaction } from "../db/transaction.js";
 import { currentPeriod } from "../users/budget-period.js";
 import type { SpendLogRow } from "./types.js";
@@ -91,7 +92,12 @@ async function addSpend(
   );
   const rowIds: string[] = [];
   const amounts: number[] = [];
-  const periods = { ids: [] as string[], rolled: [] as boolean[], resets: [] as (string | null)[] };
+  const periods = {
+    ids: [] as string[],
+    rolled: [] as boolean[],
+    resets: [] as (string | null)[],
+    starts: [] as string[],
+  };
   for (const current of locked.rows) {
     const period = currentPeriod(
       {
@@ -109,18 +115,24 @@ async function addSpend(
     periods.ids.push(current.id);
     periods.rolled.push(period.rolled);
     periods.resets.push(period.budgetResetAt === null ? null : new Date(period.budgetResetAt).toISOString());
+    periods.starts.push(
+      period.periodStart === null ? NO_PERIOD_START : new Date(period.periodStart).toISOString(),
+    );
   }
   if (periods.ids.length === 0) return;
   // Amounts are summed as numeric in the database, exactly (a JS sum of 0.1 + 0.2 would not be).
-  await client.query(
-    `WITH d AS (SELECT id, sum(amount) AS delta FROM unnest($1::text[], $2::numeric[]) AS x(id, amount) GROUP BY id),
-          p AS (SELECT * FROM unnest($3::text[], $4::bool[], $5::timestamptz[]) AS y(id, rolled, reset_at))
-     UPDATE ${table} AS t
+  // The same statement records the 80 % budget warning (budgets/warnings.ts).
+  const update = `UPDATE ${table} AS t
      SET spend = CASE WHEN p.rolled THEN 0 ELSE t.spend END + COALESCE(d.delta, 0),
          budget_reset_at = CASE WHEN p.rolled THEN p.reset_at ELSE t.budget_reset_at END
      FROM p LEFT JOIN d ON d.id = p.id
-     WHERE t.${idColumn} = p.id`,
-    [rowIds, amounts, periods.ids, periods.rolled, periods.resets],
+     WHERE t.${idColumn} = p.id`;
+  await client.query(
+    `WITH d AS (SELECT id, sum(amount) AS delta FROM unnest($1::text[], $2::numeric[]) AS x(id, amount) GROUP BY id),
+          p AS (SELECT * FROM unnest($3::text[], $4::bool[], $5::timestamptz[], $6::timestamptz[])
+                AS y(id, rolled, reset_at, period_start)),
+     ${updateWithWarningEvents(table, update)}`,
+    [rowIds, amounts, periods.ids, periods.rolled, periods.resets, periods.starts],
   );
 }
 

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { createPool } from "../../../../services/gateway/src/db/pool.js";
+import { writeSpendBatch } from "../../../../services/gateway/src/spend/write.js";
+import { databasePerTest } from "../../../helpers/postgres.js";
+import { adminApp, call, openStore, recordingLogger, spendRow } from "../store/harness.js";
+
+const { cleanups, database, sqlClient } = databasePerTest();
+
+async function setup() {
+  const db = await database();
+  const opened = await openStore(db.url);
+  const app = await adminApp(opened);
+  const pool = createPool(db.url, recordingLogger());
+  cleanups.push(
+    () => opened.store.close(),
+    () => app.close(),
+    () => pool.end(),
+  );
+  await call(app, "POST", "/user/new", { user_id: "ann", max_budget: 10, budget_duration: "30d" });
+  const key = await call(app, "POST", "/key/generate", {
+    user_id: "ann",
+    key_alias: "ann-app",
+    max_budget: 1,
+  });
+  const events = async () =>
+    (
+      await (
+        await sqlClient(db)
+      ).query(
+        "SELECT scope, scope_id, threshold::float8 AS threshold, payload FROM budget_events ORDER BY scope",
+      )
+    ).rows;
+  return { pool, clock: opened.clock, token: key.body.token as string, events };
+}
+
+describe("80 % budget warnings recorded by the spend writer", () => {
+  it("records one event when settled spend crosses 80 % of the key's budget, none below it", async () => {
+    const { pool, clock, token, events } = await setup();
+    const row = () => spendRow({ keyHash: token, userId: "ann", keyAlias: "ann-app", spend: 0.3 });
+    await writeSpendBatch(pool, [row(), row()], clock.now());
+    expect(await events()).toEqual([]);
+    await writeSpendBatch(pool, [row(), row()], clock.now());
+    await writeSpendBatch(pool, [row()], clock.now());
+    const recorded = await events();
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({ scope: "key", scope_id: token, threshold: 0.8 });
+    expect(recorded[0].payload).toMatchObject({
+      event: "budget_threshold_reached",
+      threshold: 0.8,
+      user: "ann",
+      key_alias: "ann-app",
+      budget: "1",
+      spend: "1.2",
+    });
+  });
+
+  it("concurrent batches from several writers produce exactly one event per budget", async () => {
+    const { pool, clock, token, events } = await setup();
+    const batches = Array.from({ length: 8 }, () =>
+      writeSpendBatch(pool, [spendRow({ keyHash: token, userId: "ann", spend: 1.1 })], clock.now()),
+    );
+    await Promise.all(batches);
+    const recorded = await events();
+    // 8.8 USD: the key (1 USD) and the user (10 USD, 80 % = 8) both crossed once.
+    expect(recorded.map((e) => [e.scope, e.threshold])).toEqual([
+      ["key", 0.8],
+      ["user", 0.8],
+    ]);
+    expect(recorded[1].payload).toMatchObject({ scope: "user", user: "ann", key_alias: null, budget: "10" });
+    expect(recorded[1].payload.period_end).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+});
