@@ -18,7 +18,9 @@ const payload = (text: string) =>
     choices: [{ index: 0, delta: { content: text }, finish_reason: null }],
   });
 const single = Array.from({ length: N }, (_, i) => payload(` ${words[i % words.length]}`));
-const merged = Array.from({ length: N }, (_, i) => payload(`Several words in one chunk, as a proxy merges them: ${i}`));
+const merged = Array.from({ length: N }, (_, i) =>
+  payload(`Several words in one chunk, as a proxy merges them: ${i}`),
+);
 const tokenizer = tokenizerFor("gpt-4o-mini");
 
 function run(chunks: string[], meter: () => OutputMeter | undefined): number {
@@ -26,7 +28,7 @@ function run(chunks: string[], meter: () => OutputMeter | undefined): number {
   const started = process.hrtime.bigint();
   for (const data of chunks) {
     const chunk = JSON.parse(data) as { choices?: unknown };
-    if (m !== undefined && m.fits(chunkText(chunk))) m.commit();
+    if (m?.fits(chunkText(chunk))) m.commit();
   }
   return Number(process.hrtime.bigint() - started) / 1000 / chunks.length;
 }

@@ -42,7 +42,8 @@ function row(i: number): SpendLogRow {
   };
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 async function round(withSpool: boolean) {
   const dir = mkdtempSync(join(tmpdir(), "bench-spool-"));

@@ -28,6 +28,8 @@ import { deleteKeys } from "../helpers/redis.js";
 
 /** The gateway's master key in the run (a throw-away value: every part lives only as long as the run). */
 export const E2E_MASTER_KEY = "sk-e2e-master-key-0123456789abcdef";
+/** The bearer token of the gateway's `/metrics` in the run (Prometheus sends it). */
+const E2E_METRICS_TOKEN = "e2e-metrics-token-0123456789abcdef";
 const TRACE_PUBLIC_KEY = "pk-lf-e2e";
 const TRACE_SECRET_KEY = "sk-lf-e2e";
 /** The model the gateway's config registers at the fake upstream. */
@@ -211,6 +213,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         GATEWAY_MASTER_KEY: E2E_MASTER_KEY,
         GATEWAY_SPOOL_DIR: path.join(dir, "spend-spool"),
         GATEWAY_SHUTDOWN_TIMEOUT_MS: "2000",
+        // Set here so that a METRICS_TOKEN in the checkout's .env (the first run makes one) cannot differ from
+        // the one Prometheus sends.
+        METRICS_TOKEN: E2E_METRICS_TOKEN,
         DATABASE_URL: db.url,
         REDIS_URL: options.redisUrl,
         GATEWAY_REDIS_KEY_PREFIX: redisPrefix,
@@ -257,7 +262,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       console: `127.0.0.1:${consolePort}`,
     };
     progress("starting Prometheus (scrape interval 1 s: gateway, scanner, console)");
-    const prometheus = await startPrometheus(writeScrapeConfig(dir, jobs), dir);
+    const prometheus = await startPrometheus(
+      writeScrapeConfig(dir, jobs, [], { gateway: E2E_METRICS_TOKEN }),
+      dir,
+    );
     cleanups.push(() => prometheus.stop());
     progress(`waiting for ${prometheus.url} to scrape each target once`);
     await until(waitForScrapes(prometheus, Object.keys(jobs), 20_000));

@@ -127,15 +127,23 @@ export async function startPrometheus(configFile: string, dir: string): Promise<
 
 /**
  * Writes `<dir>/prometheus.yml` scraping each job's `host:port` (its `/metrics`) every second; returns its path.
- * `jobs` maps job name → target, e.g. `{ gateway: "127.0.0.1:4000" }`.
+ * `jobs` maps job name → target, e.g. `{ gateway: "127.0.0.1:4000" }`; `bearerTokens` maps a job to the bearer
+ * token its target wants (the gateway's `METRICS_TOKEN`).
  */
-export function writeScrapeConfig(dir: string, jobs: Record<string, string>, extra: string[] = []): string {
+export function writeScrapeConfig(
+  dir: string,
+  jobs: Record<string, string>,
+  extra: string[] = [],
+  bearerTokens: Record<string, string> = {},
+): string {
+  const auth = (job: string) =>
+    bearerTokens[job] === undefined ? "" : `, authorization: { credentials: "${bearerTokens[job]}" }`;
   const lines = [
     "global: { scrape_interval: 1s, evaluation_interval: 1s }",
     ...extra,
     "scrape_configs:",
     ...Object.entries(jobs).map(
-      ([job, target]) => `  - { job_name: ${job}, static_configs: [{ targets: ["${target}"] }] }`,
+      ([job, target]) => `  - { job_name: ${job}, static_configs: [{ targets: ["${target}"] }]${auth(job)} }`,
     ),
   ];
   const file = path.join(dir, "prometheus.yml");
