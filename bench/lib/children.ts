@@ -185,7 +185,7 @@ export async function spawnGateway(
   const port = await freePort();
   const service = spawnService(name, {
     entry: options.entry ?? "services/gateway/src/server.ts",
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    env: { GATEWAY_ENV_FILE: "", ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.nodeFlags === undefined ? {} : { nodeFlags: options.nodeFlags }),
   });

@@ -12,11 +12,14 @@ export interface GatewayProcess {
   output: () => string;
 }
 
-/** Starts the gateway with only PATH, HOST=127.0.0.1, LOG_LEVEL=info and `env` in its environment. */
+/**
+ * Starts the gateway with only PATH, HOST=127.0.0.1, LOG_LEVEL=info and `env` in its environment; it reads no
+ * `.env` (GATEWAY_ENV_FILE empty) unless `env` names one, so a checkout's `.env` cannot change a test.
+ */
 export function startGatewayProcess(env: Record<string, string>): GatewayProcess {
   let out = "";
   const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", serverEntry], {
-    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", LOG_LEVEL: "info", GATEWAY_ENV_FILE: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (d: Buffer) => {

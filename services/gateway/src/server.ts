@@ -11,7 +11,7 @@ import cluster from "node:cluster";
 import { type Logger, pino } from "pino";
 import { runPrimary } from "./cluster/primary.js";
 import { type WorkerLink, workerLink } from "./cluster/worker-link.js";
-import { loadOperatorEnv } from "./config/dotenv.js";
+import { loadOperatorEnv, operatorEnvFile } from "./config/dotenv.js";
 import { type GatewayEnv, readEnv, repoRoot } from "./config/env.js";
 import { EMBEDDED_POOL_MAX, startEmbeddedDatabase } from "./db/embedded.js";
 import { describeDatabase } from "./db/pool.js";
@@ -20,8 +20,10 @@ import type { GatewayMetrics } from "./metrics/metrics.js";
 
 async function main(): Promise<void> {
   // Run from source, the gateway reads the operator's .env at the repository root (the same file the stack reads);
-  // variables already set in the environment win. In the image there is no such file.
-  const notes = loadOperatorEnv(`${repoRoot}.env`);
+  // variables already set in the environment win. In the image there is no such file. GATEWAY_ENV_FILE names
+  // another file, or none when empty.
+  const envFile = operatorEnvFile(repoRoot);
+  const notes = envFile === undefined ? [] : loadOperatorEnv(envFile);
   let env = readEnv();
   if (env.workers > 1 && env.databaseUrl === undefined && env.embeddedDbDir !== undefined) {
     notes.push(

@@ -40,3 +40,14 @@ export function loadOperatorEnv(path: string, env: NodeJS.ProcessEnv = process.e
       "to trace from source, set TRACE_HOST to your Langfuse (e.g. http://localhost:3000 with the stack running)",
   ];
 }
+
+/**
+ * The operator's `.env` a from-source gateway reads: `GATEWAY_ENV_FILE` when set (an empty value: none, as test
+ * harnesses and benchmarks want, whatever a checkout's `.env` holds), else `<repoRoot>.env`.
+ * @returns an absolute or repo-relative file path, or undefined for none.
+ */
+export function operatorEnvFile(repoRoot: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const chosen = env.GATEWAY_ENV_FILE;
+  if (chosen === undefined) return `${repoRoot}.env`;
+  return chosen === "" ? undefined : chosen;
+}

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadOperatorEnv } from "../../../../services/gateway/src/config/dotenv.js";
+import { loadOperatorEnv, operatorEnvFile } from "../../../../services/gateway/src/config/dotenv.js";
 import { readEnv } from "../../../../services/gateway/src/config/env.js";
 import { TraceSettingsError } from "../../../../services/gateway/src/tracing/settings.js";
 
@@ -54,5 +54,11 @@ describe("loadOperatorEnv", () => {
     const untouched: NodeJS.ProcessEnv = {};
     expect(loadOperatorEnv("/nonexistent/.env", untouched)).toEqual([]);
     expect(untouched).toEqual({});
+  });
+
+  it("reads <repo>/.env by default, the file GATEWAY_ENV_FILE names, or none when it is empty", () => {
+    expect(operatorEnvFile("/repo/", {})).toBe("/repo/.env");
+    expect(operatorEnvFile("/repo/", { GATEWAY_ENV_FILE: "/etc/gateway.env" })).toBe("/etc/gateway.env");
+    expect(operatorEnvFile("/repo/", { GATEWAY_ENV_FILE: "" })).toBeUndefined();
   });
 });
