@@ -65,6 +65,7 @@ export interface MockedRun {
 const registered: Registered[] = [];
 const retained = new Map<string, boolean>();
 const ignored = new Map<string, string[]>();
+const dependencies = new Map<string, string[]>();
 
 /**
  * The `retainOnDelete` option each resource was registered with, by resource name. Pulumi's mocks do not pass
@@ -79,8 +80,18 @@ export function ignoreChanges(name: string): string[] | undefined {
   return ignored.get(name);
 }
 
+/**
+ * The URNs a resource depends on (explicit `dependsOn` and resources whose outputs flow into its inputs), by
+ * `type` and name, as the registration request carried them (see {@link retainOnDelete}).
+ */
+export function dependenciesOf(type: string, name: string): string[] {
+  return dependencies.get(`${type}::${name}`) ?? [];
+}
+
 interface RegisterRequest {
   getName(): string;
+  getType(): string;
+  getDependenciesList(): string[];
   getRetainondelete(): boolean;
   getIgnorechangesList(): string[];
 }
@@ -186,6 +197,7 @@ export async function installMocks(stack: string, override?: StateOverride): Pro
   monitor.registerResource = (req, callback) => {
     retained.set(req.getName(), req.getRetainondelete());
     ignored.set(req.getName(), req.getIgnorechangesList());
+    dependencies.set(`${req.getType()}::${req.getName()}`, req.getDependenciesList());
     return register(req, callback);
   };
 }
