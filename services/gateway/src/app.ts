@@ -5,7 +5,6 @@
  */
 import { randomUUID } from "node:crypto";
 import Fastify, {
-  type FastifyError,
   type FastifyInstance,
   type FastifyPluginAsync,
   type FastifyServerOptions,
@@ -15,6 +14,7 @@ import type { AuthFailureLimiter } from "./auth/failure-limiter.js";
 import type { KeyAuthenticator, UserAttributor } from "./auth/types.js";
 import type { CallObserver, ChatGuard } from "./chat/hooks.js";
 import type { ServerTimeouts } from "./config/env.js";
+import { gatewayErrorHandler } from "./errors/error-handler.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import type { Admitter } from "./limits/types.js";
 import type { GatewayMetrics } from "./metrics/metrics.js";
@@ -91,36 +91,6 @@ export const DEFAULT_TIMEOUTS: ServerTimeouts = {
   connectionMs: 600_000,
 };
 
-/** Maps fastify's own client errors (bad JSON, body too large, …) to OpenAI-shaped ones. */
-function fromFastifyError(error: FastifyError, maxBodyBytes: number): GatewayError | undefined {
-  switch (error.code) {
-    case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new GatewayError(
-        413,
-        `Request body is larger than the gateway's limit of ${(maxBodyBytes / 1024 / 1024).toFixed(1)} MB (GATEWAY_MAX_REQUEST_SIZE_MB).`,
-        { type: "invalid_request_error", code: "request_too_large" },
-      );
-    case "FST_ERR_CTP_EMPTY_JSON_BODY":
-      return new GatewayError(400, "The request body is empty; send a JSON object.", {
-        type: "invalid_request_error",
-      });
-    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return new GatewayError(415, "Unsupported Content-Type; send application/json.", {
-        type: "invalid_request_error",
-      });
-  }
-  if (error instanceof SyntaxError || error.code === "FST_ERR_CTP_INVALID_JSON_BODY") {
-    return new GatewayError(400, `Malformed JSON in the request body: ${error.message}`, {
-      type: "invalid_request_error",
-      code: "invalid_json",
-    });
-  }
-  if (error.validation !== undefined || (error.statusCode !== undefined && error.statusCode < 500)) {
-    return new GatewayError(error.statusCode ?? 400, error.message, { type: "invalid_request_error" });
-  }
-  return undefined;
-}
-
 /** Creates the app. Throws only for programming errors (duplicate routes). */
 export function buildApp(deps: AppDeps): FastifyInstance {
   const timeouts = deps.timeouts ?? DEFAULT_TIMEOUTS;
@@ -146,21 +116,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   registerJsonBodyParser(app);
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = error instanceof GatewayError ? error : fromFastifyError(error, deps.maxBodyBytes);
-    if (known === undefined) {
-      request.log.error({ err: error, requestId: request.id }, "unhandled error");
-    }
-    const out =
-      known ??
-      new GatewayError(500, `Internal error in the gateway (request id ${request.id}).`, {
-        type: "internal_error",
-      });
-    request.errorType = out.type;
-    if (out.status >= 500)
-      request.log.warn({ status: out.status, type: out.type, requestId: request.id }, out.message);
-    return reply.code(out.status).headers(out.headers).send(out.toBody());
-  });
+  app.setErrorHandler(gatewayErrorHandler(deps.maxBodyBytes));
   app.setNotFoundHandler((request, reply) => {
     const error = new GatewayError(404, `No route ${request.method} ${request.url.split("?")[0]}.`, {
       type: "invalid_request_error",

@@ -14,7 +14,7 @@ import {
 } from "../../../../services/gateway/src/auth/failure-limiter.js";
 import { LocalInvalidationBus } from "../../../../services/gateway/src/cache/local-bus.js";
 import type { InvalidationBus } from "../../../../services/gateway/src/cache/types.js";
-import { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
+import { gatewayErrorHandler } from "../../../../services/gateway/src/errors/error-handler.js";
 import { CachedKeyAuthenticator } from "../../../../services/gateway/src/keys/authenticator.js";
 import { generateKey, hashKey } from "../../../../services/gateway/src/keys/key-material.js";
 import { findKey } from "../../../../services/gateway/src/keys/repository.js";
@@ -36,13 +36,7 @@ async function floodTarget(db: TestDatabase, failures: AuthFailureLimiter, bus: 
   const { pool, counter } = countingPool(db.url);
   const keys = new CachedKeyAuthenticator({ pool, clock: new ManualClock(), bus, log: recordingLogger() });
   const app = Fastify();
-  app.setErrorHandler((error, _request, reply) => {
-    const known =
-      error instanceof GatewayError
-        ? error
-        : new GatewayError(500, String(error), { type: "internal_server_error" });
-    return reply.code(known.status).headers(known.headers).send(known.toBody());
-  });
+  app.setErrorHandler(gatewayErrorHandler(1024 * 1024));
   await app.register(authPlugin, { masterKey: undefined, keys, failures });
   app.get("/whoami", async (request) => ({ kind: request.auth?.kind }));
   await app.ready();
