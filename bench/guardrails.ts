@@ -19,6 +19,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { Registry } from "prom-client";
 import { Pool } from "undici";
+import { chatRequestTexts } from "../services/gateway/src/endpoints/chat-completions/texts.js";
 import { GuardrailEngine } from "../services/gateway/src/guardrails/engine.js";
 import { createGuardrailMetrics } from "../services/gateway/src/guardrails/metrics.js";
 import { builtInAnalyzer } from "../services/gateway/src/guardrails/pii/analyzer.js";
@@ -209,18 +210,24 @@ async function engineAlone(body: string, calls: number) {
   });
   const parsed = JSON.parse(body) as { messages: Array<{ role: string; content: string }> };
   for (let i = 0; i < 2000; i++) {
-    await engine.checkInput({
-      body: { messages: parsed.messages.map((m) => ({ ...m })) },
-      auth: { kind: "master" },
-      decisions: [],
-    });
+    await engine.checkInput(
+      {
+        body: { messages: parsed.messages.map((m) => ({ ...m })) },
+        auth: { kind: "master" },
+        decisions: [],
+      },
+      chatRequestTexts,
+    );
   }
   const samples = new Float64Array(calls);
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < calls; i++) {
     const messages = parsed.messages.map((m) => ({ ...m }));
     const t0 = performance.now();
-    await engine.checkInput({ body: { messages }, auth: { kind: "master" }, decisions: [] });
+    await engine.checkInput(
+      { body: { messages }, auth: { kind: "master" }, decisions: [] },
+      chatRequestTexts,
+    );
     samples[i] = (performance.now() - t0) * 1000;
   }
   const used = process.cpuUsage(cpu0);

@@ -60,6 +60,7 @@ for (let round = 0; round < 3; round++) {
       deployment,
       admission,
       stream: false,
+      callType: "acompletion",
       startedAtEpoch: Date.now(),
       startedAt: performance.now(),
       upstreamMs: 1,

@@ -11,7 +11,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { chatRequestTexts } from "../../services/gateway/src/guardrails/text/chat-texts.js";
+import { chatRequestTexts } from "../../services/gateway/src/endpoints/chat-completions/texts.js";
 import { normalizeForDetection } from "../../services/gateway/src/guardrails/text/normalize.js";
 
 const BEFORE = "5c28912";

@@ -12,16 +12,16 @@ import Fastify, {
 } from "fastify";
 import type { AuthFailureLimiter } from "./auth/failure-limiter.js";
 import type { KeyAuthenticator, UserAttributor } from "./auth/types.js";
-import type { CallObserver, ChatGuard } from "./chat/hooks.js";
 import type { ServerTimeouts } from "./config/env.js";
+import { modelRoutes } from "./endpoints/index.js";
 import { gatewayErrorHandler } from "./errors/error-handler.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import type { Admitter } from "./limits/types.js";
 import type { GatewayMetrics } from "./metrics/metrics.js";
+import type { CallGuard, CallObserver } from "./pipeline/types.js";
 import authPlugin from "./plugins/auth.js";
 import { registerJsonBodyParser } from "./plugins/json-body.js";
 import type { Router } from "./router/router.js";
-import { chatCompletionsRoutes } from "./routes/chat-completions.js";
 import { consoleRoutes } from "./routes/console.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
@@ -63,9 +63,9 @@ export interface AppDeps {
   consolePublicUrl?: string | undefined;
   admitter?: Admitter;
   spend?: SpendRecorder;
-  /** Guardrails on the chat path (see `chat/hooks.ts`). */
-  guard?: ChatGuard;
-  /** Told about every finished chat call, after the response (tracing). */
+  /** Guardrails on the model endpoints (see `pipeline/types.ts`). */
+  guard?: CallGuard;
+  /** Told about every finished model call, after the response (tracing). */
   observers?: CallObserver[];
   /** A stream is ended after this long, ms (`GATEWAY_MAX_STREAM_DURATION_MS`; 0: never; default 30 minutes). */
   maxStreamDurationMs?: number;
@@ -148,15 +148,15 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     token: deps.metricsToken,
   });
   app.register(modelsRoutes, { router: deps.router });
-  app.register(chatCompletionsRoutes, {
+  app.register(modelRoutes, {
     router: deps.router,
     metrics: deps.metrics,
     clock: deps.clock,
     admitter: deps.admitter,
     spend: deps.spend,
     guard: deps.guard,
-    observers: deps.observers,
-    maxStreamDurationMs: deps.maxStreamDurationMs,
+    observers: deps.observers ?? [],
+    ...(deps.maxStreamDurationMs === undefined ? {} : { maxStreamDurationMs: deps.maxStreamDurationMs }),
   });
   if (deps.adminRoutes) app.register(deps.adminRoutes);
   return app;

@@ -10,15 +10,8 @@ import { costOf, priceOf } from "../cost/pricing.js";
 import type { Admission } from "../limits/types.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
 import { recordCallMetrics } from "../metrics/record-call.js";
+import type { CallerLabels, Usage } from "../pipeline/types.js";
 import type { SpendRecorder } from "../spend/types.js";
-import type { Usage } from "../streaming/relay-sse.js";
-
-/** Labels identifying the caller on every metric. */
-export interface CallerLabels {
-  hashed_api_key: string;
-  api_key_alias: string;
-  user: string;
-}
 
 const MASTER_LABELS: CallerLabels = Object.freeze({
   hashed_api_key: "master_key",
@@ -41,6 +34,8 @@ export interface CallRecord {
   deployment: Deployment;
   admission: Admission | undefined;
   stream: boolean;
+  /** LiteLLM's `call_type` of the endpoint (`acompletion`, `aembedding`, …). */
+  callType: string;
   /** Epoch ms when the request arrived (spend log times). */
   startedAtEpoch: number;
   /** When the request arrived. */
@@ -151,5 +146,6 @@ export function recordCall(
     endTime,
     status,
     stream: record.stream,
+    callType: record.callType,
   });
 }

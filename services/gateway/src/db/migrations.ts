@@ -136,4 +136,11 @@ CREATE TABLE budget_events (
 CREATE INDEX budget_events_due_idx ON budget_events (next_attempt_at) WHERE delivered_at IS NULL;
 `,
   },
+  {
+    id: 4,
+    name: "spend-logs-call-type",
+    // LiteLLM's `call_type` per spend row (acompletion, aresponses, aembedding, atext_completion,
+    // anthropic_messages); rows written before the other endpoints existed were all chat completions.
+    sql: `ALTER TABLE spend_logs ADD COLUMN call_type text NOT NULL DEFAULT 'acompletion';`,
+  },
 ];

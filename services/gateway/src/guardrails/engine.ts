@@ -1,5 +1,5 @@
 /**
- * The guardrail engine: the chat route's `ChatGuard`. Input (pre_call): PII and prompt injection run in
+ * The guardrail engine: the pipeline's `CallGuard`, for every endpoint (each hands it its own text extractor). Input (pre_call): PII and prompt injection run in
  * parallel on the request; output (post_call): PII on the answer, or on the stream through a
  * StreamOutputGuard. Every decision is counted in the metrics and returned for the response headers and the
  * trace; a refusal is thrown as a GuardrailRefusal that carries the decisions.
@@ -14,9 +14,8 @@ import { effectiveMode } from "./policy/key-overrides.js";
 import type { GuardMode, GuardrailPolicy, PiiPolicy } from "./policy/schema.js";
 import { firstRefusal, type Refusal } from "./refusals.js";
 import { createStreamOutputGuard } from "./stream-output.js";
-import { chatCompletionTexts, chatRequestTexts } from "./text/chat-texts.js";
 import type { TextSlot } from "./text/slots.js";
-import type { ChatGuard, GuardCall, GuardDecision, GuardOutcome, StreamOutputGuard } from "./types.js";
+import type { CallGuard, GuardCall, GuardDecision, GuardOutcome, StreamOutputGuard } from "./types.js";
 
 /** What the engine runs on. */
 export interface GuardrailEngineDeps {
@@ -53,8 +52,8 @@ function refuseIfAny(
   throw refusal;
 }
 
-/** Implements {@link ChatGuard} for a policy. */
-export class GuardrailEngine implements ChatGuard {
+/** Implements {@link CallGuard} for a policy. */
+export class GuardrailEngine implements CallGuard {
   private readonly policy: GuardrailPolicy;
   private readonly analyzer: PiiAnalyzer;
   private readonly scanner: InjectionScanner | undefined;
@@ -72,9 +71,9 @@ export class GuardrailEngine implements ChatGuard {
     return [this.policy.pii?.name, this.policy.promptInjection?.name].filter(defined);
   }
 
-  /** A chat completions call: every text of its body ({@link chatRequestTexts}). */
-  checkInput(call: GuardCall): Promise<GuardOutcome> {
-    return this.checkRequest(call, chatRequestTexts);
+  /** Every text of the call's body that `texts` (the endpoint's extractor) finds; see {@link checkRequest}. */
+  checkInput(call: GuardCall, texts: (body: Record<string, unknown>) => TextSlot[]): Promise<GuardOutcome> {
+    return this.checkRequest(call, texts);
   }
 
   /**
@@ -118,11 +117,19 @@ export class GuardrailEngine implements ChatGuard {
     return { decisions, rewritten: false };
   }
 
-  async checkOutput(call: GuardCall, completion: unknown): Promise<GuardOutcome> {
+  /** PII on a non-streamed answer's texts (`texts`: the endpoint's extractor of model-written text). */
+  async checkOutput(
+    call: GuardCall,
+    completion: unknown,
+    texts: (answer: Record<string, unknown>) => TextSlot[],
+  ): Promise<GuardOutcome> {
     const pii = this.policy.pii;
     const mode = this.piiMode(call, "output");
     if (pii === undefined || mode === "off") return { decisions: [] };
-    const slots = chatCompletionTexts(completion);
+    const slots =
+      typeof completion === "object" && completion !== null
+        ? texts(completion as Record<string, unknown>)
+        : [];
     const verdict = await inspectPii(
       pii,
       this.analyzer,

@@ -1,6 +1,6 @@
 /**
  * Builds the gateway's guardrails from the policy file, LiteLLM's `guardrails:` list and the environment:
- * the engine (the chat route's ChatGuard), its metrics on the gateway's registry, and what to log at start-up.
+ * the engine (the pipeline's CallGuard), its metrics on the gateway's registry, and what to log at start-up.
  */
 import type { Registry } from "prom-client";
 import { GuardrailEngine } from "./engine.js";

@@ -18,14 +18,26 @@ export interface UpstreamRequest {
   body: string;
 }
 
+/**
+ * An upstream API a provider may serve, named by its path under the API base (OpenAI's and Anthropic's API
+ * references): the pipeline's endpoints send to one of these, natively or after translating.
+ */
+export type UpstreamApi = "chat/completions" | "embeddings" | "completions" | "responses" | "messages";
+
 /** Builds upstream calls for one provider. */
 export interface ProviderAdapter {
   readonly provider: ProviderName;
   /**
-   * Builds the upstream call for an OpenAI-format chat completion.
-   * @param json the request's JSON text, `model` already set to the deployment's upstream model.
+   * Whether `deployment` serves `api` natively (an endpoint that gets `false` translates to an API it does
+   * serve, chat completions as a rule).
    */
-  chatCompletions(deployment: Deployment, json: string): UpstreamRequest;
+  serves(deployment: Deployment, api: UpstreamApi): boolean;
+  /**
+   * Builds the upstream call for `api` (one it {@link serves}).
+   * @param json the request's JSON text in that API's format, `model` already set to the deployment's upstream
+   *   model.
+   */
+  request(api: UpstreamApi, deployment: Deployment, json: string): UpstreamRequest;
 }
 
 /** USD per token. */

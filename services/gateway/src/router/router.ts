@@ -20,11 +20,11 @@
 import { once } from "node:events";
 import type { Dispatcher } from "undici";
 import { Agent, errors as undiciErrors } from "undici";
-import { type ForwardableJson, upstreamJson } from "../chat/forward-json.js";
 import type { Deployment, ModelConfig } from "../config/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
-import { adapterFor } from "../providers/index.js";
+import { adapterFor, type UpstreamApi } from "../providers/index.js";
+import { type ForwardableJson, upstreamJson } from "../providers/openai-compatible/forward-json.js";
 import type { Clock } from "../time/clock.js";
 import { type AbortSource, abortSignalOf } from "./call-abort.js";
 import { type DeploymentLoad, DeploymentStates } from "./deployment-state.js";
@@ -80,10 +80,12 @@ export interface SendOptions {
    */
   estimatedTokens?: number;
   /**
-   * The client's JSON text for `body` (`chat/forward-json.ts`): sent with each deployment's model name spliced
+   * The client's JSON text for `body` (`providers/openai-compatible/forward-json.ts`): sent with each deployment's model name spliced
    * in, instead of serialising `body`. Ignored when `body` has `tags` (they are not sent upstream).
    */
   json?: ForwardableJson;
+  /** The upstream API `body` is for (default `chat/completions`); every deployment tried must serve it. */
+  api?: UpstreamApi;
 }
 
 /** Options of the {@link Router} itself. */
@@ -205,12 +207,13 @@ export class Router {
   }
 
   /**
-   * Calls an upstream for an OpenAI-format chat completion body, with retries and fallbacks. The body's
+   * Calls an upstream with a body for `options.api` (default: an OpenAI chat completion), with retries and
+   * fallbacks. The body's
    * `tags` (LiteLLM's routing field, which OpenAI's API refuses) is not sent upstream.
    * @param body the client's body; `model` is replaced per deployment.
    * @param signal aborted when the client goes away (an AbortSignal, or a {@link CallAbort}, which is cheaper);
    *   the in-flight upstream request is aborted with it.
-   * @param options routing tags and token estimate ({@link SendOptions}).
+   * @param options upstream API, routing tags and token estimate ({@link SendOptions}).
    * @throws GatewayError 400 `invalid_request_error` for malformed `tags`, 400
    *   `no_deployments_with_tag_routing` when tag filtering leaves no deployment, 429 `rate_limit_error` with
    *   `retry-after` (seconds to the next minute) when every eligible deployment is at its rpm/tpm limit; the
@@ -228,6 +231,7 @@ export class Router {
     const json = hasTags ? undefined : options.json;
     const tags = this.config.router.tagFiltering ? (options.tags ?? requestTags(body)) : [];
     const stream = body.stream === true;
+    const api = options.api ?? "chat/completions";
     let attempts = 0;
     let last: AttemptFailure | undefined;
     let limitedMs: number | undefined;
@@ -264,7 +268,7 @@ export class Router {
         attempts++;
         const minute = this.states.start(deployment, tokens, now);
         const sentAt = performance.now();
-        const outcome = await this.attempt(deployment, upstreamBody, json, stream, signal).catch(
+        const outcome = await this.attempt(deployment, upstreamBody, json, stream, api, signal).catch(
           (error: unknown) => {
             this.states.finish(deployment);
             throw error;
@@ -344,11 +348,12 @@ export class Router {
     body: Record<string, unknown>,
     json: ForwardableJson | undefined,
     stream: boolean,
+    api: UpstreamApi,
     signal: AbortSource,
   ): Promise<Omit<UpstreamResponse, "deployment" | "attempts" | "sentAt" | "retryMs"> | AttemptFailure> {
     const model = deployment.upstreamModel;
     const text = json === undefined ? JSON.stringify({ ...body, model }) : upstreamJson(json, model);
-    const request = adapterFor(deployment.provider).chatCompletions(deployment, text);
+    const request = adapterFor(deployment.provider).request(api, deployment, text);
     const settings = this.config.router;
     const timeout = stream ? this.streamTimeoutOf(deployment) : (deployment.timeoutMs ?? settings.timeoutMs);
     const target = `${deployment.provider}/${deployment.upstreamModel}`;

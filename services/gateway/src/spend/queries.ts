@@ -18,7 +18,7 @@ export interface SpendLogFilter {
 }
 
 const LOG_COLUMNS = `request_id, api_key, key_alias, user_id, model_group, model, deployment_id, prompt_tokens,
-  completion_tokens, total_tokens, spend, start_time, end_time, status, stream`;
+  completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type`;
 
 type LogRow = {
   request_id: string;
@@ -36,6 +36,7 @@ type LogRow = {
   end_time: Date;
   status: number;
   stream: boolean;
+  call_type: string;
 };
 
 /** A spend log row on the wire: LiteLLM's `LiteLLM_SpendLogs` names (`startTime`, `user`, …) plus ours. */
@@ -45,7 +46,7 @@ function presentLog(row: LogRow) {
     api_key: row.api_key,
     key_alias: row.key_alias,
     user: row.user_id,
-    call_type: "acompletion",
+    call_type: row.call_type,
     model_group: row.model_group,
     model: row.model,
     model_id: row.deployment_id,

@@ -22,6 +22,8 @@ export interface SpendLogRow {
   /** HTTP status returned to the client. */
   status: number;
   stream: boolean;
+  /** LiteLLM's `call_type` (`acompletion`, `aembedding`, …); `acompletion` when absent (rows spooled before it existed). */
+  callType?: string;
 }
 
 /** Takes spend rows off the hot path; implementations batch the writes. */

@@ -13,9 +13,10 @@ import { currentPeriod } from "../users/budget-period.js";
 import type { SpendLogRow } from "./types.js";
 
 const INSERT_LOGS_SQL = `INSERT INTO spend_logs (request_id, api_key, key_alias, user_id, model_group, model,
-  deployment_id, prompt_tokens, completion_tokens, total_tokens, spend, start_time, end_time, status, stream)
+  deployment_id, prompt_tokens, completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-  $8::int[], $9::int[], $10::int[], $11::numeric[], $12::timestamptz[], $13::timestamptz[], $14::int[], $15::bool[])
+  $8::int[], $9::int[], $10::int[], $11::numeric[], $12::timestamptz[], $13::timestamptz[], $14::int[], $15::bool[],
+  $16::text[])
 ON CONFLICT (request_id) DO NOTHING
 RETURNING request_id`;
 
@@ -54,6 +55,7 @@ function logColumns(rows: SpendLogRow[], now: number): unknown[] {
     column((r) => iso(r.endTime)),
     column((r) => (Number.isInteger(r.status) ? r.status : 0)),
     column((r) => r.stream === true),
+    column((r) => text(r.callType) ?? "acompletion"),
   ];
 }
 

@@ -11,17 +11,10 @@
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { GuardDecision, StreamOutputEnd, StreamOutputGuard } from "../chat/hooks.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from "../pipeline/types.js";
 import { chunkText, type OutputMeter } from "./output-meter.js";
 import { type ChunkHead, chunkHead, lengthStop, streamFailure } from "./stream-end.js";
-
-/** OpenAI `usage`, tokens. */
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
 
 export interface RelayOptions {
   /** Remove usage from what the client sees (the client did not ask for it). */

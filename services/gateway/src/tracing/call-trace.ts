@@ -3,7 +3,7 @@
  * reference to the request objects (so the queue keeps no request alive). Times are epoch ms, costs USD,
  * usage in tokens.
  */
-import type { GuardDecision } from "../chat/hooks.js";
+import type { GuardDecision } from "../pipeline/types.js";
 import type { CaptureContent } from "./settings.js";
 
 /** One chat call, finished (answered, refused after admission, or failed). */

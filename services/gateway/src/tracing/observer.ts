@@ -7,8 +7,7 @@
  * conversation id there), or `metadata.session_id` in the body (LiteLLM's Langfuse convention). Tags: the
  * model alias plus the request's `metadata.tags` strings.
  */
-import type { CallContext } from "../chat/context.js";
-import type { CallObserver, CallResult } from "../chat/hooks.js";
+import type { CallContext, CallObserver, CallResult } from "../pipeline/types.js";
 import { type CallTrace, traceIdFor } from "./call-trace.js";
 import type { CallTracer } from "./langfuse-tracer.js";
 import type { CaptureContent } from "./settings.js";
@@ -76,7 +75,7 @@ export function callTrace(call: CallContext, result: CallResult): CallTrace {
       : {}),
     modelParameters,
     stream: call.stream,
-    input: { original: call.clientMessages, sent: call.body.messages },
+    input: { original: call.clientInput, sent: call.inputOf(call.body) },
     ...(call.output === undefined && call.upstreamOutput === undefined
       ? {}
       : { output: { upstream: call.upstreamOutput ?? call.output, returned: call.output } }),

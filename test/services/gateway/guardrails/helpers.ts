@@ -15,7 +15,20 @@ import type {
   InjectionPolicy,
   PiiPolicy,
 } from "../../../../services/gateway/src/guardrails/policy/schema.js";
-import type { GuardCall, GuardMessage } from "../../../../services/gateway/src/guardrails/types.js";
+import type { GuardCall } from "../../../../services/gateway/src/guardrails/types.js";
+
+/** One chat message as the tests write it (OpenAI's message object). */
+export interface GuardMessage {
+  role: string;
+  content?: string | unknown[] | null | undefined;
+  [field: string]: unknown;
+}
+
+/** A guard call on a chat completions body (what the chat endpoint hands the engine). */
+export interface ChatGuardCall extends GuardCall {
+  body: { model: string; messages: GuardMessage[]; [field: string]: unknown };
+}
+
 import { metricValue } from "../../../helpers/metrics.js";
 
 export const EMAIL = "jane.doe@example.org";
@@ -50,7 +63,10 @@ export function injectionPolicy(overrides: Partial<InjectionPolicy> = {}): Injec
 }
 
 /** A call with the given messages (strings become user messages) and optional key metadata. */
-export function call(messages: Array<GuardMessage | string>, metadata?: Record<string, unknown>): GuardCall {
+export function call(
+  messages: Array<GuardMessage | string>,
+  metadata?: Record<string, unknown>,
+): ChatGuardCall {
   return {
     body: {
       model: "general",

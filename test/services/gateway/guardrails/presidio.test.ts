@@ -1,6 +1,7 @@
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../../../bench/lib/children.js";
+import { chatRequestTexts } from "../../../../services/gateway/src/endpoints/chat-completions/texts.js";
 import { maskText } from "../../../../services/gateway/src/guardrails/pii/mask.js";
 import { presidioAnalyzer } from "../../../../services/gateway/src/guardrails/pii/presidio-client.js";
 import { type FakePresidio, startFakePresidio } from "../../../fixtures/presidio-analyzer.js";
@@ -63,7 +64,7 @@ describe("PII through Presidio's REST API (contract fake)", () => {
       },
       "call 555 0100",
     ]);
-    const out = await t.engine.checkInput(c);
+    const out = await t.engine.checkInput(c, chatRequestTexts);
     const calls = presidio.analyzeCalls.slice(before);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({
@@ -91,7 +92,7 @@ describe("PII through Presidio's REST API (contract fake)", () => {
   it("the allow list is applied to Presidio's detections", async () => {
     const t = testEngine({ pii: piiPolicy({ allowList: [EMAIL] }) }, { analyzer: analyzer() });
     const c = call([`mail ${EMAIL}`]);
-    expect((await t.engine.checkInput(c)).decisions[0]?.action).toBe("allow");
+    expect((await t.engine.checkInput(c, chatRequestTexts)).decisions[0]?.action).toBe("allow");
     expect(c.body.messages[0]?.content).toBe(`mail ${EMAIL}`);
   });
 
@@ -105,7 +106,7 @@ describe("PII through Presidio's REST API (contract fake)", () => {
     it("fail_closed: 503 naming the guardrail", async () => {
       presidio.failNext(1, 500);
       const t = testEngine({ pii: piiPolicy({ onError: "fail_closed" }) }, { analyzer: analyzer() });
-      const error = await refusal(() => t.engine.checkInput(call([`mail ${EMAIL}`])));
+      const error = await refusal(() => t.engine.checkInput(call([`mail ${EMAIL}`]), chatRequestTexts));
       expect(error).toMatchObject({ status: 503, code: "guardrail_unavailable" });
       expect(error.message).toBe(
         "Guardrail pii is unavailable (analyzer answered HTTP 500); the call was refused (on_error: fail_closed).",
@@ -120,7 +121,7 @@ describe("PII through Presidio's REST API (contract fake)", () => {
         { analyzer: presidioAnalyzer({ apiBase: url, timeoutMs: 500 }) },
       );
       const c = call([`mail ${EMAIL}`]);
-      const out = await t.engine.checkInput(c);
+      const out = await t.engine.checkInput(c, chatRequestTexts);
       expect(out.decisions).toEqual([
         expect.objectContaining({ action: "error", detail: "analyzer unreachable" }),
       ]);
@@ -134,7 +135,7 @@ describe("PII through Presidio's REST API (contract fake)", () => {
         { pii: piiPolicy({ onError: "fail_closed" }) },
         { analyzer: presidioAnalyzer({ apiBase: presidio.url, timeoutMs: 30 }) },
       );
-      const error = await refusal(() => t.engine.checkInput(call(["hello"])));
+      const error = await refusal(() => t.engine.checkInput(call(["hello"]), chatRequestTexts));
       presidio.delayMs = 0;
       expect(error.message).toContain("analyzer timed out after 30 ms");
     });

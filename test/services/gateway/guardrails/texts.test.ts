@@ -5,8 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { chatRequestTexts } from "../../../../services/gateway/src/endpoints/chat-completions/texts.js";
 import { textsToScan } from "../../../../services/gateway/src/guardrails/injection/injection-guard.js";
-import { chatRequestTexts } from "../../../../services/gateway/src/guardrails/text/chat-texts.js";
 import {
   normalizeForDetection,
   originalSpan,
@@ -117,7 +117,7 @@ describe("chatRequestTexts", () => {
     const c = call([{ role: "user", content: [part] }]);
     c.body.tools = [tool];
     const t = testEngine({ pii: piiPolicy(), promptInjection: injectionPolicy({ mode: "off" }) });
-    const outcome = await t.engine.checkInput(c);
+    const outcome = await t.engine.checkInput(c, chatRequestTexts);
     expect(outcome.rewritten).toBe(true);
     expect(JSON.stringify(c.body)).not.toMatch(/bob/);
     expect(chatRequestTexts(c.body).map((s) => s.text)).toEqual([

@@ -3,13 +3,13 @@
  * late, which must not let either instance admit calls that the shared budget would refuse.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallResult, ChatGuard } from "../../../../services/gateway/src/chat/hooks.js";
 import type { Limits } from "../../../../services/gateway/src/limits/index.js";
+import type { CallGuard, CallResult } from "../../../../services/gateway/src/pipeline/types.js";
 import { systemClock } from "../../../../services/gateway/src/time/clock.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { openLimits } from "../../../helpers/limits.js";
 import { deleteKeys, uniquePrefix, waitFor } from "../../../helpers/redis.js";
-import { type ChatHarness, startChatHarness } from "../chat/harness.js";
+import { type ChatHarness, startChatHarness } from "../endpoints/chat-completions/harness.js";
 import { keySubject, request } from "./subjects.js";
 
 const prefix = uniquePrefix("limits-burst");
@@ -39,7 +39,7 @@ function blockEventLoop(ms: number): void {
  * timeout, while other admits are in flight and Redis itself answers at once.
  */
 let admittedCalls = 0;
-const saturatedCpu: ChatGuard = {
+const saturatedCpu: CallGuard = {
   async checkInput() {
     if (++admittedCalls % 100 === 0) blockEventLoop(300);
     return { decisions: [] };

@@ -1,6 +1,6 @@
 /**
  * Text slots: every text of a request or answer that a model reads, with where it sits and how to replace it.
- * Endpoint-neutral: an endpoint's extractor (chat completions in `chat-texts.ts`; Responses items, Anthropic
+ * Endpoint-neutral: an endpoint's extractor (chat completions in `endpoints/chat-completions/texts.ts`; Responses items, Anthropic
  * blocks or embeddings input elsewhere) walks its own body shape and hands the guardrails a list of slots built
  * with {@link fieldSlot} and {@link collectTexts}. The PII guardrail reads and may rewrite every slot; the
  * prompt-injection guardrail scans the slots of the scopes its policy names, one text per group.

@@ -14,7 +14,7 @@ export const anthropic: ProviderFacts = {
   name: "anthropic",
   defaultApiBase: "https://api.anthropic.com/v1",
   keyEnv: "ANTHROPIC_API_KEY",
-  adapter: openAICompatible("anthropic"),
+  adapter: openAICompatible("anthropic", ["chat/completions"]),
   prices: {
     "claude-opus-4-6": perMillion(5, 25),
     "claude-opus-4-5": perMillion(5, 25),

@@ -1,16 +1,19 @@
 /**
- * Adapter for servers that speak OpenAI's chat completions API (OpenAI API reference,
- * `POST {api_base}/chat/completions`, `Authorization: Bearer`): OpenAI itself, vLLM, Ollama's /v1,
+ * Adapter for servers that speak OpenAI's API (OpenAI API reference, `POST {api_base}/chat/completions`,
+ * `/embeddings`, `/completions`, `/responses`, `Authorization: Bearer`): OpenAI itself, vLLM, Ollama's /v1,
  * llama.cpp server, Docker Model Runner, and Anthropic's OpenAI SDK compatibility endpoint
  * (`https://api.anthropic.com/v1/`, docs.anthropic.com "OpenAI SDK compatibility").
  */
 import type { Deployment, ProviderName } from "../../config/types.js";
-import type { ProviderAdapter, UpstreamRequest } from "../types.js";
+import type { ProviderAdapter, UpstreamApi, UpstreamRequest } from "../types.js";
 
 interface Target {
   origin: string;
-  path: string;
+  /** The API base's path without a trailing slash, e.g. `/v1`. */
+  basePath: string;
   headers: Record<string, string>;
+  /** `{basePath}/{api}` per API, made on first use. */
+  paths: Partial<Record<UpstreamApi, string>>;
 }
 
 /** Parsed api_base per deployment, so the hot path never parses a URL. */
@@ -22,25 +25,33 @@ function targetFor(deployment: Deployment): Target {
     const base = new URL(deployment.apiBase);
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (deployment.apiKey !== undefined) headers.authorization = `Bearer ${deployment.apiKey}`;
-    target = { origin: base.origin, path: `${base.pathname.replace(/\/$/, "")}/chat/completions`, headers };
+    target = { origin: base.origin, basePath: base.pathname.replace(/\/$/, ""), headers, paths: {} };
     targets.set(deployment, target);
   }
   return target;
 }
 
-/** Creates the adapter for one provider name; the wire format is the same for all of them. */
-export function openAICompatible(provider: ProviderName): ProviderAdapter {
+/** `{api_base}/{api}` for a deployment, e.g. `https://api.openai.com` + `/v1/embeddings`. */
+export function openAIRequest(api: UpstreamApi, deployment: Deployment, json: string): UpstreamRequest {
+  const target = targetFor(deployment);
+  let path = target.paths[api];
+  if (path === undefined) {
+    path = `${target.basePath}/${api}`;
+    target.paths[api] = path;
+  }
+  return { origin: target.origin, path, headers: target.headers, body: json };
+}
+
+/**
+ * Creates the adapter for one provider name; the wire format is the same for all of them.
+ * @param native the APIs every deployment of this provider serves natively.
+ */
+export function openAICompatible(provider: ProviderName, native: readonly UpstreamApi[]): ProviderAdapter {
+  const served = new Set<UpstreamApi>(native);
   return {
     provider,
-    chatCompletions(deployment, json): UpstreamRequest {
-      const target = targetFor(deployment);
-      return {
-        origin: target.origin,
-        path: target.path,
-        headers: target.headers,
-        body: json,
-      };
-    },
+    serves: (_deployment, api) => served.has(api),
+    request: openAIRequest,
   };
 }
 

@@ -12,7 +12,7 @@ export const openai: ProviderFacts = {
   name: "openai",
   defaultApiBase: "https://api.openai.com/v1",
   keyEnv: "OPENAI_API_KEY",
-  adapter: openAICompatible("openai"),
+  adapter: openAICompatible("openai", ["chat/completions", "embeddings", "completions"]),
   prices: {
     "gpt-5.4": perMillion(2.5, 15),
     "gpt-5.1": perMillion(1.25, 10),

@@ -1,6 +1,6 @@
 /** The chat path's metric labels never carry a value the client picks freely (a made-up model name). */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
+import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
 import { type ChatHarness, startChatHarness } from "./harness.js";
 
 let upstream: FakeUpstream;

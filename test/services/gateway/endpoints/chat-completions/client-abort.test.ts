@@ -3,9 +3,9 @@
  * LiteLLM records it), not as an upstream failure: in the request counter, the failure counter and for observers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallResult } from "../../../../services/gateway/src/chat/hooks.js";
-import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { waitFor } from "../../../helpers/redis.js";
+import type { CallResult } from "../../../../../services/gateway/src/pipeline/types.js";
+import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
+import { waitFor } from "../../../../helpers/redis.js";
 import { type ChatHarness, startChatHarness } from "./harness.js";
 
 let upstream: FakeUpstream;

@@ -1,7 +1,7 @@
 /** Resolve step: the requested alias → its deployments. */
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { Router } from "../../router/router.js";
-import type { CallContext } from "../context.js";
+import type { CallContext } from "../types.js";
 
 /** The 400 for an alias nobody registered (LiteLLM's wording, so existing client handling still matches). */
 export function unknownModel(model: string): GatewayError {

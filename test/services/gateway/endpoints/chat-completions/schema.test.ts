@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   parseChatCompletion,
   parseWithSchema,
-} from "../../../../services/gateway/src/schemas/chat-completion.js";
+} from "../../../../../services/gateway/src/endpoints/chat-completions/schema.js";
 
 const ok = { model: "general", messages: [{ role: "user", content: "hi" }] };
 

@@ -9,8 +9,14 @@
  * message), `model` given once at the top level as a plain string, and nothing for the gateway to change but
  * `model` and that member. Otherwise {@link forwardable} answers undefined and the body is serialised.
  */
-import type { JsonText } from "../plugins/json-body.js";
-import type { ChatCompletionRequest } from "../schemas/chat-completion.js";
+import type { JsonText } from "../../plugins/json-body.js";
+
+/** The parsed body the text must agree with: its `model`, and `stream_options` for a stream. */
+export interface ForwardedBody {
+  model: string;
+  stream_options?: { include_usage?: boolean | null | undefined } | null | undefined;
+  [field: string]: unknown;
+}
 
 /** The client's JSON text and where its top-level `model` value and closing brace are. */
 export interface ForwardableJson {
@@ -121,7 +127,7 @@ const INCLUDE_USAGE = ',"stream_options":{"include_usage":true}';
  */
 export function forwardable(
   json: JsonText,
-  body: ChatCompletionRequest,
+  body: ForwardedBody,
   stream: boolean,
 ): ForwardableJson | undefined {
   if ("tags" in body) return undefined; // the router drops LiteLLM's routing field

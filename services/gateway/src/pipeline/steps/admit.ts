@@ -5,7 +5,7 @@
  */
 import { maxPrice } from "../../cost/pricing.js";
 import type { Admitter } from "../../limits/types.js";
-import type { CallContext } from "../context.js";
+import type { CallContext } from "../types.js";
 
 /**
  * Sets `call.admission` (left undefined for the master key, keys without limits, or no admitter).

@@ -1,6 +1,6 @@
 /** Authorize step: the key may use the alias (`models` of the key; empty means every alias). */
 import { GatewayError } from "../../errors/gateway-error.js";
-import type { CallContext } from "../context.js";
+import type { CallContext } from "../types.js";
 
 /** @throws GatewayError 403 `key_model_access_denied` listing the aliases the key may use. */
 export function authorize(call: CallContext): void {

@@ -1,7 +1,8 @@
 /**
- * Answer step: the upstream's answer to the client. A JSON completion is read whole, passed through the output
- * guard, settled (its cost goes in `x-litellm-response-cost`) and sent; a stream is relayed event by event
- * through the stream output guard and settled when it ends.
+ * Answer step for answers in OpenAI's formats: a JSON answer is read whole, passed through the output guard,
+ * settled (its cost goes in `x-litellm-response-cost`) and sent ({@link answerJson}, any endpoint, told how to
+ * read its answer by a {@link JsonAnswerFormat}); a stream of chat completion chunks is relayed event by event
+ * through the stream output guard and settled when it ends ({@link answerStream}).
  *
  * Guard decisions go on the response: `x-litellm-applied-guardrails` (the guardrails that ran, comma-separated,
  * as LiteLLM names the header) and `x-guardrail-decisions`, e.g.
@@ -14,11 +15,18 @@ import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { UpstreamResponse } from "../../router/router.js";
 import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
-import { relaySse, type Usage } from "../../streaming/relay-sse.js";
+import { relaySse } from "../../streaming/relay-sse.js";
 import { isStreamTimeout, StreamTimeoutError } from "../../streaming/stream-end.js";
 import { StreamText } from "../../streaming/stream-text.js";
-import { type CallContext, type ChatDeps, DEFAULT_MAX_STREAM_DURATION_MS } from "../context.js";
-import { type GuardDecision, observerHeaders } from "../hooks.js";
+import { observerHeaders } from "../observers.js";
+import {
+  type CallContext,
+  DEFAULT_MAX_STREAM_DURATION_MS,
+  type GuardDecision,
+  type PipelineDeps,
+  type TextExtractor,
+  type Usage,
+} from "../types.js";
 import {
   book,
   CLIENT_CLOSED_REQUEST,
@@ -53,10 +61,14 @@ export function decisionHeaders(decisions: readonly GuardDecision[]): Record<str
   };
 }
 
-/** A copy of a completion's first choice's `message` (what tracing records as the output). */
-function firstMessage(completion: unknown): unknown {
-  const message = (completion as { choices?: Array<{ message?: unknown }> }).choices?.[0]?.message;
-  return message === undefined ? undefined : structuredClone(message);
+/** How {@link answerJson} reads one endpoint's JSON answer. */
+export interface JsonAnswerFormat {
+  /** The answer's usage in chat completions' names (tokens), undefined when it has none. */
+  usage(answer: unknown): Usage | undefined;
+  /** What tracing records as the output (a copy: the answer may still be rewritten), e.g. chat's first message. */
+  output(answer: unknown): unknown;
+  /** The model-written texts the output guard reads; undefined when the endpoint's answer has none (embeddings). */
+  outputTexts?: TextExtractor;
 }
 
 /** 502 for an upstream body that is not JSON. */
@@ -66,47 +78,49 @@ const notJson = () =>
   });
 
 /**
- * Answers a non-streamed call.
+ * Answers a non-streamed call with the upstream's JSON, read as `format` says.
  * @throws GatewayError 502 when the upstream body is not JSON; whatever the output guard throws to block.
  */
 export async function answerJson(
   call: CallContext,
   upstream: UpstreamResponse,
-  deps: ChatDeps,
+  deps: PipelineDeps,
   reply: FastifyReply,
+  format: JsonAnswerFormat,
 ): Promise<FastifyReply> {
   let text: string;
-  let completion: { usage?: Usage };
+  let completion: unknown;
   try {
     text = await upstream.body.text();
     call.firstByteAtEpoch = deps.clock.now();
-    completion = JSON.parse(text) as { usage?: Usage };
+    completion = JSON.parse(text);
   } catch (error) {
     if (call.abort.aborted) throw error;
     throw notJson();
   }
+  const guard = format.outputTexts === undefined ? undefined : deps.guard;
   // The answer before an output guard may rewrite it (tracing with TRACE_CAPTURE_CONTENT=full).
-  if (deps.collectOutput && deps.guard !== undefined) call.upstreamOutput = firstMessage(completion);
+  if (deps.collectOutput && guard !== undefined) call.upstreamOutput = format.output(completion);
   let rewritten = false;
-  if (deps.guard !== undefined) {
+  if (guard !== undefined && format.outputTexts !== undefined) {
     try {
-      const outcome = await deps.guard.checkOutput(call, completion);
+      const outcome = await guard.checkOutput(call, completion, format.outputTexts);
       call.decisions.push(...outcome.decisions);
       rewritten = outcome.rewritten === true;
     } catch (error) {
       // The upstream was used: the call is paid for even though the client gets the guard's refusal.
-      settle(call, deps, completion.usage, 0, error instanceof GatewayError ? error.status : 500);
+      settle(call, deps, format.usage(completion), 0, error instanceof GatewayError ? error.status : 500);
       throw error;
     }
     // Serialised again only when the guard changed the answer; otherwise the upstream's own bytes are sent.
     if (rewritten) text = JSON.stringify(completion);
   }
   if (deps.collectOutput) {
-    call.output = firstMessage(completion);
+    call.output = format.output(completion);
     if (!rewritten) call.upstreamOutput = undefined;
   }
   // The cost goes in a header; the booking (settle, metrics, spend row) waits until the answer is sent.
-  const measured = measure(call, deps, completion.usage, 0);
+  const measured = measure(call, deps, format.usage(completion), 0);
   const sent = reply
     .header("content-type", "application/json")
     .header("x-litellm-response-cost", formatCost(measured.amounts.cost))
@@ -127,8 +141,14 @@ const notSse = (what: string) =>
     },
   );
 
+/** How {@link answerStream} treats one call's stream. */
+export interface StreamAnswerOptions {
+  /** Remove usage from what the client sees: the gateway asked for it, the client did not. */
+  stripUsage: boolean;
+}
+
 /**
- * Relays a streamed call, settles and counts it once it ended (the reply is hijacked once the first event is
+ * Relays a streamed call of chat completion chunks, settles and counts it once it ended (the reply is hijacked once the first event is
  * there: no onResponse). The stream is bounded: output past the call's reservation is not relayed (the stream
  * ends with `finish_reason: "length"`), and it is ended with an error event after the deployment's stream
  * timeout without a chunk or after `deps.maxStreamDurationMs`. What was relayed is booked: the upstream's
@@ -139,9 +159,10 @@ const notSse = (what: string) =>
 export async function answerStream(
   call: CallContext,
   upstream: UpstreamResponse,
-  deps: ChatDeps,
+  deps: PipelineDeps,
   request: FastifyRequest,
   reply: FastifyReply,
+  options: StreamAnswerOptions,
 ): Promise<void> {
   const contentType = String(upstream.headers["content-type"] ?? "");
   if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
@@ -178,7 +199,7 @@ export async function answerStream(
   const deadline = maxMs > 0 ? setTimeout(timeUp, maxMs) : undefined;
   const outcome = await relaySse(upstream.body, res, {
     open,
-    stripUsage: call.body.stream_options?.include_usage !== true,
+    stripUsage: options.stripUsage,
     meter: new OutputMeter(call.completionEstimate, tokenizerFor(upstream.deployment.upstreamModel)),
     promptTokens: call.promptEstimate,
     idleTimeoutMs: deps.router.streamTimeoutOf(upstream.deployment),

@@ -4,17 +4,17 @@
  * and optional guard, observers and admitter (default: a fresh in-process admitter).
  */
 import type { FastifyInstance } from "fastify";
-import { buildApp } from "../../../../services/gateway/src/app.js";
-import type { KeyAuthenticator, VirtualKeyAuth } from "../../../../services/gateway/src/auth/types.js";
-import type { CallObserver, ChatGuard } from "../../../../services/gateway/src/chat/hooks.js";
-import { loadModelConfig } from "../../../../services/gateway/src/config/load-model-config.js";
-import { InProcessAdmitter } from "../../../../services/gateway/src/limits/memory-admitter.js";
-import type { Admitter, LimitSubject } from "../../../../services/gateway/src/limits/types.js";
-import { createMetrics, type GatewayMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
-import { Router } from "../../../../services/gateway/src/router/router.js";
-import type { SpendLogRow, SpendRecorder } from "../../../../services/gateway/src/spend/types.js";
-import { systemClock } from "../../../../services/gateway/src/time/clock.js";
-import { deployment, writeConfig } from "../../../helpers/gateway.js";
+import { buildApp } from "../../../../../services/gateway/src/app.js";
+import type { KeyAuthenticator, VirtualKeyAuth } from "../../../../../services/gateway/src/auth/types.js";
+import { loadModelConfig } from "../../../../../services/gateway/src/config/load-model-config.js";
+import { InProcessAdmitter } from "../../../../../services/gateway/src/limits/memory-admitter.js";
+import type { Admitter, LimitSubject } from "../../../../../services/gateway/src/limits/types.js";
+import { createMetrics, type GatewayMetrics } from "../../../../../services/gateway/src/metrics/metrics.js";
+import type { CallGuard, CallObserver } from "../../../../../services/gateway/src/pipeline/types.js";
+import { Router } from "../../../../../services/gateway/src/router/router.js";
+import type { SpendLogRow, SpendRecorder } from "../../../../../services/gateway/src/spend/types.js";
+import { systemClock } from "../../../../../services/gateway/src/time/clock.js";
+import { deployment, writeConfig } from "../../../../helpers/gateway.js";
 
 /** The virtual key every harness accepts. */
 export const VIRTUAL_KEY = "sk-virtual-chat-harness";
@@ -26,7 +26,7 @@ export interface ChatHarnessOptions {
   pricePerToken?: number;
   /** The key's limits (budgets, rpm, tpm). */
   subjects?: LimitSubject[];
-  guard?: ChatGuard;
+  guard?: CallGuard;
   observers?: CallObserver[];
   admitter?: Admitter;
   /** Receives the spend rows (default: none kept). */
@@ -35,7 +35,7 @@ export interface ChatHarnessOptions {
   upstreamModel?: string;
   /** More `litellm_params` lines for the deployment, e.g. `      stream_timeout: 0.3\n`. */
   extraParams?: string;
-  /** The gateway's stream bounds (ChatDeps.streams). */
+  /** The gateway's stream bounds (PipelineDeps.streams). */
   maxStreamDurationMs?: number;
 }
 

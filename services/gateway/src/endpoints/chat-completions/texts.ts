@@ -23,7 +23,7 @@ import {
   type TextScope,
   type TextSlot,
   TOOL_CALL_SCOPE,
-} from "./slots.js";
+} from "../../guardrails/text/slots.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,22 +1,22 @@
 /**
- * The chat path's seams (chat/hooks.ts): an input guard that masks or blocks, output guards on JSON and streamed
+ * The pipeline's seams (pipeline/types.ts): an input guard that masks or blocks, output guards on JSON and streamed
  * answers, the guardrail headers, reservation release on a block, and observers told about finished calls. The
  * app is built with buildApp(deps) (see harness.ts) around a real router, in-process admitter and the fake upstream.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallContext } from "../../../../services/gateway/src/chat/context.js";
+import { GatewayError } from "../../../../../services/gateway/src/errors/gateway-error.js";
 import type {
+  CallContext,
+  CallGuard,
   CallObserver,
   CallResult,
-  ChatGuard,
   GuardDecision,
   StreamOutputGuard,
-} from "../../../../services/gateway/src/chat/hooks.js";
-import { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
-import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { waitFor } from "../../../helpers/redis.js";
-import { sseData } from "../../../helpers/sse.js";
-import { keySubject } from "../limits/subjects.js";
+} from "../../../../../services/gateway/src/pipeline/types.js";
+import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
+import { waitFor } from "../../../../helpers/redis.js";
+import { sseData } from "../../../../helpers/sse.js";
+import { keySubject } from "../../limits/subjects.js";
 import { type ChatHarness, startChatHarness } from "./harness.js";
 
 let upstream: FakeUpstream;
@@ -35,7 +35,7 @@ const decision = (guardrail: string, extra: Partial<GuardDecision>): GuardDecisi
 });
 
 /** Masks "secret" in the input, blocks "forbidden", upper-cases JSON answers, holds streams to the end. */
-const guard: ChatGuard = {
+const guard: CallGuard = {
   async checkInput(call) {
     const text = JSON.stringify(call.body.messages);
     if (text.includes("forbidden")) {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { scanJson, upstreamJson } from "../../../../services/gateway/src/chat/forward-json.js";
+import {
+  scanJson,
+  upstreamJson,
+} from "../../../../../services/gateway/src/providers/openai-compatible/forward-json.js";
 
 /** The top-level model's value as the scan located it. */
 const modelToken = (text: string) => {

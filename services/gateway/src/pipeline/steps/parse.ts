@@ -1,18 +1,14 @@
 /**
- * Parse step: the JSON body (already parsed by fastify) → a validated {@link ChatCompletionRequest}, the
- * token estimates the budget reservation uses, and the call's {@link CallContext}.
+ * Parse step: the JSON body (already parsed by fastify) → the endpoint's validated body, the token estimates the
+ * budget reservation uses, and the call's {@link CallContext}.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { callerLabels } from "../../accounting/call-accounting.js";
-import {
-  estimateCompletionTokens,
-  estimatePromptTokens,
-  estimatePromptTokensOfText,
-} from "../../cost/estimate.js";
+import { estimatePromptTokens, estimatePromptTokensOfText } from "../../cost/estimate.js";
 import { CallAbort } from "../../router/call-abort.js";
-import { parseChatCompletion } from "../../schemas/chat-completion.js";
 import type { Clock } from "../../time/clock.js";
-import type { CallContext } from "../context.js";
+import type { Endpoint } from "../endpoint.js";
+import type { CallContext, EndpointBody } from "../types.js";
 
 /** A switch aborted when the client goes away before the response is complete. */
 function clientAbort(reply: FastifyReply): CallAbort {
@@ -32,27 +28,34 @@ function headerValue(value: string | string[] | undefined): string | undefined {
  * Validates the body and opens the call's context. Must run after authentication (`request.auth` set).
  * @throws GatewayError 400 `invalid_request_error` naming the first invalid field.
  */
-export function parse(request: FastifyRequest, reply: FastifyReply, clock: Clock): CallContext {
+export function parse<B extends EndpointBody>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  clock: Clock,
+  endpoint: Endpoint<B>,
+): CallContext<B> {
   const startedAt = performance.now();
   const startedAtEpoch = clock.now();
-  const body = parseChatCompletion(request.body);
+  const body = endpoint.parse(request.body);
   const auth = request.auth!;
   return {
     requestId: request.id,
     auth,
     labels: callerLabels(auth),
+    callType: endpoint.callType,
     startedAt,
     startedAtEpoch,
     body,
-    clientMessages: (request.body as { messages?: unknown }).messages,
+    clientInput: endpoint.clientInput(request.body as Record<string, unknown>),
+    inputOf: endpoint.clientInput,
     json: request.jsonText,
     sessionId: headerValue(request.headers["x-session-id"]),
-    stream: body.stream === true,
+    stream: endpoint.isStream(body),
     promptEstimate:
       request.jsonText === undefined
         ? estimatePromptTokens(body)
         : estimatePromptTokensOfText(request.jsonText.text),
-    completionEstimate: estimateCompletionTokens(body.max_completion_tokens ?? body.max_tokens),
+    completionEstimate: endpoint.completionEstimate(body),
     model: undefined,
     deployments: [],
     admission: undefined,

@@ -4,7 +4,7 @@
  * (top_p, stop, response_format, seed, user, …) passes through to the upstream unchanged.
  */
 import { z } from "zod";
-import { invalidRequest } from "../errors/gateway-error.js";
+import { invalidRequest } from "../../errors/gateway-error.js";
 
 const message = z.looseObject({
   role: z.string(),

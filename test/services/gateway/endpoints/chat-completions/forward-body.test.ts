@@ -4,8 +4,8 @@
  * (a repeated key) or a guard rewrote is serialised as before.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
+import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
+import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../../helpers/gateway.js";
 
 let upstream: FakeUpstream;
 let gw: TestGateway;

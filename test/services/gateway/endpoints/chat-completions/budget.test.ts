@@ -3,11 +3,11 @@
  * SDKs not to retry and says what the call would reserve, and costs are rounded to 1e-10 USD.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallResult } from "../../../../services/gateway/src/chat/hooks.js";
-import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { chunkedBody } from "../../../helpers/chunked.js";
-import { waitFor } from "../../../helpers/redis.js";
-import { keySubject } from "../limits/subjects.js";
+import type { CallResult } from "../../../../../services/gateway/src/pipeline/types.js";
+import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
+import { chunkedBody } from "../../../../helpers/chunked.js";
+import { waitFor } from "../../../../helpers/redis.js";
+import { keySubject } from "../../limits/subjects.js";
 import { type ChatHarness, rowsRecorder, startChatHarness } from "./harness.js";
 
 let upstream: FakeUpstream;

@@ -4,13 +4,13 @@
  * a first event that is not JSON, a stream that stalls and one that never ends.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallResult } from "../../../../services/gateway/src/chat/hooks.js";
+import type { CallResult } from "../../../../../services/gateway/src/pipeline/types.js";
 import {
   type MisbehavingUpstream,
   startMisbehavingUpstream,
-} from "../../../fixtures/misbehaving-upstream.js";
-import { waitFor } from "../../../helpers/redis.js";
-import { keySubject } from "../limits/subjects.js";
+} from "../../../../fixtures/misbehaving-upstream.js";
+import { waitFor } from "../../../../helpers/redis.js";
+import { keySubject } from "../../limits/subjects.js";
 import { type ChatHarness, type ChatHarnessOptions, rowsRecorder, startChatHarness } from "./harness.js";
 
 let upstream: MisbehavingUpstream;

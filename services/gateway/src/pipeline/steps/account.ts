@@ -5,18 +5,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CallAmounts, callerLabels, measureCall, recordCall } from "../../accounting/call-accounting.js";
 import { recordRequest } from "../../metrics/record-call.js";
-import type { Usage } from "../../streaming/relay-sse.js";
-import type { CallContext, ChatDeps } from "../context.js";
-import type { CallResult } from "../hooks.js";
-
-declare module "fastify" {
-  interface FastifyRequest {
-    /** The chat call being answered, once parsed. */
-    chatCall: CallContext | undefined;
-    /** The handler counted the request itself (a stream, or a client that left): the onResponse hook skips it. */
-    countedByHandler: boolean;
-  }
-}
+import type { CallContext, CallResult, PipelineDeps, Usage } from "../types.js";
 
 /** Status recorded for a client that left before its answer was complete (nginx's "client closed request"). */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -27,7 +16,7 @@ export const CLIENT_CLOSED_TYPE = "client_closed_request";
  * The client went away before its answer was complete (a non-streamed call, or before the stream started):
  * records 499 and gives up the reply (there is nobody to send an error to).
  */
-export function clientLeft(deps: ChatDeps, request: FastifyRequest, reply: FastifyReply): void {
+export function clientLeft(deps: PipelineDeps, request: FastifyRequest, reply: FastifyReply): void {
   request.countedByHandler = true;
   finish(deps, request, CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE);
   reply.hijack();
@@ -47,7 +36,7 @@ export interface MeasuredCall {
  */
 export function measure(
   call: CallContext,
-  deps: ChatDeps,
+  deps: PipelineDeps,
   usage: Usage | undefined,
   fallbackCompletionTokens: number,
 ): MeasuredCall {
@@ -76,7 +65,7 @@ export function measure(
  * ({@link recordCall}), and gives the deployment's tpm count (routing) the real figure instead of the estimate
  * it was sent with.
  */
-export function book(call: CallContext, deps: ChatDeps, measured: MeasuredCall, status: number): void {
+export function book(call: CallContext, deps: PipelineDeps, measured: MeasuredCall, status: number): void {
   const upstream = call.upstream!;
   recordCall(
     {
@@ -87,6 +76,7 @@ export function book(call: CallContext, deps: ChatDeps, measured: MeasuredCall, 
       deployment: upstream.deployment,
       admission: call.admission,
       stream: call.stream,
+      callType: call.callType,
       startedAtEpoch: call.startedAtEpoch,
       startedAt: call.startedAt,
       upstreamMs: measured.upstreamMs,
@@ -104,7 +94,7 @@ export function book(call: CallContext, deps: ChatDeps, measured: MeasuredCall, 
 /** {@link measure} then {@link book}; returns the cost in USD. */
 export function settle(
   call: CallContext,
-  deps: ChatDeps,
+  deps: PipelineDeps,
   usage: Usage | undefined,
   fallbackCompletionTokens: number,
   status: number,
@@ -115,12 +105,17 @@ export function settle(
 }
 
 /**
- * A chat request is over (answered, refused or abandoned): count it in the request and failure counters and,
+ * A model request is over (answered, refused or abandoned): count it in the request and failure counters and,
  * when it got past parsing, hand it to every observer on a later tick (off the response path).
  */
-export function finish(deps: ChatDeps, request: FastifyRequest, status: number, errorType?: string): void {
+export function finish(
+  deps: PipelineDeps,
+  request: FastifyRequest,
+  status: number,
+  errorType?: string,
+): void {
   countRequest(deps, request, status, errorType);
-  const call = request.chatCall;
+  const call = request.call;
   if (call === undefined || deps.observers.length === 0) return;
   const result: CallResult = {
     status,
@@ -155,8 +150,8 @@ export const UNKNOWN_MODEL_LABEL = "unknown";
 
 const NO_CALLER = { hashed_api_key: "", api_key_alias: "", user: "" };
 
-/** Counts a finished chat request in the request and failure counters. */
-function countRequest(deps: ChatDeps, request: FastifyRequest, status: number, errorType?: string): void {
-  const caller = request.chatCall?.labels ?? (request.auth ? callerLabels(request.auth) : NO_CALLER);
-  recordRequest(deps.metrics, caller, requestedModelLabel(request.chatCall), status, errorType);
+/** Counts a finished model request in the request and failure counters. */
+function countRequest(deps: PipelineDeps, request: FastifyRequest, status: number, errorType?: string): void {
+  const caller = request.call?.labels ?? (request.auth ? callerLabels(request.auth) : NO_CALLER);
+  recordRequest(deps.metrics, caller, requestedModelLabel(request.call), status, errorType);
 }

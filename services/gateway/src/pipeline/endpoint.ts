@@ -1,0 +1,51 @@
+/**
+ * An endpoint description: what the pipeline needs to know about one model API (`/v1/chat/completions`,
+ * `/v1/embeddings`, …) to run its steps (parse → resolve → authorize → admit → guard input → send → answer →
+ * account) for it. Each endpoint is a folder under `endpoints/` exporting one {@link Endpoint} and registering
+ * it with {@link pipelineRoute} (`pipeline/route.ts`); nothing in the pipeline names an endpoint.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { UpstreamResponse } from "../router/router.js";
+import type { CallContext, CallType, EndpointBody, PipelineDeps, TextExtractor } from "./types.js";
+
+/** One model API served by the pipeline. `B` is its validated request body. */
+export interface Endpoint<B extends EndpointBody = EndpointBody> {
+  /** The URLs it answers (`POST`), the canonical one first, e.g. `["/v1/embeddings", "/embeddings"]`. */
+  readonly paths: readonly string[];
+  /** The spend row's `call_type`. */
+  readonly callType: CallType;
+  /** Whether the chat's service key may book calls on the chat user it names (`users/attribution.ts`). */
+  readonly userAttribution?: boolean;
+  /**
+   * Validates the parsed JSON body.
+   * @throws GatewayError 400 `invalid_request_error` naming the first invalid field.
+   */
+  parse(raw: unknown): B;
+  /** The model's input as the client sent it, from fastify's parsed body (`CallContext.clientInput`). */
+  clientInput(raw: Record<string, unknown>): unknown;
+  /** The client asked for a stream. */
+  isStream(body: B): boolean;
+  /**
+   * Output tokens the call may produce, for the budget reservation (tokens): the request's own cap, else the
+   * gateway's default (`cost/estimate.ts`); 0 for an endpoint that produces no tokens (embeddings).
+   */
+  completionEstimate(body: B): number;
+  /** Every text of a request a model reads, for the input guardrails. */
+  readonly inputTexts: TextExtractor;
+  /**
+   * The send step: calls the upstream through `deps.router` and sets `call.upstream`.
+   * @throws GatewayError the router's mapped failure, or the abort reason when the client left.
+   */
+  send(call: CallContext<B>, deps: PipelineDeps): Promise<UpstreamResponse>;
+  /**
+   * The answer step: the upstream's answer to the client, then settled through `steps/account.ts` (a JSON
+   * answer returns the sent reply; a stream hijacks the reply and counts itself).
+   */
+  answer(
+    call: CallContext<B>,
+    upstream: UpstreamResponse,
+    deps: PipelineDeps,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<unknown>;
+}

@@ -1,0 +1,72 @@
+/**
+ * Registers an {@link Endpoint} on the app: its handler is the pipeline's named steps, parse → resolve →
+ * authorize → admit → guard input → send → answer (which settles through the account step), the same for every
+ * endpoint. A refusal or failure after admit releases the budget reservation (a settled one is not touched: an
+ * admission finishes once).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Endpoint } from "./endpoint.js";
+import { observerHeaders } from "./observers.js";
+import { clientLeft, finish } from "./steps/account.js";
+import { admit } from "./steps/admit.js";
+import { decisionHeaders } from "./steps/answer.js";
+import { authorize } from "./steps/authorize.js";
+import { guardInput } from "./steps/guard-input.js";
+import { parse } from "./steps/parse.js";
+import { resolve } from "./steps/resolve.js";
+import type { CallContext, EndpointBody, PipelineDeps } from "./types.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The model call being answered, once parsed. */
+    call: CallContext | undefined;
+    /** The handler counted the request itself (a stream, or a client that left): the onResponse hook skips it. */
+    countedByHandler: boolean;
+  }
+  interface FastifyContextConfig {
+    /** A model route run by the pipeline (`pipelineRoute`): its requests are counted by the pipeline. */
+    pipeline?: boolean;
+  }
+}
+
+/**
+ * Decorates the app for the pipeline's routes and counts every request they answer (streams and abandoned calls
+ * count themselves). Call once per app, before {@link pipelineRoute}.
+ */
+export function pipelineHooks(app: FastifyInstance, deps: PipelineDeps): void {
+  app.decorateRequest("countedByHandler", false);
+  app.decorateRequest("call", undefined);
+  app.addHook("onResponse", async (request, reply) => {
+    if (!request.countedByHandler && request.routeOptions.config.pipeline === true)
+      finish(deps, request, reply.statusCode, request.errorType);
+  });
+}
+
+/** Registers `endpoint`'s paths (`POST`) with the pipeline's handler. */
+export function pipelineRoute<B extends EndpointBody>(
+  app: FastifyInstance,
+  endpoint: Endpoint<B>,
+  deps: PipelineDeps,
+): void {
+  async function handler(request: FastifyRequest, reply: FastifyReply) {
+    const call = parse(request, reply, deps.clock, endpoint);
+    request.call = call as CallContext;
+    // Observers' headers (x-trace-id) go on every answer from here on, refusals included.
+    reply.headers(observerHeaders(deps.observers, call as CallContext));
+    resolve(call, deps.router);
+    authorize(call);
+    await admit(call, deps.admitter);
+    try {
+      await guardInput(call, deps.guard, endpoint.inputTexts);
+      const upstream = await endpoint.send(call, deps);
+      return await endpoint.answer(call, upstream, deps, request, reply);
+    } catch (error) {
+      call.admission?.release();
+      if (call.abort.aborted) return clientLeft(deps, request, reply);
+      if (!reply.sent) reply.headers(decisionHeaders(call.decisions));
+      throw error;
+    }
+  }
+  const config = { pipeline: true, userAttribution: endpoint.userAttribution === true };
+  for (const url of endpoint.paths) app.post(url, { config }, handler);
+}

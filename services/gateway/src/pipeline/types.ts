@@ -1,0 +1,262 @@
+/**
+ * The types every endpoint's pipeline shares, in one module the steps, the endpoints, the guardrails, streaming,
+ * accounting and tracing import (nothing here imports them back):
+ *
+ * - {@link CallContext}: one call's state, made by the parse step and filled in step by step;
+ * - {@link PipelineDeps}: what the steps are built from;
+ * - the seams other features plug into: guardrails ({@link CallGuard}, implemented under `guardrails/`) and
+ *   observers of finished calls ({@link CallObserver}, e.g. tracing). `buildApp(deps)` takes them as `guard` and
+ *   `observers`; the pipeline calls them at fixed steps: `guard.checkInput` after admission, before the upstream
+ *   call (`steps/guard-input.ts`); `guard.checkOutput` / `guard.streamOutput` on the answer (`steps/answer.ts`);
+ *   `observer.onCallFinished` once per call that got past parsing, after the response (`steps/account.ts`);
+ * - {@link Usage} and {@link CallerLabels}.
+ *
+ * Decision names follow LiteLLM's guardrails: `hook` is its `mode` / hook type (`pre_call`, `post_call`),
+ * `guardrail` its `guardrail_name`; entity names are Presidio's (`EMAIL_ADDRESS`, `PHONE_NUMBER`, …).
+ */
+import type { FastifyBaseLogger } from "fastify";
+import type { AuthContext } from "../auth/types.js";
+import type { Deployment } from "../config/types.js";
+import type { GatewayError } from "../errors/gateway-error.js";
+import type { TextSlot } from "../guardrails/text/slots.js";
+import type { Admission, Admitter } from "../limits/types.js";
+import type { GatewayMetrics } from "../metrics/metrics.js";
+import type { JsonText } from "../plugins/json-body.js";
+import type { CallAbort } from "../router/call-abort.js";
+import type { Router, UpstreamResponse } from "../router/router.js";
+import type { SpendRecorder } from "../spend/types.js";
+import type { Clock } from "../time/clock.js";
+
+/** OpenAI `usage`, tokens (chat completions' names; other endpoints' usage is read into this shape). */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** Labels identifying the caller on every metric. */
+export interface CallerLabels {
+  hashed_api_key: string;
+  api_key_alias: string;
+  user: string;
+}
+
+/** Every text a model reads in a body, as slots the guardrails read and may rewrite (`guardrails/text/slots.ts`). */
+export type TextExtractor = (body: Record<string, unknown>) => TextSlot[];
+
+/**
+ * LiteLLM's `call_type` of a spend row (`LiteLLM_SpendLogs.call_type`, LiteLLM's `CallTypes` enum): the async
+ * name of the SDK function the route maps to.
+ */
+export type CallType =
+  | "acompletion"
+  | "aresponses"
+  | "aembedding"
+  | "atext_completion"
+  | "anthropic_messages";
+
+/**
+ * A request body once its endpoint validated it: the alias it asks for, and the rest as the endpoint's schema
+ * says (see each endpoint's `schema.ts`).
+ */
+export interface EndpointBody {
+  model: string;
+  [field: string]: unknown;
+}
+
+/** Everything the pipeline's steps use besides the call itself. */
+export interface PipelineDeps {
+  router: Router;
+  metrics: GatewayMetrics;
+  clock: Clock;
+  /** Rate limits and budgets; undefined runs without (no virtual keys). */
+  admitter: Admitter | undefined;
+  spend: SpendRecorder | undefined;
+  /** Guardrails, when configured. */
+  guard: CallGuard | undefined;
+  observers: readonly CallObserver[];
+  /** Some observer wants the answer's content (`CallContext.output`); streams collect their text then. */
+  collectOutput: boolean;
+  log: FastifyBaseLogger;
+  /** A stream is ended (with an error event) after this long, ms (0: never); default {@link DEFAULT_MAX_STREAM_DURATION_MS}. */
+  maxStreamDurationMs?: number;
+}
+
+/** The longest a stream may run, ms (`GATEWAY_MAX_STREAM_DURATION_MS`): 30 minutes. */
+export const DEFAULT_MAX_STREAM_DURATION_MS = 30 * 60_000;
+
+/**
+ * One call on its way through the pipeline's steps, for any endpoint (`B`: its validated body). Times are
+ * `performance.now()` ms unless noted.
+ */
+export interface CallContext<B extends EndpointBody = EndpointBody> {
+  /** The request id (`x-request-id`). */
+  readonly requestId: string;
+  readonly auth: AuthContext;
+  /** The caller's metric labels. */
+  readonly labels: CallerLabels;
+  /** LiteLLM's `call_type` of the endpoint, for the spend row. */
+  readonly callType: CallType;
+  /** When the request arrived. */
+  readonly startedAt: number;
+  /** Epoch ms when the request arrived (spend log times). */
+  readonly startedAtEpoch: number;
+  /** The validated request. The input guard may rewrite its texts (masking) before it is sent. */
+  body: B;
+  /**
+   * The model's input exactly as the client sent it (fastify's parsed body; validation and guards work on
+   * copies): chat's `messages`, Responses' `input`, …, per the endpoint's `clientInput`. For observers that
+   * record the original input (tracing with `TRACE_CAPTURE_CONTENT=full`).
+   */
+  readonly clientInput: unknown;
+  /** The endpoint's reader of the model's input in a body (`call.inputOf(call.body)`: what was sent upstream). */
+  readonly inputOf: (body: Record<string, unknown>) => unknown;
+  /** The client's conversation id (`x-session-id` header; the chat sends LibreChat's), for traces. */
+  readonly sessionId: string | undefined;
+  /**
+   * The body's JSON text as the client sent it, while it may still go upstream in place of a serialised `body`
+   * (`forward-json.ts`); the input guard step drops it unless the guard says it left `body` as it was.
+   */
+  json: JsonText | undefined;
+  /** The client asked for a stream. */
+  readonly stream: boolean;
+  /** Prompt tokens estimated from the body's bytes (tokens; `cost/estimate.ts`). */
+  readonly promptEstimate: number;
+  /** Completion tokens the call may produce: `max_completion_tokens`, `max_tokens` or the default (tokens). */
+  readonly completionEstimate: number;
+  /**
+   * The requested alias once the resolve step found it registered; undefined before (or when it is unknown).
+   * Metric labels use this, never `body.model`, so a client cannot mint label values.
+   */
+  model: string | undefined;
+  /** The alias's deployments (resolve step). */
+  deployments: Deployment[];
+  /** The budget reservation and rate-limit counts (admit step); settled or released exactly once. */
+  admission: Admission | undefined;
+  /** Guardrail decisions so far, input then output. */
+  decisions: GuardDecision[];
+  /**
+   * Aborted when the client goes away before the answer is complete. Read `abort.aborted`; `abort.signal` makes
+   * an AbortSignal on first use.
+   */
+  readonly abort: CallAbort;
+  /** The upstream response that is being answered (send step). */
+  upstream: UpstreamResponse | undefined;
+  /** Set by the account step: USD (rounded to 1e-10) and the tokens counted. */
+  cost: number;
+  usage: Usage | undefined;
+  /** Epoch ms of the answer's first byte from the upstream (time to first token); set by the answer step. */
+  firstByteAtEpoch: number | undefined;
+  /**
+   * The answer's content as the client got it (after the output guard), when `ChatDeps.collectOutput`: a
+   * completion's first `message`, or a stream's concatenated `delta.content` text (capped). Undefined otherwise.
+   */
+  output: unknown;
+  /** The answer's content as the upstream gave it, when it differs from `output` (an output guard rewrote it). */
+  upstreamOutput: unknown;
+}
+
+/** Guardrails seam. Every method may be slow (a classifier, Presidio); the call waits for it. */
+export interface CallGuard {
+  /**
+   * Before the upstream call: every text `texts` finds in `call.body` (the endpoint's extractor). May rewrite
+   * them (masking) and returns its decisions, with `rewritten: false` when it did not rewrite anything.
+   * To block, throw a {@link GatewayError} (e.g. 400 `guardrail_violation`); push the blocking decision onto
+   * `call.decisions` first so the response headers and the observers see it. The reservation is released.
+   */
+  checkInput(call: CallContext, texts: TextExtractor): Promise<GuardOutcome>;
+  /**
+   * A non-streamed answer: `completion` is the upstream's parsed JSON in the endpoint's answer shape (an OpenAI
+   * `chat.completion` object for chat), `texts` the endpoint's extractor of its model-written text.
+   * May rewrite it in place (masking; say so with `rewritten: true`, and the client gets the rewritten object) or throw a {@link GatewayError} to
+   * block (the client gets that error instead; the call is still paid for: the upstream was used).
+   */
+  checkOutput(call: CallContext, completion: unknown, texts: TextExtractor): Promise<GuardOutcome>;
+  /**
+   * A streamed answer in chat completion chunks: a per-call {@link StreamOutputGuard}, or undefined when no
+   * output guard applies.
+   */
+  streamOutput(call: CallContext): StreamOutputGuard | undefined;
+}
+
+/** What a guard check decided. */
+export interface GuardOutcome {
+  decisions: GuardDecision[];
+  /**
+   * `checkOutput`: true when it rewrote the completion it was given (masking). Only then does the answer step
+   * serialise it again; otherwise the upstream's bytes go to the client as they came.
+   *
+   * `checkInput`: false promises that `call.body` is as it was; only then may the client's own JSON text go
+   * upstream (`providers/openai-compatible/forward-json.ts`). Anything else (true, or left out) and `call.body` is serialised.
+   */
+  rewritten?: boolean;
+}
+
+/** One guardrail's decision on one call. */
+export interface GuardDecision {
+  /** `pii`, `prompt_injection`, or a LiteLLM `guardrail_name`. Letters, digits, `_`, `-`, `.` only. */
+  guardrail: string;
+  /** LiteLLM hook type. */
+  hook: "pre_call" | "post_call";
+  action: "allow" | "mask" | "block" | "error";
+  /** `monitor`: the decision is recorded but not acted upon. */
+  mode: "enforce" | "monitor";
+  /** Presidio entity names found, e.g. `EMAIL_ADDRESS`. */
+  entities?: string[];
+  /** P(INJECTION) for `prompt_injection`, 0..1. */
+  score?: number;
+  /** Time the guardrail took, ms. */
+  latencyMs: number;
+  /** Free text for logs and traces (never the guarded content itself). */
+  detail?: string;
+}
+
+/**
+ * A per-call output guard for a stream. The relay feeds it every upstream SSE `data:` payload (a
+ * `chat.completion.chunk` JSON string, after the gateway's own usage handling; never `[DONE]`), in order:
+ *
+ * - `onData` returns the payloads to send to the client now (the one given, rewritten, and/or payloads it held
+ *   earlier, in order), or `"hold"` to keep this one back (buffer mode). Returning `[payload]` passes it through
+ *   (report mode).
+ * - `onEnd` is called once when the upstream finished cleanly: `release` are the payloads still to send (then
+ *   `[DONE]`), or `block` replaces the rest of the stream by an error event (no `[DONE]`). Not called when the
+ *   upstream failed or the client left.
+ *
+ * Both may return a promise; the relay stops reading the upstream while it waits. A throw from either ends the
+ * stream like a block: with the thrown {@link GatewayError}, or a 500 `guardrail_error` for anything else.
+ */
+export interface StreamOutputGuard {
+  onData(payload: string): string[] | "hold" | Promise<string[] | "hold">;
+  onEnd(): StreamOutputEnd | Promise<StreamOutputEnd>;
+}
+
+/** The end of a guarded stream: release what was held, or block. Either way with the decisions taken. */
+export type StreamOutputEnd =
+  | { decisions: GuardDecision[]; release: string[] }
+  | { decisions: GuardDecision[]; block: GatewayError };
+
+/** What happened to a finished call, for {@link CallObserver}s. */
+export interface CallResult {
+  /** The status recorded: the HTTP status, or 499 when the client left before the answer was complete. */
+  status: number;
+  /** OpenAI error `type` of a failed call (`upstream_error`, `budget_exceeded`, …). */
+  errorType?: string;
+  /** USD, rounded to 1e-10; 0 when the call never reached an upstream. */
+  cost: number;
+  /** Tokens counted (the upstream's usage, or the gateway's estimate when it sent none). */
+  usage?: Usage;
+  /** The deployment that answered, when one did. */
+  deployment?: Deployment;
+  /** From arrival to the last byte sent, ms. */
+  durationMs: number;
+}
+
+/** Tracing / observers seam: called once per finished call, after the response, off the hot path. */
+export interface CallObserver {
+  /** Must not throw (a throw is logged and ignored); must not block (queue work instead). */
+  onCallFinished(call: CallContext, result: CallResult): void;
+  /** Headers this observer adds to the call's response (e.g. `x-trace-id`); called once the call is parsed. */
+  responseHeaders?(call: CallContext): Record<string, string>;
+  /** This observer reads `call.output` (the answer's content): the answer step collects it then. */
+  readonly wantsOutput?: boolean;
+}
