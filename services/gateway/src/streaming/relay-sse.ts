@@ -40,7 +40,25 @@ export interface RelayOptions {
   promptTokens?: number;
   /** The idle timeout between chunks, ms, for the error event's message. */
   idleTimeoutMs?: number;
+  /**
+   * Writes each payload in the client's protocol instead of `data: <payload>\n\n` (an endpoint that answers
+   * a translated chat stream in its own events: Responses, Anthropic Messages). Default: chat's own SSE.
+   */
+  encoder?: StreamEncoder;
 }
+
+/**
+ * Turns the relay's payloads into the client's wire text, one call per payload, in order: a
+ * `chat.completion.chunk` JSON string, `[DONE]`, or an OpenAI-shaped error body (`{"error":{…}}`: a guard's
+ * block, an upstream failure or a timeout). Returns the bytes to write (one or more complete SSE events, or ""
+ * to write nothing). It may keep state (an encoder is made per call).
+ */
+export interface StreamEncoder {
+  encode(payload: string): string;
+}
+
+/** Chat completions' own wire format: each payload as one `data:` event. */
+const chatEncoder: StreamEncoder = { encode: (payload) => `data: ${payload}\n\n` };
 
 /** What happened on a relayed stream. */
 export interface RelayOutcome {
@@ -84,6 +102,7 @@ export async function relaySse(
   options: RelayOptions,
 ): Promise<RelayOutcome> {
   const { guard, meter } = options;
+  const encoder = options.encoder ?? chatEncoder;
   const outcome: RelayOutcome = {
     get outputTokens() {
       return meter?.tokens ?? 0;
@@ -96,7 +115,7 @@ export async function relaySse(
   let first = true;
   const write = (data: string) => {
     if (first) options.open?.();
-    res.write(`data: ${data}\n\n`);
+    res.write(encoder.encode(data));
     options.onPayload?.(data);
     if (first) {
       first = false;
@@ -233,7 +252,7 @@ export async function relaySse(
       outcome.unsent = true;
       return outcome;
     }
-    res.write(`data: ${streamFailure(error, options.idleTimeoutMs)}\n\n`);
+    res.write(encoder.encode(streamFailure(error, options.idleTimeoutMs)));
   }
   if (!res.destroyed) res.end();
   return outcome;

@@ -15,7 +15,7 @@ import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { UpstreamResponse } from "../../router/router.js";
 import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
-import { relaySse } from "../../streaming/relay-sse.js";
+import { relaySse, type StreamEncoder } from "../../streaming/relay-sse.js";
 import { isStreamTimeout, StreamTimeoutError } from "../../streaming/stream-end.js";
 import { StreamText } from "../../streaming/stream-text.js";
 import { observerHeaders } from "../observers.js";
@@ -145,6 +145,10 @@ const notSse = (what: string) =>
 export interface StreamAnswerOptions {
   /** Remove usage from what the client sees: the gateway asked for it, the client did not. */
   stripUsage: boolean;
+  /** Writes the chunks in the client's protocol (a translating endpoint); default: chat's SSE. */
+  encoder?: StreamEncoder;
+  /** The response's `content-type` (default `text/event-stream; charset=utf-8`). */
+  contentType?: string;
 }
 
 /**
@@ -176,7 +180,7 @@ export async function answerStream(
     reply.hijack();
     request.countedByHandler = true;
     res.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
+      "content-type": options.contentType ?? "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       connection: "keep-alive",
       "x-accel-buffering": "no",
@@ -200,6 +204,7 @@ export async function answerStream(
   const outcome = await relaySse(upstream.body, res, {
     open,
     stripUsage: options.stripUsage,
+    ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
     meter: new OutputMeter(call.completionEstimate, tokenizerFor(upstream.deployment.upstreamModel)),
     promptTokens: call.promptEstimate,
     idleTimeoutMs: deps.router.streamTimeoutOf(upstream.deployment),
