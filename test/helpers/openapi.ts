@@ -1,0 +1,48 @@
+/**
+ * Validates gateway answers against OpenAI's published schemas: the component schemas of OpenAI's OpenAPI
+ * description (github.com/openai/openai-openapi) that the gateway's answers use, checked in as
+ * `test/fixtures/openai-openapi-schemas.json` (the closure of `Response`, `ResponseStreamEvent`,
+ * `CreateEmbeddingResponse`, `CreateCompletionResponse`, `CreateChatCompletionResponse`,
+ * `CreateChatCompletionStreamResponse`, `ErrorResponse`; `x-` extensions removed). OpenAPI 3.1 schemas are JSON
+ * Schema 2020-12, so Ajv's 2020 build reads them; `discriminator` is ignored (the `oneOf`/`anyOf` it annotates
+ * still applies).
+ */
+import { readFileSync } from "node:fs";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+
+interface SchemaFile {
+  source: string;
+  schemas: Record<string, object>;
+}
+
+const file = JSON.parse(
+  readFileSync(new URL("../fixtures/openai-openapi-schemas.json", import.meta.url), "utf8"),
+) as SchemaFile;
+
+let ajv: Ajv2020 | undefined;
+
+function validator(): Ajv2020 {
+  if (ajv !== undefined) return ajv;
+  ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  // One document whose refs (`#/components/schemas/X`) resolve inside it.
+  ajv.addSchema({ $id: "openai", components: { schemas: file.schemas } });
+  return ajv;
+}
+
+/** The names of the schemas the fixture holds. */
+export const openAISchemaNames = (): string[] => Object.keys(file.schemas);
+
+/**
+ * Validates `value` against OpenAI's component schema `name` (e.g. `CreateEmbeddingResponse`,
+ * `ResponseStreamEvent`). Returns the errors as readable lines, empty when valid.
+ * @throws Error when the fixture has no schema of that name.
+ */
+export function openAISchemaErrors(name: string, value: unknown): string[] {
+  if (!(name in file.schemas)) throw new Error(`no OpenAI schema named ${name} in the fixture`);
+  const validate = validator().getSchema(`openai#/components/schemas/${name}`);
+  if (validate === undefined) throw new Error(`schema ${name} did not compile`);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).map(
+    (e) => `${e.instancePath || "/"} ${e.message ?? ""} ${JSON.stringify(e.params)}`,
+  );
+}
