@@ -22,7 +22,7 @@ import { Pool } from "undici";
 import { chatRequestTexts } from "../services/gateway/src/endpoints/chat-completions/texts.js";
 import { GuardrailEngine } from "../services/gateway/src/guardrails/engine.js";
 import { createGuardrailMetrics } from "../services/gateway/src/guardrails/metrics.js";
-import { builtInAnalyzer } from "../services/gateway/src/guardrails/pii/analyzer.js";
+import { builtInAnalyzer } from "../services/gateway/src/guardrails/pii/recognizers.js";
 import { loadGuardrailPolicy } from "../services/gateway/src/guardrails/policy/load-policy.js";
 import { startFakeScanner } from "../test/fixtures/scanner-service.js";
 import { readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";

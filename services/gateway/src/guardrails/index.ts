@@ -6,8 +6,8 @@ import type { Registry } from "prom-client";
 import { GuardrailEngine } from "./engine.js";
 import { scannerClient } from "./injection/scanner-client.js";
 import { createGuardrailMetrics } from "./metrics.js";
-import { builtInAnalyzer } from "./pii/analyzer.js";
 import { presidioAnalyzer } from "./pii/presidio-client.js";
+import { builtInAnalyzer } from "./pii/recognizers.js";
 import { loadGuardrailPolicy } from "./policy/load-policy.js";
 import { readGuardrailSettings } from "./settings.js";
 

@@ -6,10 +6,8 @@ import { Registry } from "prom-client";
 import { GuardrailEngine } from "../../../../services/gateway/src/guardrails/engine.js";
 import type { InjectionScanner } from "../../../../services/gateway/src/guardrails/injection/scanner-client.js";
 import { createGuardrailMetrics } from "../../../../services/gateway/src/guardrails/metrics.js";
-import {
-  builtInAnalyzer,
-  type PiiAnalyzer,
-} from "../../../../services/gateway/src/guardrails/pii/analyzer.js";
+import type { PiiAnalyzer } from "../../../../services/gateway/src/guardrails/pii/analyzer.js";
+import { builtInAnalyzer } from "../../../../services/gateway/src/guardrails/pii/recognizers.js";
 import type {
   GuardrailPolicy,
   InjectionPolicy,

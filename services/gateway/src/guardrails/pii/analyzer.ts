@@ -1,10 +1,8 @@
 /**
  * The PII analyzer seam: Presidio's REST analyzer (presidio-client.ts) or the built-in recognizers
- * (recognizers.ts). Both answer with spans per text; thresholds, the allow list and the actions are applied by
+ * (`builtInAnalyzer` in recognizers.ts). Both answer with spans per text; thresholds, the allow list and the actions are applied by
  * the guardrail (pii-guard.ts), so both analyzers are judged by the same rules.
  */
-import { recognize } from "./recognizers.js";
-
 /** One detection, Presidio's RecognizerResult (`entity_type`, `start`, `end`, `score`) with UTF-16 offsets. */
 export interface PiiSpan {
   entityType: string;
@@ -32,12 +30,3 @@ export interface PiiAnalyzer {
 export class AnalyzerUnavailable extends Error {
   override name = "AnalyzerUnavailable";
 }
-
-/** The in-process analyzer over the built-in recognizers. */
-export const builtInAnalyzer: PiiAnalyzer = {
-  kind: "built-in",
-  async analyze(texts, entities) {
-    const wanted = new Set(entities);
-    return texts.map((text) => recognize(text, wanted));
-  },
-};

@@ -10,7 +10,7 @@
  */
 import { isIPv4, isIPv6 } from "node:net";
 import { SECRET_ENTITY } from "../policy/entities.js";
-import type { PiiSpan } from "./analyzer.js";
+import type { PiiAnalyzer, PiiSpan } from "./analyzer.js";
 
 interface Recognizer {
   entity: string;
@@ -168,3 +168,12 @@ export function recognize(text: string, entities: ReadonlySet<string>): PiiSpan[
   }
   return spans;
 }
+
+/** The in-process analyzer over the built-in recognizers. */
+export const builtInAnalyzer: PiiAnalyzer = {
+  kind: "built-in",
+  async analyze(texts, entities) {
+    const wanted = new Set(entities);
+    return texts.map((text) => recognize(text, wanted));
+  },
+};
