@@ -109,6 +109,11 @@ export const operatorEnvSchema = z.object({
   GUARD_SCANNER_API_BASE: optional.pipe(z.url().optional()),
   /** Where the alertmanager posts alerts (its webhook receiver); unset: alerts are listed in alertmanager only. */
   ALERT_WEBHOOK_URL: optional.pipe(z.url().optional()),
+  /**
+   * Where the gateway POSTs budget events (80 % reached, budget exceeded; docs/limits.md); unset: recorded, not
+   * sent. A secret: a Slack incoming-webhook URL carries its token.
+   */
+  BUDGET_WEBHOOK_URL: optional.pipe(z.url({ protocol: /^https?$/ }).optional()),
   AGENTS_URL: optional.pipe(z.url().optional()),
   CONSOLE_TAG: optional.transform((v) => v ?? "main"),
   DEFAULT_USER_BUDGET: numberFrom(10, z.number().nonnegative()),

@@ -68,6 +68,10 @@ export class Gateway extends pulumi.ComponentResource {
         DEFAULT_BUDGET_DURATION: env.DEFAULT_BUDGET_DURATION,
         DEFAULT_TPM_LIMIT: String(env.DEFAULT_TPM_LIMIT),
         DEFAULT_RPM_LIMIT: String(env.DEFAULT_RPM_LIMIT),
+        // Budget events go here (a secret: a Slack webhook URL carries its token); unset, they are only recorded.
+        ...(env.BUDGET_WEBHOOK_URL === undefined
+          ? {}
+          : { BUDGET_WEBHOOK_URL: pulumi.secret(env.BUDGET_WEBHOOK_URL) }),
         ...Object.fromEntries(Object.entries(config.providerKeys).map(([k, v]) => [k, pulumi.secret(v)])),
       },
       publish: [{ internal: HOST_PORTS.gateway, external: HOST_PORTS.gateway }],

@@ -30,6 +30,7 @@ beforeAll(async () => {
         TRACE_HOST: "https://traces.example.org",
         OPENAI_API_KEY: "sk-openai",
         ANTHROPIC_API_KEY: "replace-me",
+        BUDGET_WEBHOOK_URL: "https://hooks.slack.com/services/T000/B000/XXXX",
       },
     ),
   );
@@ -82,6 +83,7 @@ describe(".env overrides", () => {
       DEFAULT_RPM_LIMIT: "120",
       TRACE_HOST: "https://traces.example.org",
       OPENAI_API_KEY: "sk-openai",
+      BUDGET_WEBHOOK_URL: "https://hooks.slack.com/services/T000/B000/XXXX",
     });
     expect(env).not.toHaveProperty("ANTHROPIC_API_KEY");
     expect(container(run, "console").env.DEFAULT_USER_BUDGET).toBe("25");

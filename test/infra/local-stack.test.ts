@@ -340,6 +340,7 @@ describe("local stack: wiring", () => {
       DEFAULT_TPM_LIMIT: "10000",
       DEFAULT_RPM_LIMIT: "60",
     });
+    expect(gw.env).not.toHaveProperty("BUDGET_WEBHOOK_URL"); // empty in .env.example: events only recorded
     expect(gw.uploads.map((u) => u.file)).toEqual(["/app/litellm/guardrails/policy.yaml"]);
     expect(container(run, "scanner").env.PORT).toBe("8000");
   });

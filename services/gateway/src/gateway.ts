@@ -9,7 +9,7 @@ import { pino } from "pino";
 import { buildApp } from "./app.js";
 import { startAuditRetention } from "./audit/query.js";
 import { createFailureLimiter } from "./auth/failure-limiter.js";
-import { startBudgetSender } from "./budgets/sender.js";
+import { type BudgetSenderOptions, startBudgetSender } from "./budgets/sender.js";
 import type { GatewayEnv } from "./config/env.js";
 import { loadModelConfig } from "./config/load-model-config.js";
 import { createGuardrails } from "./guardrails/index.js";
@@ -43,6 +43,16 @@ export interface GatewayOptions {
       | "maxBufferedSpendRows"
       | "poolMax"
       | "databaseName"
+    >
+  >;
+  /**
+   * Budget webhook sender tuning (BUDGET_WEBHOOK_URL): pass interval and retry backoff, ms; tests shorten them.
+   * Defaults: see `budgets/sender.ts`.
+   */
+  budgetSender?: Partial<
+    Pick<
+      BudgetSenderOptions,
+      "intervalMs" | "initialBackoffMs" | "maxBackoffMs" | "maxAttempts" | "timeoutMs"
     >
   >;
   /** Limits tuning (Redis key prefix, timings); tests isolate themselves by prefix. */
@@ -130,7 +140,12 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     closers.push(async () => stopRetention());
     readiness.push({ name: "db", critical: true, check: () => opened.readiness() });
     if (env.budgetWebhookUrl !== undefined) {
-      const stopSender = startBudgetSender({ pool: opened.pool, url: env.budgetWebhookUrl, log });
+      const stopSender = startBudgetSender({
+        pool: opened.pool,
+        url: env.budgetWebhookUrl,
+        log,
+        ...options.budgetSender,
+      });
       closers.push(stopSender);
     }
   } else {

@@ -26,6 +26,8 @@ export interface BudgetSenderOptions {
   maxBackoffMs?: number;
   /** Attempts after which a row is given up (kept, never sent again). Default 12. */
   maxAttempts?: number;
+  /** Time between passes of {@link startBudgetSender}, ms. Default 5000. */
+  intervalMs?: number;
 }
 
 /** The webhook body: the stored payload plus a one-line `text` (shown by Slack's incoming webhooks). */
@@ -117,9 +119,7 @@ async function post(url: string, body: unknown, timeoutMs: number): Promise<stri
  * Runs {@link sendDueBudgetEvents} every `intervalMs` (default 5000) until the returned stop function is
  * called (which waits for a pass in progress). Database errors are logged and the next pass retries.
  */
-export function startBudgetSender(
-  options: BudgetSenderOptions & { intervalMs?: number },
-): () => Promise<void> {
+export function startBudgetSender(options: BudgetSenderOptions): () => Promise<void> {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = running.then(() =>

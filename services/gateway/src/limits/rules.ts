@@ -121,7 +121,9 @@ export function rateLimitError(
  * spend and the reset time, then what this call would reserve, e.g. `Budget has been exceeded! Key budget
  * ("ci"): $1.00, spend: $0.40 (+$0.50 reserved by calls in flight), resets at 2026-12-01T00:00:00Z. This call
  * would reserve $0.20 (its prompt estimate plus max_tokens at the model's price); a lower max_tokens lowers
- * that.` When the settled spend alone has reached the budget, the last sentence says no call fits instead.
+ * that.` When the settled spend alone has reached the budget, the last sentence says no call fits instead; that
+ * state's webhook event (`budget_exceeded`) is recorded by the spend writer with the spend that reached it, not
+ * here on the request path (`budgets/warnings.ts`).
  *
  * Headers: `x-should-retry: false`, which the official OpenAI SDKs honour before their own retry rule (429 is
  * otherwise retried: openai-node `shouldRetry`, openai-python `_should_retry`); no `retry-after`, or clients

@@ -7,7 +7,7 @@
  * so concurrent flushes from several instances cannot deadlock (LiteLLM's spend writes do, #6895, #27989).
  */
 import type pg from "pg";
-import { NO_PERIOD_START, updateWithWarningEvents } from "../budgets/warnings.js";
+import { NO_PERIOD_START, updateWithBudgetEvents } from "../budgets/warnings.js";
 import { withTransaction } from "../db/transaction.js";
 import { currentPeriod } from "../users/budget-period.js";
 import type { SpendLogRow } from "./types.js";
@@ -123,7 +123,7 @@ async function addSpend(
   }
   if (periods.ids.length === 0) return;
   // Amounts are summed as numeric in the database, exactly (a JS sum of 0.1 + 0.2 would not be).
-  // The same statement records the 80 % budget warning (budgets/warnings.ts).
+  // The same statement records the 80 % and 100 % budget events (budgets/warnings.ts).
   const update = `UPDATE ${table} AS t
      SET spend = CASE WHEN p.rolled THEN 0 ELSE t.spend END + COALESCE(d.delta, 0),
          budget_reset_at = CASE WHEN p.rolled THEN p.reset_at ELSE t.budget_reset_at END
@@ -133,7 +133,7 @@ async function addSpend(
     `WITH d AS (SELECT id, sum(amount) AS delta FROM unnest($1::text[], $2::numeric[]) AS x(id, amount) GROUP BY id),
           p AS (SELECT * FROM unnest($3::text[], $4::bool[], $5::timestamptz[], $6::timestamptz[])
                 AS y(id, rolled, reset_at, period_start)),
-     ${updateWithWarningEvents(table, update)}`,
+     ${updateWithBudgetEvents(table, update)}`,
     [rowIds, amounts, periods.ids, periods.rolled, periods.resets, periods.starts],
   );
 }

@@ -1,37 +1,19 @@
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { sendDueBudgetEvents, startBudgetSender } from "../../../../services/gateway/src/budgets/sender.js";
 import { createPool } from "../../../../services/gateway/src/db/pool.js";
 import { writeSpendBatch } from "../../../../services/gateway/src/spend/write.js";
+import { startFakeSlackWebhook } from "../../../fixtures/slack-webhook.js";
 import { databasePerTest } from "../../../helpers/postgres.js";
 import { adminApp, call, openStore, recordingLogger, spendRow } from "../store/harness.js";
 
-const { cleanups, database } = databasePerTest();
+const { cleanups, database, sqlClient } = databasePerTest();
 
-/** A webhook receiver that answers 500 to its first `failFirst` posts, then 200; records every body. */
+/** The Slack webhook fake, failing its first `failFirst` posts with 500, closed after the test. */
 async function receiver(failFirst: number) {
-  const bodies: Record<string, unknown>[] = [];
-  let seen = 0;
-  const server = createServer((req, res) => {
-    let data = "";
-    req.on("data", (chunk) => {
-      data += chunk;
-    });
-    req.on("end", () => {
-      seen += 1;
-      if (seen <= failFirst) return res.writeHead(500).end();
-      bodies.push(JSON.parse(data));
-      res.writeHead(200).end("ok");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    bodies,
-    posts: () => seen,
-  };
+  const hook = await startFakeSlackWebhook();
+  hook.failNext(failFirst);
+  cleanups.push(() => hook.close());
+  return hook;
 }
 
 describe("budget webhook sender", () => {
@@ -59,13 +41,26 @@ describe("budget webhook sender", () => {
 
     const hook = await receiver(1);
     const log = recordingLogger();
-    const options = { pool, url: hook.url, log, initialBackoffMs: 200 };
+    const options = { pool, url: hook.url, log, initialBackoffMs: 60_000 };
     const both = () => Promise.all([sendDueBudgetEvents(options), sendDueBudgetEvents(options)]);
+    const sql = await sqlClient(db);
+    const row = async () =>
+      (
+        await sql.query(
+          `SELECT attempts, last_error, delivered_at,
+             extract(epoch FROM next_attempt_at - now())::float8 AS wait_s FROM budget_events`,
+        )
+      ).rows[0];
     expect(await both()).toEqual([0, 0]); // first post refused, the other sender skipped the locked row
-    expect(await both()).toEqual([0, 0]); // backing off
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const failed = await row();
+    expect(failed).toMatchObject({ attempts: 1, last_error: "HTTP 500", delivered_at: null });
+    expect(failed.wait_s).toBeGreaterThan(50); // the next attempt waits initialBackoffMs (60 s)
+    expect(failed.wait_s).toBeLessThanOrEqual(60);
+    expect(await both()).toEqual([0, 0]); // backing off: not due
+    await sql.query("UPDATE budget_events SET next_attempt_at = now()"); // the backoff has passed
     expect((await both()).reduce((a, b) => a + b)).toBe(1);
     expect(await both()).toEqual([0, 0]);
+    expect(await row()).toMatchObject({ attempts: 2, last_error: null, delivered_at: expect.any(Date) });
     expect(hook.posts()).toBe(2);
     expect(hook.bodies).toEqual([
       expect.objectContaining({

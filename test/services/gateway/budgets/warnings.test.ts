@@ -27,20 +27,20 @@ async function setup() {
       await (
         await sqlClient(db)
       ).query(
-        "SELECT scope, scope_id, threshold::float8 AS threshold, payload FROM budget_events ORDER BY scope",
+        "SELECT scope, scope_id, threshold::float8 AS threshold, payload FROM budget_events ORDER BY scope, threshold",
       )
     ).rows;
   return { pool, clock: opened.clock, token: key.body.token as string, events };
 }
 
-describe("80 % budget warnings recorded by the spend writer", () => {
+describe("budget events (80 % and 100 %) recorded by the spend writer", () => {
   it("records one event when settled spend crosses 80 % of the key's budget, none below it", async () => {
     const { pool, clock, token, events } = await setup();
-    const row = () => spendRow({ keyHash: token, userId: "ann", keyAlias: "ann-app", spend: 0.3 });
-    await writeSpendBatch(pool, [row(), row()], clock.now());
+    const row = (spend: number) => spendRow({ keyHash: token, userId: "ann", keyAlias: "ann-app", spend });
+    await writeSpendBatch(pool, [row(0.3), row(0.3)], clock.now());
     expect(await events()).toEqual([]);
-    await writeSpendBatch(pool, [row(), row()], clock.now());
-    await writeSpendBatch(pool, [row()], clock.now());
+    await writeSpendBatch(pool, [row(0.1), row(0.1)], clock.now());
+    await writeSpendBatch(pool, [row(0.1)], clock.now());
     const recorded = await events();
     expect(recorded).toHaveLength(1);
     expect(recorded[0]).toMatchObject({ scope: "key", scope_id: token, threshold: 0.8 });
@@ -50,7 +50,7 @@ describe("80 % budget warnings recorded by the spend writer", () => {
       user: "ann",
       key_alias: "ann-app",
       budget: "1",
-      spend: "1.2",
+      spend: "0.8",
     });
   });
 
@@ -61,12 +61,49 @@ describe("80 % budget warnings recorded by the spend writer", () => {
     );
     await Promise.all(batches);
     const recorded = await events();
-    // 8.8 USD: the key (1 USD) and the user (10 USD, 80 % = 8) both crossed once.
+    // 8.8 USD: the key (1 USD) crossed 80 % and 100 % once each; the user (10 USD, 80 % = 8) crossed 80 %.
     expect(recorded.map((e) => [e.scope, e.threshold])).toEqual([
       ["key", 0.8],
+      ["key", 1],
       ["user", 0.8],
     ]);
-    expect(recorded[1].payload).toMatchObject({ scope: "user", user: "ann", key_alias: null, budget: "10" });
-    expect(recorded[1].payload.period_end).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(recorded[2].payload).toMatchObject({ scope: "user", user: "ann", key_alias: null, budget: "10" });
+    expect(recorded[2].payload.period_end).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  });
+
+  it("records budget_exceeded once when settled spend reaches the budget, in the batch that reaches it", async () => {
+    const { pool, clock, token, events } = await setup();
+    const row = (spend: number) => spendRow({ keyHash: token, userId: "ann", keyAlias: "ann-app", spend });
+    await writeSpendBatch(pool, [row(0.85)], clock.now());
+    expect((await events()).map((e) => e.threshold)).toEqual([0.8]);
+    await writeSpendBatch(pool, [row(0.1)], clock.now());
+    expect((await events()).map((e) => e.threshold)).toEqual([0.8]); // 0.95 < 1
+    await writeSpendBatch(pool, [row(0.05)], clock.now()); // exactly 1: used up
+    await writeSpendBatch(pool, [row(0.5)], clock.now());
+    const recorded = await events();
+    expect(recorded.map((e) => [e.scope, e.threshold])).toEqual([
+      ["key", 0.8],
+      ["key", 1],
+    ]);
+    expect(recorded[1].payload).toEqual({
+      event: "budget_exceeded",
+      threshold: 1,
+      scope: "key",
+      user: "ann",
+      key_alias: "ann-app",
+      budget: "1",
+      spend: "1.00",
+      period_end: null,
+    });
+  });
+
+  it("records both events from one batch that jumps past the whole budget", async () => {
+    const { pool, clock, token, events } = await setup();
+    await writeSpendBatch(pool, [spendRow({ keyHash: token, userId: "ann", spend: 1.4 })], clock.now());
+    const recorded = await events();
+    expect(recorded.map((e) => [e.scope, e.threshold, e.payload.event, e.payload.spend])).toEqual([
+      ["key", 0.8, "budget_threshold_reached", "1.4"],
+      ["key", 1, "budget_exceeded", "1.4"],
+    ]);
   });
 });
