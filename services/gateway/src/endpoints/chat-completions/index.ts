@@ -8,7 +8,7 @@
  * `max_completion_tokens` is sent with the gateway's default cap, so that upstreams stop where the reservation
  * does.
  */
-import { estimateCompletionTokens } from "../../cost/estimate.js";
+import { DEFAULT_MAX_TOKENS_ESTIMATE, estimateCompletionTokens } from "../../cost/estimate.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { send } from "../../pipeline/steps/send.js";
@@ -16,6 +16,14 @@ import type { Usage } from "../../pipeline/types.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
 import { type ChatCompletionRequest, parseChatCompletion } from "./schema.js";
 import { chatCompletionTexts, chatRequestTexts } from "./texts.js";
+
+/**
+ * The output cap sent for a request that sets none (`max_completion_tokens`, OpenAI's current name, which
+ * reasoning models require and vLLM, llama.cpp and Anthropic's compatibility layer accept): the figure the
+ * budget reservation assumed ({@link DEFAULT_MAX_TOKENS_ESTIMATE}), so the upstream stops where the reservation
+ * does instead of the gateway cutting the stream.
+ */
+const DEFAULT_CAP_MEMBER = `,"max_completion_tokens":${DEFAULT_MAX_TOKENS_ESTIMATE}`;
 
 /** A copy of a completion's first choice's `message` (what tracing records as the output). */
 function firstMessage(completion: unknown): unknown {
@@ -43,11 +51,17 @@ export const chatCompletions: Endpoint<ChatCompletionRequest> = {
   inputTexts: chatRequestTexts,
   send(call, deps) {
     const { body } = call;
-    const json = call.json === undefined ? undefined : forwardable(call.json, body, call.stream);
-    const upstreamBody: ChatCompletionRequest =
-      call.stream && json === undefined
-        ? { ...body, stream_options: { ...body.stream_options, include_usage: true } }
-        : body;
+    const uncapped = body.max_completion_tokens === undefined && body.max_tokens === undefined;
+    const json =
+      call.json === undefined
+        ? undefined
+        : forwardable(call.json, body, call.stream, uncapped ? DEFAULT_CAP_MEMBER : "");
+    let upstreamBody: ChatCompletionRequest = body;
+    if (json === undefined && (uncapped || call.stream)) {
+      upstreamBody = { ...body };
+      if (uncapped) upstreamBody.max_completion_tokens = DEFAULT_MAX_TOKENS_ESTIMATE;
+      if (call.stream) upstreamBody.stream_options = { ...body.stream_options, include_usage: true };
+    }
     return send(call, deps.router, { api: "chat/completions", body: upstreamBody, json });
   },
   answer(call, upstream, deps, request, reply) {

@@ -123,19 +123,21 @@ const INCLUDE_USAGE = ',"stream_options":{"include_usage":true}';
 /**
  * The client's text, ready for {@link upstreamJson}, when it can be sent in place of the serialised `body`
  * (see the module comment); undefined when the body must be serialised. `stream`: the call streams, so the
- * upstream must be asked for usage.
+ * upstream must be asked for usage. `added`: members the gateway adds to the body (each `,"name":value`, for
+ * names the body does not have), e.g. a default output cap.
  */
 export function forwardable(
   json: JsonText,
   body: ForwardedBody,
   stream: boolean,
+  added = "",
 ): ForwardableJson | undefined {
   if ("tags" in body) return undefined; // the router drops LiteLLM's routing field
   if (json.text.charCodeAt(0) === 0xfeff) return undefined; // a byte order mark many JSON parsers refuse
-  let append = "";
+  let append = added;
   if (stream && body.stream_options?.include_usage !== true) {
     if (body.stream_options !== undefined) return undefined; // an object (or null) to merge into
-    append = INCLUDE_USAGE;
+    append += INCLUDE_USAGE;
   }
   const layout = scanJson(json.text);
   if (layout === undefined || layout.members !== json.members) return undefined;

@@ -4,6 +4,7 @@
  * (a repeated key) or a guard rewrote is serialised as before.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_MAX_TOKENS_ESTIMATE } from "../../../../../services/gateway/src/cost/estimate.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
 import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../../helpers/gateway.js";
 
@@ -43,7 +44,7 @@ async function post(text: string): Promise<Response> {
 
 /** A body as a client might write it: its own key order, spacing, number format and escapes. */
 const clientText = (model: string, extra = "") =>
-  `{ "messages" : [ {"content": "say \\"hi\\" {model: [x]}", "role":"user",\n "name": "a"} ],\n  "temperature": 1.0, "model":"${model}", "metadata": {"model": "not this one"}${extra} }\n`;
+  `{ "messages" : [ {"content": "say \\"hi\\" {model: [x]}", "role":"user",\n "name": "a"} ],\n  "temperature": 1.0, "model":"${model}", "max_tokens": 20, "metadata": {"model": "not this one"}${extra} }\n`;
 
 describe("forwarding the client's JSON text", () => {
   it("sends the client's bytes unchanged when the deployment's model name is the one asked for", async () => {
@@ -99,5 +100,20 @@ describe("forwarding the client's JSON text", () => {
     expect((await post(text)).status).toBe(200);
     expect(upstream.requests[0]?.body).not.toHaveProperty("tags");
     expect(upstream.requests[0]?.body).toMatchObject({ model: "fake-model", temperature: 1 });
+  });
+
+  it("sends the reservation's output cap to the upstream when the client sets none, in both paths", async () => {
+    const uncapped = (extra = "") =>
+      `{"model":"fake-model","messages":[{"role":"user","content":"hi"}]${extra}}`;
+    expect((await post(uncapped())).status).toBe(200);
+    expect(upstream.requests[0]?.rawBody).toBe(
+      `{"model":"fake-model","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":${DEFAULT_MAX_TOKENS_ESTIMATE}}`,
+    );
+    // Serialised (a stream with its own stream_options): the cap is still there, and the client's own wins.
+    expect((await post(uncapped(',"stream":true,"stream_options":{"other":1}'))).status).toBe(200);
+    expect(upstream.requests[1]?.body).toMatchObject({ max_completion_tokens: DEFAULT_MAX_TOKENS_ESTIMATE });
+    expect((await post(uncapped(',"max_tokens":7'))).status).toBe(200);
+    expect(upstream.requests[2]?.body).not.toHaveProperty("max_completion_tokens");
+    expect(upstream.requests[2]?.body).toMatchObject({ max_tokens: 7 });
   });
 });
