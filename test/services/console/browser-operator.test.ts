@@ -180,6 +180,13 @@ describe.skipIf(skipReason !== undefined)(`the operator's console in Chromium ${
     await expect(color("at-80")).resolves.toBe("orange");
     await expect(color("at-100")).resolves.toBe("red");
     await expect(color("at-50")).resolves.toBe("blue");
+    // The whole table fits the dialog at 1280 px: Revoke is not scrolled out of sight.
+    const overflow = await page.evaluate<number>(`(() => {
+      const table = document.querySelector('[role="dialog"] [data-testid="key-table"]');
+      const box = table.closest(".mantine-ScrollArea-viewport") ?? table.closest(".mantine-Table-scrollContainer");
+      return box.scrollWidth - box.clientWidth;
+    })()`);
+    expect(overflow).toBeLessThanOrEqual(0);
     const found = await shootBoth("admin-user-keys");
     expect(found).toEqual([]);
     await page.keyboard.press("Escape");

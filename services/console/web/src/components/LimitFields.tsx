@@ -50,6 +50,12 @@ export function limitRequest<E extends null | undefined>(values: LimitValues, em
   };
 }
 
+/** The per-minute inputs: form field, label, request name. */
+const PER_MINUTE = [
+  { field: "rpm", label: "Requests per minute", param: "rpm_limit" },
+  { field: "tpm", label: "Tokens per minute", param: "tpm_limit" },
+] as const;
+
 /** "unlimited", or "up to $10.00" / "up to 60" under a ceiling. */
 const upTo = (max: number | null | undefined, show: (n: number) => string = count) =>
   max == null ? "unlimited" : `up to ${show(max)}`;
@@ -99,24 +105,18 @@ export function LimitFields({
         allowDeselect={false}
         error={errors("budget_duration")}
       />
-      <NumberInput
-        label="Requests per minute"
-        min={0}
-        allowDecimal={false}
-        placeholder={upTo(ceiling?.rpm_limit)}
-        value={values.rpm}
-        onChange={set("rpm")}
-        error={errors("rpm_limit")}
-      />
-      <NumberInput
-        label="Tokens per minute"
-        min={0}
-        allowDecimal={false}
-        placeholder={upTo(ceiling?.tpm_limit)}
-        value={values.tpm}
-        onChange={set("tpm")}
-        error={errors("tpm_limit")}
-      />
+      {PER_MINUTE.map(({ field, label, param }) => (
+        <NumberInput
+          key={field}
+          label={label}
+          min={0}
+          allowDecimal={false}
+          placeholder={upTo(ceiling?.[param])}
+          value={values[field]}
+          onChange={set(field)}
+          error={errors(param)}
+        />
+      ))}
     </>
   );
 }

@@ -185,7 +185,14 @@ export function AdminTab({ me }: { me: Me }) {
 function UserKeys({ user, onClose }: { user: UserRecord; onClose: () => void }) {
   const keys = useFetch<{ keys: ConsoleKey[] }>(`/api/admin/users/${encodeURIComponent(user.user_id)}/keys`);
   return (
-    <Modal opened onClose={onClose} title={`Keys of ${user.user_email ?? user.user_id}`} size="xl" centered>
+    <Modal
+      opened
+      onClose={onClose}
+      title={`Keys of ${user.user_email ?? user.user_id}`}
+      // Wide enough for the key table (820 px) with its Revoke column.
+      size={1000}
+      centered
+    >
       <Loaded result={keys} what="the keys">
         {(data) =>
           data.keys.length === 0 ? (
