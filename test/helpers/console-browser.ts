@@ -1,7 +1,7 @@
 /**
  * The console in Debian's Chromium (playwright-core): builds the web bundle from the current source, starts
- * the console stack serving it, signs a chat user in with a cookie minted as LibreChat mints it, and checks
- * pages with axe-core (injected through the DevTools protocol, so the console's CSP does not block it).
+ * the console stack serving it, signs a chat user in with a cookie minted as LibreChat mints it (or, in
+ * operator-only mode, leaves signing in to the test), and checks pages with axe-core (injected through the DevTools protocol, so the console's CSP does not block it).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -30,23 +30,29 @@ export interface BrowserConsole {
   browser: Browser;
   context: BrowserContext;
   page: Page;
+  /** The chat user signed in by cookie; "" in operator-only mode (no chat). */
   userId: string;
   /** Console messages of level error seen by `page` (e.g. a blocked script, a missing favicon). */
   consoleErrors: string[];
   close(): Promise<void>;
 }
 
-/** Builds the bundle, starts the stack, registers `email` (the first account is ADMIN) and opens a page. */
-export async function startBrowserConsole(email = "ada@example.com"): Promise<BrowserConsole> {
+/**
+ * Builds the bundle, starts the stack, registers `email` (the first account is ADMIN) and opens a page.
+ * `chat: false` runs the console without a chat (operator-only mode): no user, no cookie.
+ */
+export async function startBrowserConsole(
+  email = "ada@example.com",
+  options: { chat?: boolean } = {},
+): Promise<BrowserConsole> {
+  const chat = options.chat !== false;
   execFileSync(
     "npx",
     ["vite", "build", "--config", "services/console/web/vite.config.ts", "--logLevel", "error"],
     { cwd: repoRoot, stdio: "inherit" },
   );
   mkdirSync(SHOTS, { recursive: true });
-  const stack = await startConsoleStack({ webRoot: join(repoRoot, "services/console/dist/web") });
-  const userId = stack.mongo.register(email);
-  const { refreshToken } = await stack.mongo.signIn(userId, JWT_REFRESH_SECRET);
+  const stack = await startConsoleStack({ webRoot: join(repoRoot, "services/console/dist/web"), chat });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -60,17 +66,22 @@ export async function startBrowserConsole(email = "ada@example.com"): Promise<Br
     ],
   });
   const context = await browser.newContext({ viewport: VIEWPORTS[0] });
-  // As the chat sets it: host-only on localhost, httpOnly; the console shares it across ports.
-  await context.addCookies([
-    {
-      name: "refreshToken",
-      value: refreshToken,
-      domain: "localhost",
-      path: "/",
-      httpOnly: true,
-      sameSite: "Lax",
-    },
-  ]);
+  let userId = "";
+  if (chat) {
+    userId = stack.mongo.register(email);
+    const { refreshToken } = await stack.mongo.signIn(userId, JWT_REFRESH_SECRET);
+    // As the chat sets it: host-only on localhost, httpOnly; the console shares it across ports.
+    await context.addCookies([
+      {
+        name: "refreshToken",
+        value: refreshToken,
+        domain: "localhost",
+        path: "/",
+        httpOnly: true,
+        sameSite: "Lax",
+      },
+    ]);
+  }
   const page = await context.newPage();
   const consoleErrors: string[] = [];
   page.on("console", (message) => {

@@ -5,6 +5,8 @@
  * - `POST /api/admin/users/:userId`: set a user's `max_budget`, `budget_duration`, `tpm_limit`, `rpm_limit`
  *   (null = unlimited; omitted = unchanged).
  * - `GET /api/admin/users/:userId/keys`: that user's keys.
+ * - `POST /api/admin/keys`: generate a key for any user (`user_id`) or, without `user_id`, a key of no user
+ *   (the operator's own use); the body is otherwise `POST /api/keys`'s. The full key is in this response only.
  * - `DELETE /api/admin/keys/:token`: revoke any key.
  * - `GET /api/admin/spend?days=7|30|90`: platform spend per day and model.
  * - `GET /api/admin/audit?actor=&action=&user_id=&key_alias=&page=&page_size=`: the gateway's audit log.
@@ -15,7 +17,7 @@ import { z } from "zod";
 import { parseInput } from "../errors.js";
 import { allUsers, platformSpend } from "../platform-spend.js";
 import { gatewayFor, type RouteContext } from "./context.js";
-import { ownedKey, presentKey, revokeKey } from "./keys.js";
+import { createKeyBody, generateConsoleKey, ownedKey, presentKey, revokeKey } from "./keys.js";
 import { usagePeriod } from "./usage.js";
 
 const userParams = z.object({ userId: identifier });
@@ -23,6 +25,8 @@ const tokenParams = z.object({
   token: z.string().regex(/^[0-9a-f]{64}$/, { message: "expected a key hash" }),
 });
 const limitsBody = z.object(limitFields);
+/** `POST /api/admin/keys` body: `POST /api/keys`'s, plus the owner (omitted or null: no user). */
+const adminKeyBody = createKeyBody.extend({ user_id: identifier.nullish() });
 
 /** Registers the `/api/admin/*` routes (administrators only). */
 export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
@@ -42,6 +46,11 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
     const { userId } = parseInput(userParams, request.params);
     const info = await ctx.gateway.userInfo(userId);
     return { user: info.user_info, keys: info.keys.map(presentKey) };
+  });
+
+  app.post("/api/admin/keys", admin, async (request, reply) => {
+    const { user_id: userId, ...body } = parseInput(adminKeyBody, request.body);
+    return generateConsoleKey(ctx, request, reply, userId ?? null, body, "This user");
   });
 
   app.delete("/api/admin/keys/:token", admin, async (request) => {

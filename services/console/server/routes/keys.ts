@@ -17,7 +17,7 @@ import {
   limitFields,
   modelList,
 } from "@platform/admin-api";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { invalidRequest, notFound, parseInput } from "../errors.js";
 import { ensureProvisioned } from "../provisioning.js";
@@ -100,16 +100,51 @@ export async function revokeKey(
 
 /**
  * The gateway's refusal of a duplicate alias (`key_alias`, its admin API's term) said in the form's terms
- * (`name`); any other error is returned unchanged.
+ * (`name`), naming whose key it is (`owner`: "You", "This user"); any other error is returned unchanged.
  */
-export function inUserTerms(error: unknown, name: string): unknown {
+export function inUserTerms(error: unknown, name: string, owner = "You"): unknown {
   if (error instanceof AdminApiError && error.status === 400 && error.body?.error.param === "key_alias") {
+    const have = owner === "You" ? "You already have" : `${owner} already has`;
     return invalidRequest(
-      `You already have an active key named "${name}". Choose another name or revoke that key.`,
+      `${have} an active key named "${name}". Choose another name or revoke that key.`,
       "name",
     );
   }
   return error;
+}
+
+/**
+ * Generates a key through the gateway's `/key/generate` for `userId` (null: a key of no user, for the
+ * operator's own use), acting as the request's session (`x-audit-actor`), and answers 201 with the full key
+ * (this once, `no-store`) and the listed fields.
+ * @throws ConsoleError 400 on a duplicate name; the gateway's 400 (looser limit, unknown user) unchanged.
+ */
+export async function generateConsoleKey(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userId: string | null,
+  body: z.output<typeof createKeyBody>,
+  owner = "You",
+) {
+  const created = await gatewayFor(ctx, request)
+    .generateKey({
+      user_id: userId,
+      key_alias: body.name,
+      max_budget: body.max_budget,
+      budget_duration: body.budget_duration,
+      tpm_limit: body.tpm_limit,
+      rpm_limit: body.rpm_limit,
+      duration: body.duration,
+      models: body.models,
+    })
+    .catch((error: unknown) => {
+      throw inUserTerms(error, body.name, owner);
+    });
+  ctx.metrics.keyOperations.inc({ operation: "generate" });
+  request.log.info({ keyHash: created.token.slice(0, 12), userId }, "key generated through the console");
+  reply.header("cache-control", "no-store");
+  return reply.code(201).send({ key: created.key, ...presentKey(created) });
 }
 
 /** Registers the own-key routes and `GET /api/models`; see the module comment. */
@@ -125,26 +160,13 @@ export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promis
 
   app.post("/api/keys", { config: { access: "user" } }, async (request, reply) => {
     const body = parseInput(createKeyBody, request.body);
-    const gateway = gatewayFor(ctx, request);
-    await ensureProvisioned(sessionOf(request), gateway, ctx.config.userDefaults, ctx.sessions);
-    const created = await gateway
-      .generateKey({
-        user_id: chatUserId(request),
-        key_alias: body.name,
-        max_budget: body.max_budget,
-        budget_duration: body.budget_duration,
-        tpm_limit: body.tpm_limit,
-        rpm_limit: body.rpm_limit,
-        duration: body.duration,
-        models: body.models,
-      })
-      .catch((error: unknown) => {
-        throw inUserTerms(error, body.name);
-      });
-    ctx.metrics.keyOperations.inc({ operation: "generate" });
-    request.log.info({ keyHash: created.token.slice(0, 12) }, "key generated through the console");
-    reply.header("cache-control", "no-store");
-    return reply.code(201).send({ key: created.key, ...presentKey(created) });
+    await ensureProvisioned(
+      sessionOf(request),
+      gatewayFor(ctx, request),
+      ctx.config.userDefaults,
+      ctx.sessions,
+    );
+    return generateConsoleKey(ctx, request, reply, chatUserId(request), body);
   });
 
   app.delete("/api/keys/:token", { config: { access: "user" } }, async (request) => {

@@ -132,7 +132,7 @@ export function App() {
             )}
             {me.is_admin && (
               <Tabs.Panel value="admin">
-                <AdminTab />
+                <AdminTab me={me} />
               </Tabs.Panel>
             )}
             {me.is_admin && (

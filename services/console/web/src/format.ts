@@ -61,8 +61,25 @@ export function budgetShare(spend: number, maxBudget: number | null): number | n
   return spend / maxBudget;
 }
 
-/** Above this share of the budget every tab shows a warning. */
+/** From this share of the budget on, the console warns (every tab for the account, the key list for a key). */
 export const BUDGET_WARNING_SHARE = 0.8;
+
+/** Where a budget stands: `ok` below 80 % (or unlimited), `warning` from 80 %, `exhausted` from 100 %. */
+export type BudgetState = "ok" | "warning" | "exhausted";
+
+/** The {@link BudgetState} of `spend` (USD) against `maxBudget` (USD, null = unlimited). */
+export function budgetState(spend: number, maxBudget: number | null): BudgetState {
+  const share = budgetShare(spend, maxBudget);
+  if (share === null || share < BUDGET_WARNING_SHARE) return "ok";
+  return share >= 1 ? "exhausted" : "warning";
+}
+
+/** How the console says a budget's share: "budget exhausted", or "85 % of budget used". */
+export function budgetUsed(spend: number, maxBudget: number | null): string {
+  const share = budgetShare(spend, maxBudget) ?? 0;
+  // Rounded, but never "100 %" before it is all spent.
+  return share >= 1 ? "budget exhausted" : `${Math.min(99, Math.round(share * 100))} % of budget used`;
+}
 
 /** The one word the console uses for a role, wherever it shows one: "Admin" or "User". */
 export const roleLabel = (isAdmin: boolean): string => (isAdmin ? "Admin" : "User");

@@ -1,17 +1,18 @@
 import { Alert } from "@mantine/core";
 import type { UserRecord } from "../api";
-import { BUDGET_WARNING_SHARE, budgetShare, day, usd } from "../format";
+import { budgetShare, budgetState, day, usd } from "../format";
 
-/** Shown on every tab while the account has used more than 80 % of its budget. */
+/** Shown on every tab while the account has used 80 % of its budget or more ("exhausted" from 100 %). */
 export function BudgetWarning({ account }: { account: UserRecord | null }) {
   if (account === null) return null;
-  const share = budgetShare(account.spend, account.max_budget);
-  if (share === null || share <= BUDGET_WARNING_SHARE) return null;
-  const exhausted = share >= 1;
+  const state = budgetState(account.spend, account.max_budget);
+  if (state === "ok") return null;
+  const share = budgetShare(account.spend, account.max_budget) ?? 1;
+  const exhausted = state === "exhausted";
   return (
     <Alert
       color={exhausted ? "red" : "orange"}
-      title={exhausted ? "Budget used up" : "Budget almost used up"}
+      title={exhausted ? "Budget exhausted" : "Budget almost used up"}
       data-testid="budget-warning"
       mb="md"
     >

@@ -1,12 +1,13 @@
 import {
   Alert,
+  Autocomplete,
   Button,
   Code,
   CopyButton,
   Group,
   Modal,
   MultiSelect,
-  NumberInput,
+  type OptionsFilter,
   Select,
   SimpleGrid,
   Stack,
@@ -14,18 +15,11 @@ import {
   TextInput,
 } from "@mantine/core";
 import { useEffect, useState } from "react";
-import { ApiError, api, type CreatedKey, type Me } from "../api";
-import { budget, count, perMinute, usd } from "../format";
+import { ApiError, api, type CreatedKey, type Me, type UserRecord } from "../api";
+import { budget, perMinute } from "../format";
 import { KeySnippets } from "./KeySnippets";
+import { LimitFields, limitRequest, NO_LIMITS } from "./LimitFields";
 
-/** The budget periods offered (LiteLLM durations), also in the admin's Limits dialog. */
-export const PERIODS = [
-  { value: "", label: "No period (total)" },
-  { value: "1d", label: "Per day" },
-  { value: "7d", label: "Per week" },
-  { value: "30d", label: "Per 30 days" },
-  { value: "1mo", label: "Per calendar month" },
-];
 const EXPIRIES = [
   { value: "7d", label: "7 days" },
   { value: "30d", label: "30 days" },
@@ -34,9 +28,9 @@ const EXPIRIES = [
   { value: "365d", label: "1 year" },
 ];
 
-const orNull = (v: string | number) => (v === "" ? undefined : Number(v));
 /** Fields whose server errors show under the field itself (and only there). */
 const FIELDS = new Set([
+  "user_id",
   "name",
   "max_budget",
   "budget_duration",
@@ -45,36 +39,63 @@ const FIELDS = new Set([
   "duration",
   "models",
 ]);
-const upTo = (max: number | null | undefined, show: (n: number) => string = count) =>
-  max == null ? "unlimited" : `up to ${show(max)}`;
+
+/** Admin mode of {@link GenerateKeyModal}: the users a key may belong to, and the one chosen first (null: none). */
+export interface KeyOwners {
+  users: UserRecord[];
+  userId: string | null;
+}
+
+/** Users whose id or email contains the typed text (any case). */
+const ownerFilter =
+  (users: UserRecord[]): OptionsFilter =>
+  ({ options, search }) => {
+    const needle = search.trim().toLowerCase();
+    const email = new Map(users.map((u) => [u.user_id, (u.user_email ?? "").toLowerCase()]));
+    return options.filter(
+      (o) =>
+        "value" in o &&
+        (o.value.toLowerCase().includes(needle) || (email.get(o.value) ?? "").includes(needle)),
+    );
+  };
 
 /**
  * The generate-key dialog: name, optional budget and period, rpm/tpm, expiry (default 90 days), models; the
- * account's limits are shown as hints. A looser value is sent as typed: the server refuses it and its
+ * owner's limits are shown as hints. A looser value is sent as typed: the server refuses it and its
  * message shows under the field (a value is never silently lowered). After creation it shows the key once,
  * with its own Copy button and snippets, until "I've saved it".
+ *
+ * Without `owners` it makes a key of the signed-in chat user (`POST /api/keys`); with `owners` (the Admin
+ * view) a key of the user chosen from the list or typed, or of no user when left empty (`POST /api/admin/keys`).
  */
 export function GenerateKeyModal({
   me,
   opened,
   onClose,
+  owners,
 }: {
   me: Me;
   opened: boolean;
   onClose: (created: boolean) => void;
+  owners?: KeyOwners;
 }) {
-  const account = me.account;
+  const [owner, setOwner] = useState("");
+  const ownerId = owner.trim();
+  const ownerRecord = owners?.users.find((u) => u.user_id === ownerId) ?? null;
+  const account = owners === undefined ? me.account : ownerRecord;
   const [name, setName] = useState("");
-  const [maxBudget, setMaxBudget] = useState<string | number>("");
-  const [period, setPeriod] = useState<string | null>("");
-  const [rpm, setRpm] = useState<string | number>("");
-  const [tpm, setTpm] = useState<string | number>("");
+  const [limits, setLimits] = useState(NO_LIMITS);
   const [expiry, setExpiry] = useState<string | null>("90d");
   const [models, setModels] = useState<string[]>([]);
   const [available, setAvailable] = useState<string[]>([]);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedKey | null>(null);
+
+  const initialOwner = owners?.userId ?? "";
+  useEffect(() => {
+    if (opened) setOwner(initialOwner);
+  }, [opened, initialOwner]);
 
   useEffect(() => {
     if (!opened) return;
@@ -86,10 +107,7 @@ export function GenerateKeyModal({
 
   const reset = () => {
     setName("");
-    setMaxBudget("");
-    setPeriod("");
-    setRpm("");
-    setTpm("");
+    setLimits(NO_LIMITS);
     setExpiry("90d");
     setModels([]);
     setError(null);
@@ -107,12 +125,10 @@ export function GenerateKeyModal({
     setBusy(true);
     setError(null);
     try {
-      const key = await api<CreatedKey>("POST", "/api/keys", {
+      const key = await api<CreatedKey>("POST", owners === undefined ? "/api/keys" : "/api/admin/keys", {
+        ...(owners === undefined ? {} : { user_id: ownerId === "" ? null : ownerId }),
         name: name.trim(),
-        max_budget: orNull(maxBudget),
-        budget_duration: period === "" || period === null ? undefined : period,
-        rpm_limit: orNull(rpm),
-        tpm_limit: orNull(tpm),
+        ...limitRequest(limits, undefined),
         duration: expiry ?? "90d",
         models: models.length === 0 ? undefined : models,
       });
@@ -136,11 +152,16 @@ export function GenerateKeyModal({
         closeOnClickOutside={false}
         closeOnEscape={false}
         size="xl"
-        title="Your new key"
+        title={owners === undefined ? "Your new key" : "The new key"}
         centered
       >
         <Stack>
-          <Alert color="yellow" title="Copy it now">
+          {/* The default yellow title fails WCAG AA contrast on its light background. */}
+          <Alert
+            color="yellow"
+            title="Copy it now"
+            styles={{ title: { color: "var(--mantine-color-dark-7)" } }}
+          >
             This is the only time the full key is shown. The console does not keep it; if you lose it, revoke
             it and generate a new one.
           </Alert>
@@ -179,9 +200,33 @@ export function GenerateKeyModal({
     <Modal opened={opened} onClose={close} title="Generate a key" size="lg" centered>
       <form onSubmit={submit}>
         <Stack gap="sm">
+          {owners !== undefined && (
+            <Autocomplete
+              label="User"
+              placeholder="none: a key for your own programs"
+              description={
+                ownerId === ""
+                  ? "Empty: a key of no user (the operator's own)."
+                  : ownerRecord === null
+                    ? "Not in the list: the gateway checks that this user id exists."
+                    : `The key belongs to ${ownerRecord.user_email ?? ownerRecord.user_id}.`
+              }
+              data={owners.users.map((u) => u.user_id)}
+              filter={ownerFilter(owners.users)}
+              renderOption={({ option }) => {
+                const email = owners.users.find((u) => u.user_id === option.value)?.user_email;
+                return email == null ? option.value : `${email} (${option.value})`;
+              }}
+              value={owner}
+              onChange={setOwner}
+              clearable
+              error={fieldError("user_id")}
+            />
+          )}
           {account !== null && (
             <Text size="sm" c="dimmed" data-testid="account-limits">
-              Your account: budget {budget(account.max_budget, account.budget_duration)},{" "}
+              {owners === undefined ? "Your account" : "This user"}: budget{" "}
+              {budget(account.max_budget, account.budget_duration)},{" "}
               {perMinute(account.rpm_limit, "requests")}, {perMinute(account.tpm_limit, "tokens")}. A key's
               limits can only be tighter.
             </Text>
@@ -196,40 +241,12 @@ export function GenerateKeyModal({
             data-autofocus
           />
           <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <NumberInput
-              label="Budget (USD, optional)"
-              min={0}
-              decimalScale={2}
-              placeholder={upTo(account?.max_budget, usd)}
-              value={maxBudget}
-              onChange={setMaxBudget}
-              error={fieldError("max_budget")}
-            />
-            <Select
-              label="Budget period"
-              data={PERIODS}
-              value={period}
-              onChange={setPeriod}
-              allowDeselect={false}
-              error={fieldError("budget_duration")}
-            />
-            <NumberInput
-              label="Requests per minute"
-              min={0}
-              allowDecimal={false}
-              value={rpm}
-              onChange={setRpm}
-              placeholder={upTo(account?.rpm_limit)}
-              error={fieldError("rpm_limit")}
-            />
-            <NumberInput
-              label="Tokens per minute"
-              min={0}
-              allowDecimal={false}
-              value={tpm}
-              onChange={setTpm}
-              placeholder={upTo(account?.tpm_limit)}
-              error={fieldError("tpm_limit")}
+            <LimitFields
+              values={limits}
+              onChange={setLimits}
+              ceiling={account}
+              budgetLabel="Budget (USD, optional)"
+              errors={fieldError}
             />
             <Select
               label="Expires after"

@@ -20,8 +20,8 @@ export function UsageChart({
       <ResponsiveContainer width="100%" height={height}>
         <BarChart data={data} margin={{ top: 5, right: 10, left: 0, bottom: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
-          {/* A fixed step (every k-th day) keeps the ticks evenly spaced. */}
-          <XAxis dataKey="label" fontSize={11} interval={Math.max(0, Math.ceil(data.length / 7) - 1)} />
+          {/* Evenly spaced ticks, as many as fit without overlapping (7 days on a phone did overlap). */}
+          <XAxis dataKey="label" fontSize={11} interval="equidistantPreserveStart" minTickGap={12} />
           <YAxis
             fontSize={11}
             width={64}

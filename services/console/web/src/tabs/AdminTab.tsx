@@ -13,9 +13,10 @@ import {
   TextInput,
 } from "@mantine/core";
 import { useMemo, useState } from "react";
-import { api, type ConsoleKey, type PlatformSpend, type UserRecord } from "../api";
+import { api, type ConsoleKey, type Me, type PlatformSpend, type UserRecord } from "../api";
 import { DownloadCsv } from "../components/DownloadCsv";
 import { EditLimitsModal } from "../components/EditLimitsModal";
+import { GenerateKeyModal } from "../components/GenerateKeyModal";
 import { Loaded } from "../components/Loaded";
 import { PeriodPicker } from "../components/PeriodPicker";
 import { SpendBars } from "../components/SpendBars";
@@ -25,16 +26,30 @@ import { useFetch } from "../useFetch";
 import { KeyTable } from "./KeyTable";
 import { Stat } from "./ProfileTab";
 
-/** Admin: platform spend per day and model, every user with spend and budget, edit limits, a user's keys. */
-export function AdminTab() {
+/**
+ * Admin: platform spend per day and model, every user with spend and budget, edit limits, a user's keys,
+ * generate a key for a user or of no user (the operator's own).
+ */
+export function AdminTab({ me }: { me: Me }) {
   const [days, setDays] = useState("30");
   const spend = useFetch<PlatformSpend>(`/api/admin/spend?days=${days}`);
   const users = useFetch<{ users: UserRecord[] }>("/api/admin/users");
   const [editing, setEditing] = useState<UserRecord | null>(null);
   const [viewing, setViewing] = useState<UserRecord | null>(null);
+  // The owner of the key being generated: a user id, null for none; undefined while the dialog is closed.
+  const [keyFor, setKeyFor] = useState<string | null | undefined>(undefined);
   const [saved, setSaved] = useState<string | null>(null);
   const [search, setSearch] = useState("");
   const [sort, setSort] = useState<string | null>("spend");
+  // Under the user's name on phones (wrapping), in their own column on wider screens.
+  const actions = (u: UserRecord, phone: boolean) => (
+    <UserActions
+      phone={phone}
+      onLimits={() => setEditing(u)}
+      onKeys={() => setViewing(u)}
+      onNewKey={() => setKeyFor(u.user_id)}
+    />
+  );
   const shown = useMemo(() => sortUsers(users.data?.users ?? [], search, sort), [users.data, search, sort]);
   return (
     <Stack>
@@ -72,6 +87,10 @@ export function AdminTab() {
           The limits of {saved} are saved; they apply to the next call.
         </Alert>
       )}
+      <Group justify="space-between" mt="sm">
+        <Text fw={600}>Users and keys</Text>
+        <Button onClick={() => setKeyFor(null)}>Generate key</Button>
+      </Group>
       <Group justify="space-between" align="flex-end">
         <TextInput
           label="Find a user"
@@ -118,7 +137,7 @@ export function AdminTab() {
                           {gatewayRoleLabel(u.user_role)}
                         </Text>
                         <Box hiddenFrom="sm" mt={6}>
-                          <UserActions onLimits={() => setEditing(u)} onKeys={() => setViewing(u)} />
+                          {actions(u, true)}
                         </Box>
                       </Table.Td>
                       <Table.Td>{usd(u.spend)}</Table.Td>
@@ -127,9 +146,7 @@ export function AdminTab() {
                         <Text size="xs">{perMinute(u.rpm_limit, "req")}</Text>
                         <Text size="xs">{perMinute(u.tpm_limit, "tok")}</Text>
                       </Table.Td>
-                      <Table.Td visibleFrom="sm">
-                        <UserActions onLimits={() => setEditing(u)} onKeys={() => setViewing(u)} />
-                      </Table.Td>
+                      <Table.Td visibleFrom="sm">{actions(u, false)}</Table.Td>
                     </Table.Tr>
                   ))}
                 </Table.Tbody>
@@ -154,6 +171,12 @@ export function AdminTab() {
         />
       )}
       {viewing !== null && <UserKeys user={viewing} onClose={() => setViewing(null)} />}
+      <GenerateKeyModal
+        me={me}
+        opened={keyFor !== undefined}
+        owners={{ users: users.data?.users ?? [], userId: keyFor ?? null }}
+        onClose={() => setKeyFor(undefined)}
+      />
     </Stack>
   );
 }
@@ -162,7 +185,14 @@ export function AdminTab() {
 function UserKeys({ user, onClose }: { user: UserRecord; onClose: () => void }) {
   const keys = useFetch<{ keys: ConsoleKey[] }>(`/api/admin/users/${encodeURIComponent(user.user_id)}/keys`);
   return (
-    <Modal opened onClose={onClose} title={`Keys of ${user.user_email ?? user.user_id}`} size="xl" centered>
+    <Modal
+      opened
+      onClose={onClose}
+      title={`Keys of ${user.user_email ?? user.user_id}`}
+      // Wide enough for the key table (820 px) with its Revoke column.
+      size={1000}
+      centered
+    >
       <Loaded result={keys} what="the keys">
         {(data) =>
           data.keys.length === 0 ? (
@@ -182,15 +212,28 @@ function UserKeys({ user, onClose }: { user: UserRecord; onClose: () => void }) 
   );
 }
 
-/** The per-user buttons: edit limits, list keys. */
-function UserActions({ onLimits, onKeys }: { onLimits: () => void; onKeys: () => void }) {
+/** The per-user buttons: edit limits, list keys, generate a key. */
+function UserActions({
+  phone,
+  onLimits,
+  onKeys,
+  onNewKey,
+}: {
+  phone: boolean;
+  onLimits: () => void;
+  onKeys: () => void;
+  onNewKey: () => void;
+}) {
   return (
-    <Group gap="xs" justify="flex-end" wrap="nowrap">
+    <Group gap="xs" justify={phone ? "flex-start" : "flex-end"} wrap={phone ? "wrap" : "nowrap"}>
       <Button size="xs" variant="light" onClick={onLimits}>
         Limits
       </Button>
       <Button size="xs" variant="default" onClick={onKeys}>
         Keys
+      </Button>
+      <Button size="xs" variant="default" onClick={onNewKey}>
+        New key
       </Button>
     </Group>
   );

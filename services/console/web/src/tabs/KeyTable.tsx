@@ -1,7 +1,9 @@
 import { Badge, Box, Card, Group, Stack, Table, Text } from "@mantine/core";
+import type { ReactNode } from "react";
 import type { ConsoleKey } from "../api";
+import { BudgetBar } from "../components/BudgetBar";
 import { RevokeButton } from "../components/RevokeButton";
-import { BUDGET_WARNING_SHARE, budget, budgetShare, day, perMinute, time, usd } from "../format";
+import { budget, day, perMinute, time, usd } from "../format";
 
 const lastUsed = (k: ConsoleKey) => (k.last_used_at == null ? "never" : time(k.last_used_at));
 
@@ -34,6 +36,29 @@ function RevokeOrStatus({ k, onRevoke }: { k: ConsoleKey; onRevoke: KeyListProps
   );
 }
 
+/** The columns after the name, shared by the table and the cards. */
+const COLUMNS: Array<{ label: string; cell: (k: ConsoleKey) => ReactNode; testId?: string }> = [
+  { label: "Usage", cell: (k) => usd(k.spend) },
+  { label: "Limits", cell: (k) => <KeyLimits k={k} /> },
+  { label: "Last used", cell: lastUsed, testId: "last-used" },
+  { label: "Created", cell: (k) => day(k.created_at) },
+  { label: "Expires", cell: (k) => day(k.expires) },
+];
+
+/** The key's alias over its masked form (`sk-…abcd`, with `testId` as its `data-testid`). */
+function KeyName({ k, testId }: { k: ConsoleKey; testId?: string }) {
+  return (
+    <div>
+      <Text fw={600} size="sm">
+        {k.key_alias ?? "—"}
+      </Text>
+      <Text size="xs" c="dimmed" ff="monospace" data-testid={testId}>
+        {k.key_name}
+      </Text>
+    </div>
+  );
+}
+
 function KeyCards({ keys, onRevoke }: KeyListProps) {
   return (
     <Stack gap={0}>
@@ -45,43 +70,18 @@ function KeyCards({ keys, onRevoke }: KeyListProps) {
           style={{ borderBottom: "1px solid var(--mantine-color-gray-3)" }}
         >
           <Group justify="space-between" wrap="nowrap" align="flex-start">
-            <div>
-              <Text fw={600} size="sm">
-                {k.key_alias ?? "—"}
-              </Text>
-              <Text size="xs" c="dimmed" ff="monospace">
-                {k.key_name}
-              </Text>
-            </div>
+            <KeyName k={k} />
             <RevokeOrStatus k={k} onRevoke={onRevoke} />
           </Group>
           <Group gap="lg" mt="xs" align="flex-start">
-            <div>
-              <Text size="xs" c="dimmed">
-                Usage
-              </Text>
-              <Text size="sm">{usd(k.spend)}</Text>
-            </div>
-            <div>
-              <Text size="xs" c="dimmed">
-                Limits
-              </Text>
-              <KeyLimits k={k} />
-            </div>
-            <div>
-              <Text size="xs" c="dimmed">
-                Last used
-              </Text>
-              <Text size="sm">{lastUsed(k)}</Text>
-            </div>
-            <div>
-              <Text size="xs" c="dimmed">
-                Created · Expires
-              </Text>
-              <Text size="sm">
-                {day(k.created_at)} · {day(k.expires)}
-              </Text>
-            </div>
+            {COLUMNS.map((c) => (
+              <div key={c.label}>
+                <Text size="xs" c="dimmed">
+                  {c.label}
+                </Text>
+                <Box fz="sm">{c.cell(k)}</Box>
+              </div>
+            ))}
           </Group>
         </Card>
       ))}
@@ -96,11 +96,9 @@ function WideKeyTable({ keys, onRevoke }: KeyListProps) {
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Name</Table.Th>
-            <Table.Th>Usage</Table.Th>
-            <Table.Th>Limits</Table.Th>
-            <Table.Th>Last used</Table.Th>
-            <Table.Th>Created</Table.Th>
-            <Table.Th>Expires</Table.Th>
+            {COLUMNS.map((c) => (
+              <Table.Th key={c.label}>{c.label}</Table.Th>
+            ))}
             <Table.Th />
           </Table.Tr>
         </Table.Thead>
@@ -108,20 +106,13 @@ function WideKeyTable({ keys, onRevoke }: KeyListProps) {
           {keys.map((k) => (
             <Table.Tr key={k.token} data-testid="key-row">
               <Table.Td>
-                <Text fw={600} size="sm">
-                  {k.key_alias ?? "—"}
-                </Text>
-                <Text size="xs" c="dimmed" ff="monospace" data-testid="masked-key">
-                  {k.key_name}
-                </Text>
+                <KeyName k={k} testId="masked-key" />
               </Table.Td>
-              <Table.Td>{usd(k.spend)}</Table.Td>
-              <Table.Td>
-                <KeyLimits k={k} />
-              </Table.Td>
-              <Table.Td data-testid="last-used">{lastUsed(k)}</Table.Td>
-              <Table.Td>{day(k.created_at)}</Table.Td>
-              <Table.Td>{day(k.expires)}</Table.Td>
+              {COLUMNS.map((c) => (
+                <Table.Td key={c.label} data-testid={c.testId}>
+                  {c.cell(k)}
+                </Table.Td>
+              ))}
               <Table.Td ta="right">
                 <RevokeOrStatus k={k} onRevoke={onRevoke} />
               </Table.Td>
@@ -130,23 +121,6 @@ function WideKeyTable({ keys, onRevoke }: KeyListProps) {
         </Table.Tbody>
       </Table>
     </Table.ScrollContainer>
-  );
-}
-
-/** A warning badge once the key has used more than 80 % of its own budget (as the gateway's budget alerts). */
-function KeyBudgetWarning({ k }: { k: ConsoleKey }) {
-  const share = budgetShare(k.spend, k.max_budget);
-  if (share === null || share <= BUDGET_WARNING_SHARE || k.status !== "active") return null;
-  return (
-    <Badge
-      color={share >= 1 ? "red" : "orange"}
-      variant="light"
-      c="dark.8"
-      tt="none"
-      data-testid="key-budget-warning"
-    >
-      {share >= 1 ? "budget used up" : `${Math.round(share * 100)} % of budget used`}
-    </Badge>
   );
 }
 
@@ -172,7 +146,9 @@ function KeyLimits({ k }: { k: ConsoleKey }) {
           {line}
         </Text>
       ))}
-      <KeyBudgetWarning k={k} />
+      {k.status === "active" && (
+        <BudgetBar spend={k.spend} maxBudget={k.max_budget} size="xs" testId="key-budget-warning" />
+      )}
     </>
   );
 }

@@ -1,16 +1,16 @@
-import { Alert, Badge, Card, Group, Progress, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Alert, Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import type { Me, UsageResponse, UsageTotals } from "../api";
+import { BudgetBar } from "../components/BudgetBar";
 import { Loaded } from "../components/Loaded";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
-import { budget, budgetShare, count, day, perMinute, roleLabel, usd } from "../format";
+import { budget, count, day, perMinute, roleLabel, usd } from "../format";
 import { useFetch } from "../useFetch";
 
 /** Profile: email, role, available budget, 7-day chart, spend breakdown, per-minute limits, most-used keys. */
 export function ProfileTab({ me }: { me: Me }) {
   const usage = useFetch<UsageResponse>(me.kind === "chat" ? "/api/usage?days=7" : null);
   const account = me.account;
-  const share = account === null ? null : budgetShare(account.spend, account.max_budget);
   return (
     <Stack>
       <SimpleGrid cols={{ base: 1, sm: 3 }}>
@@ -41,12 +41,7 @@ export function ProfileTab({ me }: { me: Me }) {
                 {usd(Math.max(0, account.max_budget - account.spend))} of{" "}
                 {budget(account.max_budget, account.budget_duration)}
               </Text>
-              <Progress
-                mt="xs"
-                aria-label="Share of the budget used"
-                value={Math.min(100, (share ?? 0) * 100)}
-                color={(share ?? 0) > 0.8 ? "orange" : "blue"}
-              />
+              <BudgetBar spend={account.spend} maxBudget={account.max_budget} testId="budget-state" />
               {account.budget_reset_at !== null && (
                 <Text size="xs" c="dimmed" mt={4}>
                   Resets {day(account.budget_reset_at)}
