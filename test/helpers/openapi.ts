@@ -19,13 +19,33 @@ const file = JSON.parse(
   readFileSync(new URL("../fixtures/openai-openapi-schemas.json", import.meta.url), "utf8"),
 ) as SchemaFile;
 
+/**
+ * OpenAPI 3.0's `nullable: true`, which Ajv reads only beside a `type`, made to mean what it means: beside a
+ * `$ref` (the chunk's `usage`) it becomes `anyOf: [the ref, null]`, and a nullable `enum` lists null.
+ */
+function nullableRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(nullableRefs);
+  if (node === null || typeof node !== "object") return node;
+  const { nullable, ...rest } = node as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(rest)) out[key] = nullableRefs(value);
+  if (nullable === true && "$ref" in out && !("type" in out)) {
+    const { $ref, ...others } = out;
+    return { ...others, anyOf: [{ $ref }, { type: "null" }] };
+  }
+  // `enum` lists the allowed values: a nullable one allows null too (e.g. a chunk's `finish_reason`).
+  if (nullable === true && Array.isArray(out.enum) && !out.enum.includes(null))
+    out.enum = [...out.enum, null];
+  return nullable === undefined ? out : { ...out, nullable };
+}
+
 let ajv: Ajv2020 | undefined;
 
 function validator(): Ajv2020 {
   if (ajv !== undefined) return ajv;
   ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
   // One document whose refs (`#/components/schemas/X`) resolve inside it.
-  ajv.addSchema({ $id: "openai", components: { schemas: file.schemas } });
+  ajv.addSchema({ $id: "openai", components: { schemas: nullableRefs(file.schemas) } });
   return ajv;
 }
 

@@ -205,7 +205,7 @@ function readTarget(
       apiBase = `${apiBase}/v1`;
       report.warn(
         [...at, "api_base"],
-        "api_base has no path; using <api_base>/v1 (Anthropic's OpenAI-compatible endpoint is /v1/chat/completions)",
+        "api_base has no path; using <api_base>/v1 (Anthropic's Messages API is /v1/messages)",
       );
     }
   }

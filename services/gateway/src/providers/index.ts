@@ -21,4 +21,11 @@ export function adapterFor(provider: ProviderName): ProviderAdapter {
 }
 
 export { openAICompatiblePrefixes } from "./openai-compatible/adapter.js";
-export type { Price, ProviderAdapter, ProviderFacts, UpstreamApi, UpstreamRequest } from "./types.js";
+export type {
+  Price,
+  ProviderAdapter,
+  ProviderFacts,
+  UpstreamAnswer,
+  UpstreamApi,
+  UpstreamRequest,
+} from "./types.js";

@@ -5,6 +5,7 @@
  * layout of Portkey's gateway): the router asks the deployment's adapter how to call it, then sends the
  * request itself.
  */
+import type { Dispatcher } from "undici";
 import type { Deployment, ProviderName } from "../config/types.js";
 
 /** An HTTP request to an upstream, ready for undici. */
@@ -16,6 +17,19 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   /** JSON body. */
   body: string;
+  /**
+   * Rewrites a 2xx answer into the API the caller sent (set by an adapter that translated the request, e.g.
+   * Anthropic's Messages answer into a `chat.completion` or its events into `chat.completion.chunk` SSE): the
+   * router applies it before anyone reads the body. Absent: the answer is passed on as it came.
+   */
+  translateAnswer?: (answer: UpstreamAnswer) => UpstreamAnswer;
+}
+
+/** A 2xx upstream answer whose body has not been read yet (undici's response parts). */
+export interface UpstreamAnswer {
+  statusCode: number;
+  headers: Dispatcher.ResponseData["headers"];
+  body: Dispatcher.ResponseData["body"];
 }
 
 /**
@@ -38,6 +52,12 @@ export interface ProviderAdapter {
    *   model.
    */
   request(api: UpstreamApi, deployment: Deployment, json: string): UpstreamRequest;
+  /**
+   * The message of a failed call's error body in this provider's format (e.g. Anthropic's
+   * `{type:"error", error:{type, message}}`), or undefined to let the router read it as OpenAI's
+   * `{error:{message}}` (router/upstream-error.ts).
+   */
+  errorMessage?(text: string): string | undefined;
 }
 
 /** USD per token. */

@@ -353,7 +353,8 @@ export class Router {
   ): Promise<Omit<UpstreamResponse, "deployment" | "attempts" | "sentAt" | "retryMs"> | AttemptFailure> {
     const model = deployment.upstreamModel;
     const text = json === undefined ? JSON.stringify({ ...body, model }) : upstreamJson(json, model);
-    const request = adapterFor(deployment.provider).request(api, deployment, text);
+    const adapter = adapterFor(deployment.provider);
+    const request = adapter.request(api, deployment, text);
     const settings = this.config.router;
     const timeout = stream ? this.streamTimeoutOf(deployment) : (deployment.timeoutMs ?? settings.timeoutMs);
     const target = `${deployment.provider}/${deployment.upstreamModel}`;
@@ -371,13 +372,14 @@ export class Router {
       if (response.statusCode >= 200 && response.statusCode < 300) {
         // A stream counts as started once its first chunk is there: one that never starts is retried.
         if (stream) await once(response.body, "readable", { signal: abortSignalOf(signal) });
-        return { statusCode: response.statusCode, headers: response.headers, body: response.body };
+        const answer = { statusCode: response.statusCode, headers: response.headers, body: response.body };
+        return request.translateAnswer === undefined ? answer : request.translateAnswer(answer);
       }
       const text = await response.body.text().catch(() => "");
       return {
         kind: "status",
         status: response.statusCode,
-        message: redact(upstreamMessage(text), [deployment.apiKey]),
+        message: redact(adapter.errorMessage?.(text) ?? upstreamMessage(text), [deployment.apiKey]),
         retryAfterSeconds: retryAfterSeconds(response.headers),
         target,
       };

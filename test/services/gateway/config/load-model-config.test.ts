@@ -202,7 +202,7 @@ model_list:
     expect(config.deployments[0]).toMatchObject({ inputCostPerToken: 0.5, outputCostPerToken: 1 });
   });
 
-  it("defaults api_base per provider: OpenAI and Anthropic's OpenAI-compatible endpoint", () => {
+  it("defaults api_base per provider: OpenAI's and Anthropic's public APIs", () => {
     const config = load(
       `
 model_list:

@@ -1,8 +1,7 @@
 /**
  * Adapter for servers that speak OpenAI's API (OpenAI API reference, `POST {api_base}/chat/completions`,
  * `/embeddings`, `/completions`, `/responses`, `Authorization: Bearer`): OpenAI itself, vLLM, Ollama's /v1,
- * llama.cpp server, Docker Model Runner, and Anthropic's OpenAI SDK compatibility endpoint
- * (`https://api.anthropic.com/v1/`, docs.anthropic.com "OpenAI SDK compatibility").
+ * llama.cpp server, Docker Model Runner. (Anthropic has its own adapter: providers/anthropic/.)
  */
 import type { Deployment, ProviderName } from "../../config/types.js";
 import type { ProviderAdapter, UpstreamApi, UpstreamRequest } from "../types.js";

@@ -1,0 +1,111 @@
+/**
+ * The adapter for Anthropic's native Messages API (Anthropic API reference "Messages": `POST {api_base}/messages`
+ * with `x-api-key`, `anthropic-version: 2023-06-01` and `content-type: application/json`):
+ * - api `messages`: the body is sent as it came (the client already speaks Messages) and the answer is passed
+ *   on untranslated;
+ * - api `chat/completions`: the chat body is translated to a Messages body (request.ts) and the answer back
+ *   into a `chat.completion` (response.ts) or, streamed, into `chat.completion.chunk` events (stream.ts).
+ * Either way Anthropic's rate-limit headers are also given under the names the gateway's metrics read
+ * (`anthropic-ratelimit-requests-remaining` → `x-ratelimit-remaining-requests`, `-tokens-remaining` →
+ * `x-ratelimit-remaining-tokens`), and error bodies are read in Anthropic's shape.
+ */
+import type { Deployment } from "../../config/types.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import type { ProviderAdapter, UpstreamAnswer, UpstreamApi, UpstreamRequest } from "../types.js";
+import { translatedAnswer, WholeBodyTransform } from "./answer-body.js";
+import { toAnthropicRequest } from "./request.js";
+import { type AnthropicAnswer, anthropicErrorMessage, toChatCompletion } from "./response.js";
+import { ChatChunkStream } from "./stream.js";
+
+/** The API version the translation is written against (Anthropic API reference, "Versions"). */
+export const ANTHROPIC_VERSION = "2023-06-01";
+
+interface Target {
+  origin: string;
+  /** `{api_base path}/messages`, e.g. `/v1/messages`. */
+  path: string;
+  headers: Record<string, string>;
+}
+
+/** Parsed api_base per deployment, so the hot path never parses a URL. */
+const targets = new WeakMap<Deployment, Target>();
+
+function targetFor(deployment: Deployment): Target {
+  let target = targets.get(deployment);
+  if (target === undefined) {
+    const base = new URL(deployment.apiBase);
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "anthropic-version": ANTHROPIC_VERSION,
+    };
+    if (deployment.apiKey !== undefined) headers["x-api-key"] = deployment.apiKey;
+    target = { origin: base.origin, path: `${base.pathname.replace(/\/$/, "")}/messages`, headers };
+    targets.set(deployment, target);
+  }
+  return target;
+}
+
+/** Anthropic's rate-limit headers → OpenAI's names, added to a copy of `headers` (without content-length). */
+export function withRateLimitNames(headers: UpstreamAnswer["headers"]): UpstreamAnswer["headers"] {
+  const { "content-length": _length, ...out } = headers;
+  const requests = headers["anthropic-ratelimit-requests-remaining"];
+  const tokens = headers["anthropic-ratelimit-tokens-remaining"];
+  if (requests !== undefined) out["x-ratelimit-remaining-requests"] = requests;
+  if (tokens !== undefined) out["x-ratelimit-remaining-tokens"] = tokens;
+  return out;
+}
+
+/** A `chat.completion` (JSON text) for Anthropic's message text; a body that is not JSON is passed on as is. */
+function chatCompletionText(text: string): string {
+  let message: AnthropicAnswer;
+  try {
+    message = JSON.parse(text) as AnthropicAnswer;
+  } catch {
+    return text; // the answer step reports a body that is not JSON
+  }
+  return JSON.stringify(toChatCompletion(message, Math.floor(Date.now() / 1000)));
+}
+
+/** The request for a chat completion, translated, with the answer's translation attached. */
+function chatRequest(target: Target, json: string): UpstreamRequest {
+  const chat = JSON.parse(json) as Record<string, unknown>;
+  const body = toAnthropicRequest(chat);
+  const includeUsage = (chat.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage;
+  return {
+    origin: target.origin,
+    path: target.path,
+    headers: target.headers,
+    body: JSON.stringify(body),
+    translateAnswer: (answer) =>
+      translatedAnswer(
+        answer,
+        body.stream === true
+          ? new ChatChunkStream(includeUsage === true, Math.floor(Date.now() / 1000))
+          : new WholeBodyTransform(chatCompletionText),
+        withRateLimitNames(answer.headers),
+      ),
+  };
+}
+
+/** Anthropic's adapter: chat completions (translated) and Messages (native). */
+export const anthropicAdapter: ProviderAdapter = {
+  provider: "anthropic",
+  serves: (_deployment, api) => api === "chat/completions" || api === "messages",
+  request(api: UpstreamApi, deployment: Deployment, json: string): UpstreamRequest {
+    const target = targetFor(deployment);
+    if (api === "chat/completions") return chatRequest(target, json);
+    if (api !== "messages") {
+      throw new GatewayError(400, `Anthropic models do not serve the ${api} API.`, {
+        type: "invalid_request_error",
+      });
+    }
+    return {
+      origin: target.origin,
+      path: target.path,
+      headers: target.headers,
+      body: json,
+      translateAnswer: (answer) => ({ ...answer, headers: withRateLimitNames(answer.headers) }),
+    };
+  },
+  errorMessage: anthropicErrorMessage,
+};
