@@ -43,6 +43,7 @@ export function chatUsage(usage: ResponsesUsage | null | undefined): Usage | und
 interface StreamEvent {
   type?: string;
   delta?: unknown;
+  sequence_number?: unknown;
   response?: { usage?: ResponsesUsage | null };
 }
 
@@ -83,6 +84,8 @@ export async function relayNativeStream(
   let usage: Usage | undefined;
   let completed = false;
   let first = true;
+  /** The next `sequence_number` after the upstream's last (for an `error` event of the gateway's own). */
+  let sequence = 0;
   const parser = createParser({
     onEvent(event) {
       if (first) {
@@ -97,6 +100,7 @@ export async function relayNativeStream(
         return;
       }
       const type = parsed.type;
+      if (typeof parsed.sequence_number === "number") sequence = parsed.sequence_number + 1;
       if (type === "response.output_text.delta" || type === "response.function_call_arguments.delta") {
         if (typeof parsed.delta === "string" && meter.fits(parsed.delta)) meter.commit();
       } else if (
@@ -127,7 +131,7 @@ export async function relayNativeStream(
   if (failed && !completed) {
     const message = "The upstream's Responses stream failed before it completed.";
     res.write(
-      `event: error\ndata: ${JSON.stringify({ type: "error", code: "upstream_error", message, param: null, sequence_number: 0 })}\n\n`,
+      `event: error\ndata: ${JSON.stringify({ type: "error", code: "upstream_error", message, param: null, sequence_number: sequence })}\n\n`,
     );
   }
   if (!res.destroyed) res.end();
