@@ -105,7 +105,15 @@ export const litellmParamsKeys: KeySet = {
 
 /** `model_list[].model_info`: LiteLLM accepts any key here (free-form metadata). */
 export const modelInfoKeys: KeySet = {
-  used: ["id", "tags", "mode", "base_model", "input_cost_per_token", "output_cost_per_token"],
+  used: [
+    "id",
+    "tags",
+    "mode",
+    "base_model",
+    "supported_endpoints",
+    "input_cost_per_token",
+    "output_cost_per_token",
+  ],
   ignored: {},
   open: true,
 };

@@ -116,6 +116,7 @@ function readEntry(
     ...optional("streamTimeoutMs", toMs(params.stream_timeout)),
     ...optional("weight", params.weight),
     ...optional("baseModel", baseModelName(info?.base_model)),
+    ...optional("supportedEndpoints", info?.supported_endpoints),
     tags: [...new Set([...(params.tags ?? []), ...(info?.tags ?? [])])],
   };
 }

@@ -36,6 +36,9 @@ export const modelInfoSchema = z.object({
   tags: tags.optional(),
   mode: z.string().optional(),
   base_model: z.string().optional(),
+  supported_endpoints: z
+    .array(z.string().regex(/^\/v1\//, "must be an API path such as /v1/responses"))
+    .optional(),
   input_cost_per_token: z.number().nonnegative().optional(),
   output_cost_per_token: z.number().nonnegative().optional(),
 });

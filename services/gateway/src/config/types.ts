@@ -51,6 +51,13 @@ export interface Deployment {
    * merged (e.g. `npu`, `default`). Used when `router_settings.enable_tag_filtering` is true.
    */
   tags: string[];
+  /**
+   * `model_info.supported_endpoints`: the OpenAI API paths the deployment's server serves natively (LiteLLM's
+   * name, e.g. `["/v1/chat/completions", "/v1/responses"]`); absent: what its provider serves by default. An
+   * `openai/` deployment with a custom `api_base` serves the Responses API natively only when this lists
+   * `/v1/responses` (else the gateway translates to chat completions).
+   */
+  supportedEndpoints?: string[];
   /** Unix seconds when the config was loaded; reported as `created` in /v1/models. */
   created: number;
 }

@@ -69,6 +69,12 @@ export interface JsonAnswerFormat {
   output(answer: unknown): unknown;
   /** The model-written texts the output guard reads; undefined when the endpoint's answer has none (embeddings). */
   outputTexts?: TextExtractor;
+  /**
+   * Rewrites the upstream's parsed answer into the client's format before anything else reads it (a translating
+   * endpoint: a chat completion into a Responses `response`); `usage`, `output` and `outputTexts` then read the
+   * rewritten answer. Default: the upstream's answer and bytes go to the client as they are.
+   */
+  translate?(answer: unknown): unknown;
 }
 
 /** 502 for an upstream body that is not JSON. */
@@ -97,6 +103,10 @@ export async function answerJson(
   } catch (error) {
     if (call.abort.aborted) throw error;
     throw notJson();
+  }
+  if (format.translate !== undefined) {
+    completion = format.translate(completion);
+    text = JSON.stringify(completion);
   }
   const guard = format.outputTexts === undefined ? undefined : deps.guard;
   // The answer before an output guard may rewrite it (tracing with TRACE_CAPTURE_CONTENT=full).

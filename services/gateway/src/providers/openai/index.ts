@@ -5,14 +5,30 @@
  * Prices: OpenAI's pricing page (platform.openai.com/docs/pricing) as republished in March 2026, checked on
  * 2026-11-23; standard tier, USD per million tokens, no cached-input or batch discount.
  */
+import type { Deployment } from "../../config/types.js";
 import { openAICompatible } from "../openai-compatible/adapter.js";
-import { type ProviderFacts, perMillion } from "../types.js";
+import { type ProviderAdapter, type ProviderFacts, perMillion, type UpstreamApi } from "../types.js";
+
+const DEFAULT_API_BASE = "https://api.openai.com/v1";
+const compatible = openAICompatible("openai", ["chat/completions", "embeddings", "completions"]);
+
+/**
+ * OpenAI's own API serves the Responses API; an OpenAI-compatible server (custom `api_base`) does only when its
+ * `model_info.supported_endpoints` lists `/v1/responses` (vLLM and Ollama serve a subset of it, llama.cpp none).
+ */
+const adapter: ProviderAdapter = {
+  ...compatible,
+  serves: (deployment: Deployment, api: UpstreamApi) =>
+    compatible.serves(deployment, api) ||
+    (api === "responses" &&
+      (deployment.supportedEndpoints?.includes("/v1/responses") ?? deployment.apiBase === DEFAULT_API_BASE)),
+};
 
 export const openai: ProviderFacts = {
   name: "openai",
-  defaultApiBase: "https://api.openai.com/v1",
+  defaultApiBase: DEFAULT_API_BASE,
   keyEnv: "OPENAI_API_KEY",
-  adapter: openAICompatible("openai", ["chat/completions", "embeddings", "completions"]),
+  adapter,
   prices: {
     "gpt-5.4": perMillion(2.5, 15),
     "gpt-5.1": perMillion(1.25, 10),

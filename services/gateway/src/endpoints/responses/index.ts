@@ -1,0 +1,109 @@
+/**
+ * `POST /v1/responses` (and `/responses`): OpenAI's Responses API (OpenAI API reference, "Create a model
+ * response") in front of the registered deployments, through the pipeline; `call_type` `aresponses`.
+ *
+ * Two paths, chosen per call from the deployments the alias (and its fallbacks) may route to:
+ *
+ * - native: when every one of them serves `/responses` (`ProviderAdapter.serves(deployment, "responses")`: OpenAI
+ *   at its default API base, or any `openai/` deployment whose `model_info.supported_endpoints` lists
+ *   `/v1/responses`), the client's request goes upstream as it is, unknown fields included; a JSON answer is
+ *   relayed with its usage read from `usage.input_tokens` / `output_tokens`, a stream event by event
+ *   (`native-stream.ts`).
+ * - translated: otherwise the request becomes a chat completion (`to-chat.ts`), and the chat answer becomes a
+ *   `response` object (`response-object.ts`) or, streamed, Responses events (`stream-encoder.ts`).
+ *
+ * State: the gateway stores nothing. `store` is accepted (and forwarded on the native path, where the upstream
+ * keeps what it keeps); `previous_response_id` works only on the native path. On the translated path it is
+ * refused with a 400 `invalid_request_error` (`param: previous_response_id`): send the whole conversation as
+ * `input` instead.
+ */
+import { estimateCompletionTokens } from "../../cost/estimate.js";
+import { invalidRequest } from "../../errors/gateway-error.js";
+import type { Endpoint } from "../../pipeline/endpoint.js";
+import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { send } from "../../pipeline/steps/send.js";
+import type { PipelineDeps } from "../../pipeline/types.js";
+import { adapterFor } from "../../providers/index.js";
+import { forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { chatUsage, relayNativeStream } from "./native-stream.js";
+import { fromChatCompletion } from "./response-object.js";
+import { parseResponsesRequest, type ResponsesRequest } from "./schema.js";
+import { ResponsesStreamEncoder } from "./stream-encoder.js";
+import { responseOutputTexts, responsesRequestTexts } from "./texts.js";
+import { toChatRequest } from "./to-chat.js";
+
+/** A copy of a response's `output` (what tracing records as the output). */
+const outputOf = (response: unknown): unknown => {
+  const output = (response as { output?: unknown } | null)?.output;
+  return output === undefined ? undefined : structuredClone(output);
+};
+
+/** How a `response` object is read (native answers, and translated ones once rewritten). */
+export const responseAnswer: JsonAnswerFormat = {
+  usage: (answer) => chatUsage((answer as { usage?: Parameters<typeof chatUsage>[0] } | null)?.usage),
+  output: outputOf,
+  outputTexts: responseOutputTexts,
+};
+
+/**
+ * Whether every deployment `alias` may route to (its own, then its fallbacks') serves the Responses API
+ * natively; false for an alias without deployments.
+ */
+export function servesNatively(deps: PipelineDeps, alias: string): boolean {
+  let any = false;
+  for (const name of deps.router.plan(alias)) {
+    for (const deployment of deps.router.deployments(name) ?? []) {
+      if (!adapterFor(deployment.provider).serves(deployment, "responses")) return false;
+      any = true;
+    }
+  }
+  return any;
+}
+
+/** The 400 for `previous_response_id` on the translated path. */
+const noState = () =>
+  invalidRequest(
+    "previous_response_id is not supported for this model: the gateway keeps no conversation state, and this model is served through chat completions. Send the full conversation as input instead.",
+    "previous_response_id",
+  );
+
+/** Calls that went the translated way (their answer is a chat completion to rewrite). */
+const translated = new WeakSet<object>();
+
+/** The Responses endpoint. */
+export const responses: Endpoint<ResponsesRequest> = {
+  paths: ["/v1/responses", "/responses"],
+  callType: "aresponses",
+  parse: parseResponsesRequest,
+  clientInput: (raw) => raw.input,
+  isStream: (body) => body.stream === true,
+  completionEstimate: (body) => estimateCompletionTokens(body.max_output_tokens ?? undefined),
+  inputTexts: responsesRequestTexts,
+  send(call, deps) {
+    const { body } = call;
+    if (servesNatively(deps, body.model)) {
+      // Never asked for chat's `stream_options.include_usage`: Responses streams carry usage in `response.completed`.
+      const json = call.json === undefined ? undefined : forwardable(call.json, body, false);
+      return send(call, deps.router, { api: "responses", body, json });
+    }
+    if (body.previous_response_id != null) throw noState();
+    translated.add(call);
+    return send(call, deps.router, { api: "chat/completions", body: toChatRequest(body, call.stream) });
+  },
+  answer(call, upstream, deps, request, reply) {
+    const native = !translated.has(call);
+    if (call.stream) {
+      if (native) return relayNativeStream(call, upstream, deps, request, reply);
+      return answerStream(call, upstream, deps, request, reply, {
+        stripUsage: false,
+        encoder: new ResponsesStreamEncoder(call.body),
+      });
+    }
+    if (native) return answerJson(call, upstream, deps, reply, responseAnswer);
+    return answerJson(call, upstream, deps, reply, {
+      ...responseAnswer,
+      // The chat completion becomes a `response` object before the guard and the client see it.
+      translate: (completion) => fromChatCompletion(call.body, completion as Record<string, unknown>),
+    });
+  },
+};
