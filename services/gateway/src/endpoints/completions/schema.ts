@@ -44,6 +44,9 @@ export function parseCompletion(body: unknown): CompletionRequest {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const param = paramName(issue.path) || null;
-  const reason = param === "prompt" && issue.code === "invalid_union" ? PROMPT_SHAPES : describe(issue);
+  const reason =
+    param === "prompt" && issue.code === "invalid_union" && issue.input !== undefined
+      ? PROMPT_SHAPES
+      : describe(issue);
   throw invalidRequest(`Invalid request: ${param ?? "body"} ${reason}.`, param);
 }

@@ -45,6 +45,9 @@ export function parseEmbedding(body: unknown): EmbeddingRequest {
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const param = paramName(issue.path) || null;
-  const reason = param === "input" && issue.code === "invalid_union" ? INPUT_SHAPES : describe(issue);
+  const reason =
+    param === "input" && issue.code === "invalid_union" && issue.input !== undefined
+      ? INPUT_SHAPES
+      : describe(issue);
   throw invalidRequest(`Invalid request: ${param ?? "body"} ${reason}.`, param);
 }

@@ -116,6 +116,11 @@ describe("embeddings refusals", () => {
     );
     expect(error.param).toBe("input");
     expect(error.message).toContain("input must be a non-empty string, an array of non-empty strings");
+    const missing = await rejectionOf(
+      client.embeddings.create({ model: "embed-small" } as unknown as OpenAI.EmbeddingCreateParams),
+      OpenAI.BadRequestError,
+    );
+    expect(missing.message).toContain("input is required");
   });
 
   it("refuses a card number in the input with the PII block policy (400), upstream untouched", async () => {
