@@ -7,8 +7,8 @@
  * The reservation covers `max_tokens`, else the gateway's default cap (as for chat). A stream is relayed as
  * `text_completion` chunks (`choices[].text`), its output counted on the way and cut at the reservation; the
  * gateway asks the upstream for usage (`stream_options.include_usage`) and hides it from clients that did not
- * ask. The input guardrails read `prompt` and `suffix`; the output guard reads each choice's `text` of a
- * non-streamed answer (a stream's output guard reads chat deltas only, so it does not inspect these streams).
+ * ask. The input guardrails read `prompt` and `suffix`; the output guard reads each choice's `text`, of a
+ * non-streamed answer and of a stream's chunks alike.
  */
 import { estimateCompletionTokens } from "../../cost/estimate.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";

@@ -3,7 +3,7 @@
  * client: a non-streamed and a streamed completion work, answers are OpenAI's `CreateCompletionResponse`
  * (streamed chunks share that shape), the spend row is an `atext_completion` at the model's list price, the
  * requests counter counts it; a stream from an upstream that ignores `max_tokens` is cut at the reservation;
- * the output guard masks a non-streamed answer's text; a provider without the API is refused.
+ * the output guard masks an answer's text, streamed or not; a provider without the API is refused.
  */
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import OpenAI from "openai";
@@ -127,6 +127,20 @@ describe("text completions with the openai SDK", () => {
     expect(answer.choices[0]?.text).toBe("Write to <EMAIL_ADDRESS> word1");
     // The input was not guarded (output scope only): the upstream got the address.
     expect(env.fake.requests.at(-1)?.body.prompt).toBe("Write to jane.doe@example.org");
+  });
+
+  it("masks an e-mail address in a streamed answer's text (stream output guard, buffer mode)", async () => {
+    const stream = await client.completions.create({
+      model: "instruct",
+      prompt: "Write to jane.doe@example.org",
+      echo: true,
+      // The echoed prompt is output too: the reservation must cover it.
+      max_tokens: 20,
+      stream: true,
+    });
+    let text = "";
+    for await (const chunk of stream) for (const choice of chunk.choices) text += choice.text;
+    expect(text).toBe("Write to <EMAIL_ADDRESS> word1 word2 word3 word4 word5");
   });
 });
 
