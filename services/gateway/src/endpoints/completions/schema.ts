@@ -5,8 +5,7 @@
  * the relay); every other field (`suffix`, `echo`, `best_of`, `logprobs`, `stop`, `n`, …) passes through.
  */
 import { z } from "zod";
-import { invalidRequest } from "../../errors/gateway-error.js";
-import { describe, paramName } from "../chat-completions/schema.js";
+import { parseBody } from "../parse-body.js";
 
 const tokenId = z.number().int().nonnegative();
 
@@ -37,16 +36,5 @@ const PROMPT_SHAPES =
  * @throws GatewayError 400 `invalid_request_error` naming the first invalid field in `param` and the message.
  */
 export function parseCompletion(body: unknown): CompletionRequest {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw invalidRequest("The request body must be a JSON object with model and prompt.");
-  }
-  const parsed = completionSchema.safeParse(body, { reportInput: true });
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const param = paramName(issue.path) || null;
-  const reason =
-    param === "prompt" && issue.code === "invalid_union" && issue.input !== undefined
-      ? PROMPT_SHAPES
-      : describe(issue);
-  throw invalidRequest(`Invalid request: ${param ?? "body"} ${reason}.`, param);
+  return parseBody(completionSchema, body, "model and prompt", { prompt: PROMPT_SHAPES });
 }

@@ -5,8 +5,7 @@
  * any other field.
  */
 import { z } from "zod";
-import { invalidRequest } from "../../errors/gateway-error.js";
-import { describe, paramName } from "../chat-completions/schema.js";
+import { parseBody } from "../parse-body.js";
 
 const tokenId = z.number().int().nonnegative();
 
@@ -38,16 +37,5 @@ const INPUT_SHAPES =
  * @throws GatewayError 400 `invalid_request_error` naming the first invalid field in `param` and the message.
  */
 export function parseEmbedding(body: unknown): EmbeddingRequest {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw invalidRequest("The request body must be a JSON object with model and input.");
-  }
-  const parsed = embeddingSchema.safeParse(body, { reportInput: true });
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const param = paramName(issue.path) || null;
-  const reason =
-    param === "input" && issue.code === "invalid_union" && issue.input !== undefined
-      ? INPUT_SHAPES
-      : describe(issue);
-  throw invalidRequest(`Invalid request: ${param ?? "body"} ${reason}.`, param);
+  return parseBody(embeddingSchema, body, "model and input", { input: INPUT_SHAPES });
 }
