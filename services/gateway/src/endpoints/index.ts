@@ -8,11 +8,13 @@ import type { Endpoint } from "../pipeline/endpoint.js";
 import { pipelineHooks, pipelineRoute } from "../pipeline/route.js";
 import type { PipelineDeps } from "../pipeline/types.js";
 import { chatCompletions } from "./chat-completions/index.js";
+import { completions } from "./completions/index.js";
+import { embeddings } from "./embeddings/index.js";
 import { responses } from "./responses/index.js";
 
 /** Every model endpoint, in registration order. */
 // biome-ignore lint/suspicious/noExplicitAny: each endpoint has its own body type; the list holds them all.
-export const endpoints: ReadonlyArray<Endpoint<any>> = [chatCompletions, responses];
+export const endpoints: ReadonlyArray<Endpoint<any>> = [chatCompletions, responses, embeddings, completions];
 
 /** Options of {@link modelRoutes}: the pipeline's dependencies, without the app's logger (taken from the app). */
 export type ModelRoutesOptions = Omit<PipelineDeps, "log" | "collectOutput">;

@@ -1,6 +1,7 @@
 /**
- * The PII guardrail on a streamed answer (`chat.completion.chunk` events). The text of each choice is the
- * concatenation of its `delta.content` pieces; the analyzer runs once, on the whole text, when the upstream ends
+ * The PII guardrail on a streamed answer (`chat.completion.chunk` events, or a legacy completion's
+ * `text_completion` chunks, whose choices carry `text` where chat's carry `delta.content`). The text of each
+ * choice is the concatenation of its pieces; the analyzer runs once, on the whole text, when the upstream ends
  * (a PII value split across chunks is still found).
  *
  * - `stream_output: buffer`: every payload is held; at the end a block replaces the answer by an error event
@@ -17,8 +18,21 @@ import type { GuardMode, PiiPolicy } from "./policy/schema.js";
 import { firstRefusal } from "./refusals.js";
 import type { GuardDecision, StreamOutputGuard } from "./types.js";
 
+interface Choice {
+  index?: number;
+  text?: unknown;
+  delta?: { content?: unknown };
+}
+
 interface Chunk {
-  choices?: Array<{ index?: number; delta?: { content?: unknown } }>;
+  choices?: Choice[];
+}
+
+/** Where a choice's text piece sits: chat's `delta` (`content`), or the choice itself (`text`). */
+function piece(choice: Choice): { holder: Record<string, unknown>; key: "content" | "text" } | undefined {
+  if (typeof choice.delta?.content === "string") return { holder: choice.delta, key: "content" };
+  if (typeof choice.text === "string") return { holder: choice as Record<string, unknown>, key: "text" };
+  return undefined;
 }
 
 /** A payload and, when it is a chunk with content, its parsed form. */
@@ -48,7 +62,7 @@ export function createStreamOutputGuard(options: StreamOutputOptions): StreamOut
   const pieces = new Map<number, string[]>();
 
   function collect(raw: string): Held {
-    if (!raw.includes('"content"')) return { raw };
+    if (!raw.includes('"content"') && !raw.includes('"text"')) return { raw };
     let chunk: Chunk;
     try {
       chunk = JSON.parse(raw) as Chunk;
@@ -57,7 +71,8 @@ export function createStreamOutputGuard(options: StreamOutputOptions): StreamOut
     }
     let hasContent = false;
     for (const choice of chunk.choices ?? []) {
-      const content = choice.delta?.content;
+      const at = piece(choice);
+      const content = at?.holder[at.key];
       if (typeof content !== "string" || content === "") continue;
       const index = choice.index ?? 0;
       const list = pieces.get(index) ?? [];
@@ -96,16 +111,17 @@ export function createStreamOutputGuard(options: StreamOutputOptions): StreamOut
   };
 }
 
-/** The held payloads with each choice's content replaced by its masked text (first chunk) or "" (later ones). */
+/** The held payloads with each choice's text (`delta.content` or `text`) replaced by its masked text (first chunk) or "" (later ones). */
 function rewrite(held: readonly Held[], masked: Map<number, string>): string[] {
   const placed = new Set<number>();
   return held.map((h) => {
     if (h.chunk === undefined) return h.raw;
     for (const choice of h.chunk.choices ?? []) {
-      const delta = choice.delta;
-      if (delta === undefined || typeof delta.content !== "string" || delta.content === "") continue;
+      const at = piece(choice);
+      const content = at?.holder[at.key];
+      if (at === undefined || typeof content !== "string" || content === "") continue;
       const index = choice.index ?? 0;
-      delta.content = placed.has(index) ? "" : (masked.get(index) ?? delta.content);
+      at.holder[at.key] = placed.has(index) ? "" : (masked.get(index) ?? content);
       placed.add(index);
     }
     return JSON.stringify(h.chunk);

@@ -29,13 +29,18 @@ export function chunkHead(chunk: ChunkHead): ChunkHead {
 
 /**
  * The payloads that close a stream stopped at its reservation: a chunk giving each choice seen (by `index`)
- * `finish_reason: "length"`, the usage chunk when `usage` is given, and `[DONE]`.
+ * `finish_reason: "length"` (in a `text_completion` stream, with an empty `text` instead of an empty `delta`), the usage chunk when `usage` is given, and `[DONE]`.
  */
 export function lengthStop(head: ChunkHead, choices: readonly number[], usage: Usage | undefined): string[] {
   const indexes = choices.length === 0 ? [0] : choices;
   const stop = {
     ...head,
-    choices: indexes.map((index) => ({ index, delta: {}, finish_reason: "length" })),
+    // A legacy completion's chunk (`text_completion`) carries `text` where a chat chunk carries `delta`.
+    choices: indexes.map((index) =>
+      head.object === "text_completion"
+        ? { index, text: "", logprobs: null, finish_reason: "length" }
+        : { index, delta: {}, finish_reason: "length" },
+    ),
   };
   const out = [JSON.stringify(stop)];
   if (usage !== undefined) out.push(JSON.stringify({ ...head, choices: [], usage }));

@@ -1,6 +1,7 @@
 /**
  * Collects the text of a streamed chat completion from its `chat.completion.chunk` payloads (OpenAI API
- * reference, "The chat completion chunk object": `choices[].delta.content`), for observers that record the
+ * reference, "The chat completion chunk object": `choices[].delta.content`), or of a streamed legacy completion
+ * from its `text_completion` chunks (`choices[].text`), for observers that record the
  * answer (tracing). Only the first choice is kept, up to a cap, so a long stream costs bounded memory.
  */
 
@@ -17,15 +18,16 @@ export class StreamText {
 
   /** Takes one SSE `data:` payload; ignores `[DONE]`, errors and chunks that are not JSON. */
   add(payload: string): void {
-    if (this.cut || payload === "[DONE]" || !payload.includes('"content"')) return;
-    let chunk: { choices?: Array<{ index?: number; delta?: { content?: unknown } }> };
+    if (this.cut || payload === "[DONE]" || !(payload.includes('"content"') || payload.includes('"text"')))
+      return;
+    let chunk: { choices?: Array<{ index?: number; text?: unknown; delta?: { content?: unknown } }> };
     try {
       chunk = JSON.parse(payload);
     } catch {
       return;
     }
     for (const choice of chunk.choices ?? []) {
-      const content = choice.delta?.content;
+      const content = choice.delta?.content ?? choice.text;
       if ((choice.index ?? 0) !== 0 || typeof content !== "string") continue;
       const room = this.maxChars - this.length;
       this.parts.push(content.length > room ? content.slice(0, room) : content);

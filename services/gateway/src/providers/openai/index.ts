@@ -3,7 +3,9 @@
  * OPENAI_API_KEY, or any OpenAI-compatible server given as `api_base` (vLLM, Ollama's /v1, llama.cpp).
  *
  * Prices: OpenAI's pricing page (platform.openai.com/docs/pricing) as republished in March 2026, checked on
- * 2026-11-23; standard tier, USD per million tokens, no cached-input or batch discount.
+ * 2026-11-23; standard tier, USD per million tokens, no cached-input or batch discount. Embedding models
+ * (input only) and the legacy completions models (`gpt-3.5-turbo-instruct`, `davinci-002`, `babbage-002`) from
+ * the same page's "Embeddings" and "Other models" tables, checked on 2026-11-25.
  */
 import type { Deployment } from "../../config/types.js";
 import { openAICompatible } from "../openai-compatible/adapter.js";
@@ -49,5 +51,11 @@ export const openai: ProviderFacts = {
     o3: perMillion(2, 8),
     "o1-mini": perMillion(1.1, 4.4),
     o1: perMillion(15, 60),
+    "gpt-3.5-turbo-instruct": perMillion(1.5, 2),
+    "davinci-002": perMillion(2, 2),
+    "babbage-002": perMillion(0.4, 0.4),
+    "text-embedding-3-small": perMillion(0.02, 0),
+    "text-embedding-3-large": perMillion(0.13, 0),
+    "text-embedding-ada-002": perMillion(0.1, 0),
   },
 };

@@ -1,0 +1,56 @@
+/**
+ * `POST /v1/completions` (and `/completions`): OpenAI's legacy text completions API (OpenAI API reference,
+ * "Create completion") in front of the registered deployments, through the pipeline. Sent natively to
+ * deployments whose provider serves `/completions` (an alias with a deployment that does not, e.g. an
+ * `anthropic/` one, is refused with a 400 naming the model).
+ *
+ * The reservation covers `max_tokens`, else the gateway's default cap (as for chat). A stream is relayed as
+ * `text_completion` chunks (`choices[].text`), its output counted on the way and cut at the reservation; the
+ * gateway asks the upstream for usage (`stream_options.include_usage`) and hides it from clients that did not
+ * ask. The input guardrails read `prompt` and `suffix`; the output guard reads each choice's `text`, of a
+ * non-streamed answer and of a stream's chunks alike.
+ */
+import { estimateCompletionTokens } from "../../cost/estimate.js";
+import type { Endpoint } from "../../pipeline/endpoint.js";
+import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { requireNativeApi } from "../../pipeline/steps/native-api.js";
+import { send } from "../../pipeline/steps/send.js";
+import type { Usage } from "../../pipeline/types.js";
+import { forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { type CompletionRequest, parseCompletion } from "./schema.js";
+import { completionAnswerTexts, completionRequestTexts } from "./texts.js";
+
+/** How a `text_completion` answer is read: its usage, and its first choice's text as the output. */
+export const completionAnswer: JsonAnswerFormat = {
+  usage: (answer) => (answer as { usage?: Usage } | null)?.usage,
+  output: (answer) => (answer as { choices?: Array<{ text?: unknown }> } | null)?.choices?.[0]?.text,
+  outputTexts: completionAnswerTexts,
+};
+
+/** The text completions endpoint. */
+export const completions: Endpoint<CompletionRequest> = {
+  paths: ["/v1/completions", "/completions"],
+  callType: "atext_completion",
+  parse: parseCompletion,
+  clientInput: (raw) => raw.prompt,
+  isStream: (body) => body.stream === true,
+  completionEstimate: (body) =>
+    body.max_tokens === 0 ? 0 : estimateCompletionTokens(body.max_tokens ?? undefined),
+  inputTexts: completionRequestTexts,
+  send(call, deps) {
+    requireNativeApi(call, "completions", "text completions (/v1/completions)");
+    const { body } = call;
+    const json = call.json === undefined ? undefined : forwardable(call.json, body, call.stream);
+    const upstreamBody: CompletionRequest =
+      call.stream && json === undefined
+        ? { ...body, stream_options: { ...body.stream_options, include_usage: true } }
+        : body;
+    return send(call, deps.router, { api: "completions", body: upstreamBody, json });
+  },
+  answer(call, upstream, deps, request, reply) {
+    if (!call.stream) return answerJson(call, upstream, deps, reply, completionAnswer);
+    return answerStream(call, upstream, deps, request, reply, {
+      stripUsage: call.body.stream_options?.include_usage !== true,
+    });
+  },
+};

@@ -1,0 +1,51 @@
+/**
+ * `POST /v1/embeddings` (and `/embeddings`): OpenAI's embeddings API (OpenAI API reference, "Create
+ * embeddings") in front of the registered deployments, through the pipeline. Sent natively to deployments whose
+ * provider serves `/embeddings` (an alias with a deployment that does not, e.g. an `anthropic/` one, is refused
+ * with a 400 naming the model). Never streamed; priced per input token (`usage.prompt_tokens`, no completion
+ * tokens, so nothing is reserved for output). The input guardrails read the input strings (token-id arrays
+ * carry no text); the answer is vectors, so no output guard applies. `encoding_format: "base64"` is passed
+ * through: the upstream encodes.
+ */
+import type { Endpoint } from "../../pipeline/endpoint.js";
+import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { requireNativeApi } from "../../pipeline/steps/native-api.js";
+import { send } from "../../pipeline/steps/send.js";
+import type { Usage } from "../../pipeline/types.js";
+import { forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { type EmbeddingRequest, parseEmbedding } from "./schema.js";
+import { embeddingInputTexts } from "./texts.js";
+
+/**
+ * An embeddings answer's usage (`{prompt_tokens, total_tokens}`, OpenAI's `CreateEmbeddingResponse`) in chat's
+ * names, with 0 completion tokens; undefined when it has none.
+ */
+export function embeddingUsage(answer: unknown): Usage | undefined {
+  const usage = (answer as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } } | null)?.usage;
+  if (typeof usage?.prompt_tokens !== "number") return undefined;
+  const total = typeof usage.total_tokens === "number" ? usage.total_tokens : usage.prompt_tokens;
+  return { prompt_tokens: usage.prompt_tokens, completion_tokens: 0, total_tokens: total };
+}
+
+/** How an embeddings answer is read: usage only; the vectors are not recorded as output. */
+export const embeddingAnswer: JsonAnswerFormat = {
+  usage: embeddingUsage,
+  output: () => undefined,
+};
+
+/** The embeddings endpoint. */
+export const embeddings: Endpoint<EmbeddingRequest> = {
+  paths: ["/v1/embeddings", "/embeddings"],
+  callType: "aembedding",
+  parse: parseEmbedding,
+  clientInput: (raw) => raw.input,
+  isStream: () => false,
+  completionEstimate: () => 0,
+  inputTexts: embeddingInputTexts,
+  send(call, deps) {
+    requireNativeApi(call, "embeddings", "embeddings");
+    const json = call.json === undefined ? undefined : forwardable(call.json, call.body, false);
+    return send(call, deps.router, { api: "embeddings", body: call.body, json });
+  },
+  answer: (call, upstream, deps, _request, reply) => answerJson(call, upstream, deps, reply, embeddingAnswer),
+};
