@@ -8,10 +8,11 @@ import type { Endpoint } from "../pipeline/endpoint.js";
 import { pipelineHooks, pipelineRoute } from "../pipeline/route.js";
 import type { PipelineDeps } from "../pipeline/types.js";
 import { chatCompletions } from "./chat-completions/index.js";
+import { messages } from "./messages/index.js";
 
 /** Every model endpoint, in registration order. */
 // biome-ignore lint/suspicious/noExplicitAny: each endpoint has its own body type; the list holds them all.
-export const endpoints: ReadonlyArray<Endpoint<any>> = [chatCompletions];
+export const endpoints: ReadonlyArray<Endpoint<any>> = [chatCompletions, messages];
 
 /** Options of {@link modelRoutes}: the pipeline's dependencies, without the app's logger (taken from the app). */
 export type ModelRoutesOptions = Omit<PipelineDeps, "log" | "collectOutput">;

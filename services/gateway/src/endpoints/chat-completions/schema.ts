@@ -32,7 +32,7 @@ export const chatCompletionSchema = z.looseObject({
 export type ChatCompletionRequest = z.infer<typeof chatCompletionSchema>;
 
 /** `messages.0.role` → `messages[0].role`, as OpenAI names a `param`. */
-function paramName(path: readonly PropertyKey[]): string {
+export function paramName(path: readonly PropertyKey[]): string {
   return path.reduce<string>(
     (out, part) =>
       typeof part === "number" ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part),
@@ -43,7 +43,7 @@ function paramName(path: readonly PropertyKey[]): string {
 const article: Record<string, string> = { int: "an integer", array: "an array", object: "an object" };
 
 /** A readable sentence for one zod issue, e.g. "is required", "must be a number", "must be at most 2". */
-function describe(issue: z.core.$ZodIssue): string {
+export function describe(issue: z.core.$ZodIssue): string {
   if (issue.input === undefined) return "is required";
   switch (issue.code) {
     case "invalid_type":
