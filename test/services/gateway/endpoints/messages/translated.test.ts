@@ -177,7 +177,7 @@ describe("POST /v1/messages translated to chat completions", () => {
       body: JSON.stringify({ model: "general", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }),
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).type).toBe("message");
+    expect(((await res.json()) as { type: string }).type).toBe("message");
   });
 });
 
