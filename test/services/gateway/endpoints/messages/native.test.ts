@@ -36,7 +36,7 @@ it("passes the Message through natively and books the upstream's usage", async (
   const message = await client.messages.create({
     model: "general",
     max_tokens: 32,
-    top_k: 5,
+    stop_sequences: ["END"],
     messages: [{ role: "user", content: "hi native" }],
   });
   expect(message).toMatchObject({
@@ -48,11 +48,11 @@ it("passes the Message through natively and books the upstream's usage", async (
   expect(sent.path).toBe("/v1/messages");
   expect(sent.headers["anthropic-version"]).toBe("2023-06-01");
   expect(sent.headers.authorization).toBeUndefined();
-  // Native: the client's fields as they were (top_k survives), the deployment's model name.
+  // Native: the client's fields as they were (stop_sequences not renamed to stop), the deployment's model name.
   expect(sent.body).toEqual({
     model: "claude-lite",
     max_tokens: 32,
-    top_k: 5,
+    stop_sequences: ["END"],
     messages: [{ role: "user", content: "hi native" }],
   });
   await expect.poll(() => spend.rows.length).toBe(1);
