@@ -8,6 +8,7 @@ import type { Endpoint } from "../pipeline/endpoint.js";
 import { pipelineHooks, pipelineRoute } from "../pipeline/route.js";
 import type { PipelineDeps } from "../pipeline/types.js";
 import { chatCompletions } from "./chat-completions/index.js";
+import { countTokensRoute } from "./messages/count-tokens.js";
 import { messages } from "./messages/index.js";
 
 /** Every model endpoint, in registration order. */
@@ -26,4 +27,5 @@ export async function modelRoutes(app: FastifyInstance, options: ModelRoutesOpti
   };
   pipelineHooks(app, deps);
   for (const endpoint of endpoints) pipelineRoute(app, endpoint, deps);
+  countTokensRoute(app, deps.router);
 }

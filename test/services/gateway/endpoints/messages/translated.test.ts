@@ -244,3 +244,18 @@ describe("POST /v1/messages errors, in Anthropic's shape", () => {
     }
   });
 });
+
+describe("POST /v1/messages/count_tokens", () => {
+  it("refuses clearly, in Anthropic's shape, rather than guess a count", async () => {
+    const res = await fetch(`${h.url}/v1/messages/count_tokens`, {
+      method: "POST",
+      headers: { "x-api-key": VIRTUAL_KEY, "content-type": "application/json" },
+      body: JSON.stringify({ model: "general", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { type: string; error: { type: string; message: string } };
+    expect(body.type).toBe("error");
+    expect(body.error.type).toBe("invalid_request_error");
+    expect(body.error.message).toContain("count_tokens");
+  });
+});
