@@ -10,11 +10,19 @@ import type { PipelineDeps } from "../pipeline/types.js";
 import { chatCompletions } from "./chat-completions/index.js";
 import { completions } from "./completions/index.js";
 import { embeddings } from "./embeddings/index.js";
+import { countTokensRoute } from "./messages/count-tokens.js";
+import { messages } from "./messages/index.js";
 import { responses } from "./responses/index.js";
 
 /** Every model endpoint, in registration order. */
 // biome-ignore lint/suspicious/noExplicitAny: each endpoint has its own body type; the list holds them all.
-export const endpoints: ReadonlyArray<Endpoint<any>> = [chatCompletions, responses, embeddings, completions];
+export const endpoints: ReadonlyArray<Endpoint<any>> = [
+  chatCompletions,
+  responses,
+  embeddings,
+  completions,
+  messages,
+];
 
 /** Options of {@link modelRoutes}: the pipeline's dependencies, without the app's logger (taken from the app). */
 export type ModelRoutesOptions = Omit<PipelineDeps, "log" | "collectOutput">;
@@ -28,4 +36,5 @@ export async function modelRoutes(app: FastifyInstance, options: ModelRoutesOpti
   };
   pipelineHooks(app, deps);
   for (const endpoint of endpoints) pipelineRoute(app, endpoint, deps);
+  countTokensRoute(app, deps.router);
 }

@@ -1,11 +1,23 @@
 /**
  * The gateway's error handler: every error a route throws becomes an OpenAI-shaped error body
  * (`{error: {message, type, param, code}}`, OpenAI API reference, "Error codes") with its status and headers.
+ * A route whose config says `errorFormat: "anthropic"` gets the same error in Anthropic's shape instead.
  * Fastify's own client errors (bad JSON, body too large, wrong media type, validation) become 4xx; anything else is
  * logged and answered 500 `internal_error` naming the request id, never the error's text.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { toAnthropicBody } from "./anthropic-error.js";
 import { GatewayError } from "./gateway-error.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /**
+     * The error body's shape on this route: OpenAI's (default) or Anthropic's (`errors/anthropic-error.ts`), for
+     * the routes of Anthropic's API.
+     */
+    errorFormat?: "openai" | "anthropic";
+  }
+}
 
 /** Maps fastify's own client errors (bad JSON, body too large, …) to OpenAI-shaped ones. */
 function fromFastifyError(error: FastifyError, maxBodyBytes: number): GatewayError | undefined {
@@ -55,6 +67,8 @@ export function gatewayErrorHandler(maxBodyBytes: number) {
     request.errorType = out.type;
     if (out.status >= 500)
       request.log.warn({ status: out.status, type: out.type, requestId: request.id }, out.message);
-    return reply.code(out.status).headers(out.headers).send(out.toBody());
+    const body =
+      request.routeOptions.config?.errorFormat === "anthropic" ? toAnthropicBody(out) : out.toBody();
+    return reply.code(out.status).headers(out.headers).send(body);
   };
 }

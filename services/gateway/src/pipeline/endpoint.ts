@@ -17,6 +17,12 @@ export interface Endpoint<B extends EndpointBody = EndpointBody> {
   /** Whether the chat's service key may book calls on the chat user it names (`users/attribution.ts`). */
   readonly userAttribution?: boolean;
   /**
+   * Route settings of an endpoint that speaks another vendor's API: its errors in that API's shape
+   * (`errorFormat`, `errors/error-handler.ts`) and its key also accepted in the `x-api-key` header
+   * (`apiKeyHeader`, `plugins/auth.ts`). Default: OpenAI's errors, `Authorization: Bearer` only.
+   */
+  readonly routeConfig?: { errorFormat?: "anthropic"; apiKeyHeader?: boolean };
+  /**
    * Validates the parsed JSON body.
    * @throws GatewayError 400 `invalid_request_error` naming the first invalid field.
    */

@@ -67,6 +67,10 @@ export function pipelineRoute<B extends EndpointBody>(
       throw error;
     }
   }
-  const config = { pipeline: true, userAttribution: endpoint.userAttribution === true };
+  const config = {
+    ...endpoint.routeConfig,
+    pipeline: true,
+    userAttribution: endpoint.userAttribution === true,
+  };
   for (const url of endpoint.paths) app.post(url, { config }, handler);
 }

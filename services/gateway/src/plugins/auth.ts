@@ -1,5 +1,6 @@
 /**
- * Authentication for every route not marked `config: { public: true }`: `Authorization: Bearer <key>`,
+ * Authentication for every route not marked `config: { public: true }`: `Authorization: Bearer <key>` (or, on
+ * routes marked `config: { apiKeyHeader: true }` such as Anthropic's `/v1/messages`, `x-api-key: <key>`),
  * where the key is the master key (GATEWAY_MASTER_KEY, compared in constant time) or a virtual key resolved
  * by the {@link KeyAuthenticator} (when a database is configured).
  *
@@ -30,6 +31,11 @@ declare module "fastify" {
     public?: boolean;
     /** A key that names users is booked on the named user here (chat completions). */
     userAttribution?: boolean;
+    /**
+     * The key may also come in the `x-api-key` header (Anthropic's SDKs and Claude Code send it there), when
+     * there is no `Authorization: Bearer` header.
+     */
+    apiKeyHeader?: boolean;
   }
 }
 
@@ -48,6 +54,12 @@ export interface AuthPluginOptions {
 const MASTER: AuthContext = Object.freeze({ kind: "master" });
 
 const sha256 = digestOf;
+
+/** The `x-api-key` header's value, or undefined when absent, empty or repeated. */
+function apiKeyHeader(request: FastifyRequest): string | undefined {
+  const value = request.headers["x-api-key"];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
 
 /** Extracts the bearer token, or undefined. */
 export function bearerToken(request: FastifyRequest): string | undefined {
@@ -91,9 +103,14 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
 
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config.public === true) return;
-    const token = bearerToken(request);
+    const alsoHeader = request.routeOptions.config.apiKeyHeader === true;
+    const token = bearerToken(request) ?? (alsoHeader ? apiKeyHeader(request) : undefined);
     if (token === undefined) {
-      throw unauthorized("Missing API key: send the header Authorization: Bearer <key>.");
+      throw unauthorized(
+        alsoHeader
+          ? "Missing API key: send the header x-api-key: <key> (or Authorization: Bearer <key>)."
+          : "Missing API key: send the header Authorization: Bearer <key>.",
+      );
     }
     // One hash per request: compared with the master key's, then (as hex) the virtual key's lookup key.
     const digest = sha256(token);

@@ -1,0 +1,108 @@
+/**
+ * A chat completions answer (OpenAI API reference, the chat completion object) as a Messages answer
+ * (Anthropic API reference, "Messages", the Message object): `id` `msg_…`, `type: "message"`, `role:
+ * "assistant"`, the first choice's text as a `text` block and its tool calls as `tool_use` blocks, `stop_reason`
+ * from `finish_reason` (`stop` → `end_turn`, `length` → `max_tokens`, `tool_calls` → `tool_use`,
+ * `content_filter` → `refusal`), `usage` as `input_tokens` / `output_tokens` (cached prompt tokens as
+ * `cache_read_input_tokens`). A stop sequence ends the answer as `end_turn`: chat completions do not say
+ * which stop sequence matched.
+ */
+import type { Usage } from "../../pipeline/types.js";
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Anthropic's `usage` of a Message. */
+export interface MessagesUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+/** Anthropic's `stop_reason` for a chat `finish_reason`. */
+export function stopReason(finishReason: unknown): string {
+  switch (finishReason) {
+    case "length":
+      return "max_tokens";
+    case "tool_calls":
+    case "function_call":
+      return "tool_use";
+    case "content_filter":
+      return "refusal";
+  }
+  return "end_turn";
+}
+
+/** A chat `usage` in Anthropic's names (tokens). */
+export function messagesUsage(usage: unknown): MessagesUsage {
+  if (!isObj(usage)) return { input_tokens: 0, output_tokens: 0 };
+  const prompt = Number(usage.prompt_tokens ?? 0);
+  const details = isObj(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
+  const cached = Number(details.cached_tokens ?? 0);
+  return {
+    input_tokens: prompt - cached,
+    output_tokens: Number(usage.completion_tokens ?? 0),
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: cached,
+  };
+}
+
+/** A Messages `usage` in chat completions' names (tokens): input counts cache reads and writes. */
+export function chatUsage(usage: unknown): Usage | undefined {
+  if (!isObj(usage)) return undefined;
+  const prompt =
+    Number(usage.input_tokens ?? 0) +
+    Number(usage.cache_creation_input_tokens ?? 0) +
+    Number(usage.cache_read_input_tokens ?? 0);
+  const completion = Number(usage.output_tokens ?? 0);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+/** `msg_` and the upstream's id (letters, digits, `_`, `-` only). */
+export function messageId(chatId: unknown): string {
+  const id = typeof chatId === "string" ? chatId.replace(/[^\w-]/g, "") : "";
+  return `msg_${id === "" ? Date.now().toString(36) : id}`;
+}
+
+/** A tool call's `arguments` (JSON text) as a `tool_use` block's `input` object; `{}` when not an object. */
+export function toolInput(args: unknown): Obj {
+  if (typeof args !== "string" || args === "") return {};
+  try {
+    const input = JSON.parse(args);
+    return isObj(input) ? input : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The Message object for a `chat.completion` object (see the module comment). */
+export function fromChatCompletion(completion: unknown): Obj {
+  const c = isObj(completion) ? completion : {};
+  const choice = Array.isArray(c.choices) && isObj(c.choices[0]) ? c.choices[0] : {};
+  const message = isObj(choice.message) ? choice.message : {};
+  const content: Obj[] = [];
+  if (typeof message.content === "string" && message.content !== "")
+    content.push({ type: "text", text: message.content });
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      if (!isObj(call) || !isObj(call.function)) continue;
+      content.push({
+        type: "tool_use",
+        id: call.id,
+        name: call.function.name,
+        input: toolInput(call.function.arguments),
+      });
+    }
+  }
+  return {
+    id: messageId(c.id),
+    type: "message",
+    role: "assistant",
+    model: c.model,
+    content,
+    stop_reason: stopReason(choice.finish_reason),
+    stop_sequence: null,
+    usage: messagesUsage(c.usage),
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * `POST /v1/messages`: Anthropic's Messages API (Anthropic API reference, "Messages"; what Claude Code and the
+ * Anthropic SDKs send) in front of the registered deployments, through the pipeline. LiteLLM's `call_type`
+ * `anthropic_messages`. The key comes in `x-api-key` (the SDKs' default) or `Authorization: Bearer`; errors are
+ * Anthropic-shaped (`errors/anthropic-error.ts`).
+ *
+ * An alias whose every deployment (fallbacks included) serves Messages natively (`anthropic/…`) gets the body
+ * as the client sent it, and its answer or event stream back unchanged ({@link relayMessagesStream}). Any other
+ * alias is translated: the request to chat completions (`to-chat.ts`), the answer back to a Message
+ * (`from-chat.ts`) and a stream's chunks to Messages events (`stream-events.ts`), so every deployment that
+ * speaks OpenAI's chat completions serves Anthropic's clients.
+ */
+import { Readable } from "node:stream";
+import type { Endpoint } from "../../pipeline/endpoint.js";
+import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { send } from "../../pipeline/steps/send.js";
+import type { CallContext } from "../../pipeline/types.js";
+import { adapterFor } from "../../providers/index.js";
+import { forwardable } from "../../providers/openai-compatible/forward-json.js";
+import type { Router, UpstreamResponse } from "../../router/router.js";
+import { chatUsage, fromChatCompletion } from "./from-chat.js";
+import { relayMessagesStream } from "./native-stream.js";
+import { type MessagesRequest, parseMessagesRequest } from "./schema.js";
+import { messagesStreamEncoder } from "./stream-events.js";
+import { messageAnswerTexts, messagesRequestTexts } from "./texts.js";
+import { toChatRequest } from "./to-chat.js";
+
+/** Whether every deployment `model` may be sent to (its fallbacks included) serves Messages natively. */
+export function servedNatively(router: Router, model: string): boolean {
+  for (const alias of router.plan(model)) {
+    for (const d of router.deployments(alias) ?? [])
+      if (!adapterFor(d.provider).serves(d, "messages")) return false;
+  }
+  return true;
+}
+
+/** Calls sent natively (the answer step reads them as Messages, not chat completions). */
+const native = new WeakSet<CallContext>();
+
+/** How a Message object is read (a native answer, or a translated one). */
+export const messageAnswer: JsonAnswerFormat = {
+  usage: (answer) => chatUsage((answer as { usage?: unknown } | null)?.usage),
+  output: (answer) => structuredClone((answer as { content?: unknown } | null)?.content),
+  outputTexts: messageAnswerTexts,
+};
+
+/**
+ * The upstream's `chat.completion` answer read and turned into a Message, as an upstream response whose body
+ * is that Message's JSON (a body that is no JSON is left as it is: the answer step refuses it with a 502).
+ */
+async function translatedAnswer(upstream: UpstreamResponse): Promise<UpstreamResponse> {
+  let text = await upstream.body.text();
+  try {
+    text = JSON.stringify(fromChatCompletion(JSON.parse(text)));
+  } catch {}
+  const body = Object.assign(Readable.from([text]), { text: async () => text });
+  return { ...upstream, body: body as unknown as UpstreamResponse["body"] };
+}
+
+/** The Messages endpoint. */
+export const messages: Endpoint<MessagesRequest> = {
+  paths: ["/v1/messages"],
+  callType: "anthropic_messages",
+  routeConfig: { errorFormat: "anthropic", apiKeyHeader: true },
+  parse: parseMessagesRequest,
+  clientInput: (raw) => ({ system: raw.system, messages: raw.messages }),
+  isStream: (body) => body.stream === true,
+  // `max_tokens` is required: it is the reservation's output.
+  completionEstimate: (body) => body.max_tokens,
+  inputTexts: messagesRequestTexts,
+  send(call, deps) {
+    const { body } = call;
+    if (servedNatively(deps.router, body.model)) {
+      native.add(call);
+      // The client's own text goes upstream (only `model` changes); never with chat's stream_options added.
+      const json = call.json === undefined ? undefined : forwardable(call.json, body, false);
+      return send(call, deps.router, { api: "messages", body, json });
+    }
+    return send(call, deps.router, { api: "chat/completions", body: toChatRequest(body) });
+  },
+  async answer(call, upstream, deps, request, reply) {
+    if (native.has(call)) {
+      if (!call.stream) return answerJson(call, upstream, deps, reply, messageAnswer);
+      return relayMessagesStream(call, upstream, deps, request, reply);
+    }
+    if (!call.stream) return answerJson(call, await translatedAnswer(upstream), deps, reply, messageAnswer);
+    return answerStream(call, upstream, deps, request, reply, {
+      stripUsage: false,
+      encoder: messagesStreamEncoder(call.body.model),
+    });
+  },
+};
