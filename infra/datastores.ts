@@ -32,6 +32,34 @@ export function urlEncoded(secret: pulumi.Output<string>): pulumi.Output<string>
   return secret.apply(encodeURIComponent);
 }
 
+/** The connection URLs of the stack's own datastores (host names are the service names), all secret. */
+export interface DatastoreUrls {
+  /** `postgresql://…/gateway` with the generated password (URL-encoded). */
+  gatewayDatabaseUrl: pulumi.Output<string>;
+  /** `postgresql://…/langfuse` for the trace viewer. */
+  traceDatabaseUrl: pulumi.Output<string>;
+  /** `mongodb://…/LibreChat?authSource=admin` for the chat and the console's read-only session lookups. */
+  mongoUri: pulumi.Output<string>;
+  /** `redis://:password@cache:6379`. */
+  redisUrl: pulumi.Output<string>;
+}
+
+/** {@link DatastoreUrls} from the stack's secrets (Docker network aliases and Kubernetes Services alike). */
+export function datastoreUrls(secrets: Record<SecretName, pulumi.Output<string>>): DatastoreUrls {
+  const pw = urlEncoded;
+  const gatewayDatabaseUrl = pulumi.secret(
+    pulumi.interpolate`postgresql://${DB_USER}:${pw(secrets.relationalDbPassword)}@relational-db:5432/${GATEWAY_DB}`,
+  );
+  const traceDatabaseUrl = pulumi.secret(
+    pulumi.interpolate`postgresql://${DB_USER}:${pw(secrets.relationalDbPassword)}@relational-db:5432/${TRACE_DB}`,
+  );
+  const mongoUri = pulumi.secret(
+    pulumi.interpolate`mongodb://${DB_USER}:${pw(secrets.documentDbPassword)}@document-db:27017/LibreChat?authSource=admin`,
+  );
+  const redisUrl = pulumi.secret(pulumi.interpolate`redis://:${pw(secrets.cachePassword)}@cache:6379`);
+  return { gatewayDatabaseUrl, traceDatabaseUrl, mongoUri, redisUrl };
+}
+
 /** The relational database (Postgres), both renderers. */
 export function relationalDbSpec(base: ServiceFacts): ServiceSpec {
   const { config, secrets } = base;
@@ -136,17 +164,11 @@ export class Datastores extends pulumi.ComponentResource {
       ...cacheSpec(args),
     });
 
-    const pw = urlEncoded;
-    this.gatewayDatabaseUrl = pulumi.secret(
-      pulumi.interpolate`postgresql://${DB_USER}:${pw(secrets.relationalDbPassword)}@relational-db:5432/${GATEWAY_DB}`,
-    );
-    this.traceDatabaseUrl = pulumi.secret(
-      pulumi.interpolate`postgresql://${DB_USER}:${pw(secrets.relationalDbPassword)}@relational-db:5432/${TRACE_DB}`,
-    );
-    this.mongoUri = pulumi.secret(
-      pulumi.interpolate`mongodb://${DB_USER}:${pw(secrets.documentDbPassword)}@document-db:27017/LibreChat?authSource=admin`,
-    );
-    this.redisUrl = pulumi.secret(pulumi.interpolate`redis://:${pw(secrets.cachePassword)}@cache:6379`);
+    const urls = datastoreUrls(secrets);
+    this.gatewayDatabaseUrl = urls.gatewayDatabaseUrl;
+    this.traceDatabaseUrl = urls.traceDatabaseUrl;
+    this.mongoUri = urls.mongoUri;
+    this.redisUrl = urls.redisUrl;
     this.containers = [relational.container, document.container, cache.container];
     this.registerOutputs({});
   }
