@@ -40,7 +40,8 @@ const SERVICES = [
   "relational-db-exporter",
   "cache-exporter",
 ];
-const KINDS: Record<string, { new (x: unknown): { validate(): void } }> = {
+// biome-ignore lint/suspicious/noExplicitAny: each model takes its own typed shape; validate() checks it.
+const KINDS: Record<string, new (x: any) => { validate(): void }> = {
   Deployment,
   StatefulSet,
   Job,
