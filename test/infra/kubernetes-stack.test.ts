@@ -114,9 +114,9 @@ describe("kubernetes stack", () => {
   });
 
   it("scales the gateway: HPA, PDB, no unavailable replica on rollout, grace above the drain, spool volume", () => {
-    const hpa = ofKind("HorizontalPodAutoscaler")[0];
+    const hpa = ofKind("HorizontalPodAutoscaler")[0] as Loose;
     expect(hpa.spec).toMatchObject({ minReplicas: 2, maxReplicas: 6, scaleTargetRef: { name: "gateway" } });
-    expect(ofKind("PodDisruptionBudget")[0].spec.maxUnavailable).toBe(1);
+    expect((ofKind("PodDisruptionBudget")[0] as Loose).spec.maxUnavailable).toBe(1);
     const gw = ofKind("Deployment").find((d) => nameOf(d) === "gateway") as Loose;
     expect(gw.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
     const pod = gw.spec.template.spec;
