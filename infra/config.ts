@@ -124,6 +124,13 @@ export const operatorEnvSchema = z.object({
     .transform((v) => v ?? "30d"),
   DEFAULT_TPM_LIMIT: positiveInt(10000),
   DEFAULT_RPM_LIMIT: positiveInt(60),
+  /**
+   * kubernetes: the operator's managed Postgres (server URL with credentials; the stack uses its databases
+   * `gateway` and `langfuse`), Redis and MongoDB (URL with its database). Unset: in-cluster StatefulSets.
+   */
+  MANAGED_POSTGRES_URL: optional.pipe(z.url().optional()),
+  MANAGED_REDIS_URL: optional.pipe(z.url().optional()),
+  MANAGED_MONGODB_URL: optional.pipe(z.url().optional()),
   /** Personal access token (read:packages) for private images; see the `registryUsername` stack setting. */
   REGISTRY_TOKEN: optional,
   // Internal secrets: generated unless the operator pins them.
@@ -155,8 +162,36 @@ const imageKey = z.enum(Object.keys(IMAGES) as [ImageKey, ...ImageKey[]]);
 /** Schema of the Pulumi stack config (namespace `platform`); defaults are the local stack's. */
 export const stackConfigSchema = z
   .object({
-    /** `local`: the local Docker daemon. `vm`: a remote amd64 host over SSH, public domain, HTTPS. */
-    target: z.enum(["local", "vm"]).default("local"),
+    /**
+     * `local`: the local Docker daemon. `vm`: a remote amd64 host over SSH, public domain, HTTPS.
+     * `kubernetes`: a cluster from the operator's kubeconfig, public domain through an Ingress (docs/kubernetes.md).
+     */
+    target: z.enum(["local", "vm", "kubernetes"]).default("local"),
+    /** kubernetes: path of the kubeconfig (default: KUBECONFIG or ~/.kube/config) and its context (default: current). */
+    kubeconfig: z.string().optional(),
+    kubeContext: z.string().optional(),
+    /** kubernetes: the namespace the stack creates and runs in. */
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, "must be a DNS label (lowercase letters, digits, -)")
+      .default("platform"),
+    /**
+     * kubernetes: registry (and path) our images (gateway, console, scanner) are pushed to and pulled from,
+     * e.g. `ghcr.io/acme/platform`; the cluster cannot see images built on this machine.
+     */
+    imageRegistry: z.string().optional(),
+    /** kubernetes: IngressClass of the Ingress, and the namespace its controller runs in (NetworkPolicies). */
+    ingressClassName: z.string().default("nginx"),
+    ingressNamespace: z.string().default("ingress-nginx"),
+    /** kubernetes: cert-manager ClusterIssuer filling the TLS Secret; unset: the operator provides the Secret. */
+    clusterIssuer: z.string().optional(),
+    tlsSecretName: z.string().default("platform-tls"),
+    /** kubernetes: StorageClass of the data PersistentVolumeClaims (default: the cluster's default class). */
+    storageClassName: z.string().optional(),
+    /** kubernetes: gateway replicas (HorizontalPodAutoscaler bounds) and the average CPU utilisation it aims at. */
+    gatewayMinReplicas: z.number().int().min(1).default(2),
+    gatewayMaxReplicas: z.number().int().min(1).default(6),
+    gatewayCpuTargetPercent: z.number().int().min(10).max(100).default(70),
     /** Docker host, e.g. `ssh://user@host`; unset means the local daemon (DOCKER_HOST). */
     dockerHost: z.string().optional(),
     /** Extra `ssh` flags for an ssh:// docker host. */
@@ -193,6 +228,22 @@ export const stackConfigSchema = z
     dropVolumesOnDestroy: z.boolean().default(false),
   })
   .superRefine((c, ctx) => {
+    if (c.target === "kubernetes") {
+      if (!c.domain)
+        ctx.addIssue({ code: "custom", path: ["domain"], message: "the kubernetes stack needs a domain" });
+      if (!c.imageRegistry)
+        ctx.addIssue({
+          code: "custom",
+          path: ["imageRegistry"],
+          message: "the kubernetes stack needs a registry to push its images to, e.g. ghcr.io/acme/platform",
+        });
+      if (c.gatewayMinReplicas > c.gatewayMaxReplicas)
+        ctx.addIssue({
+          code: "custom",
+          path: ["gatewayMinReplicas"],
+          message: "must not exceed gatewayMaxReplicas",
+        });
+    }
     if (c.target !== "vm") return;
     if (!c.dockerHost?.startsWith("ssh://"))
       ctx.addIssue({ code: "custom", path: ["dockerHost"], message: "the vm stack needs ssh://user@host" });
@@ -261,7 +312,7 @@ export function parseConfig(rawStack: unknown, rawEnv: Record<string, string>): 
   const domain = stack.domain ?? "";
   const publicUrl = (service: keyof typeof HOST_PORTS): string => {
     const sub = (PUBLIC_HOSTS as Partial<Record<string, string>>)[service];
-    return stack.target === "vm" && sub
+    return stack.target !== "local" && sub
       ? `https://${sub}.${domain}`
       : `http://localhost:${HOST_PORTS[service]}`;
   };
@@ -276,8 +327,8 @@ export function parseConfig(rawStack: unknown, rawEnv: Record<string, string>): 
     alertmanager: publicUrl("alertmanager"),
   };
 
-  const cookieDomain = env.COOKIE_DOMAIN ?? (stack.target === "vm" ? `.${domain}` : "localhost");
-  if (stack.target === "vm" && !(cookieDomain.startsWith(".") && `.${domain}`.endsWith(cookieDomain))) {
+  const cookieDomain = env.COOKIE_DOMAIN ?? (stack.target !== "local" ? `.${domain}` : "localhost");
+  if (stack.target !== "local" && !(cookieDomain.startsWith(".") && `.${domain}`.endsWith(cookieDomain))) {
     throw new PlatformConfigError(
       `invalid platform settings:\n  .env COOKIE_DOMAIN: ${cookieDomain} must be a leading-dot parent of ${domain}`,
     );
@@ -292,7 +343,14 @@ export function parseConfig(rawStack: unknown, rawEnv: Record<string, string>): 
 
 /** The stack config keys {@link loadConfig} reads; objects and arrays are read as structured config. */
 const STRUCTURED_KEYS = ["sshOpts", "platforms", "images"] as const;
-const NUMBER_KEYS = ["analyticsDbMemoryMb", "traceWorkerMemoryMb", "gatewayWorkers"] as const;
+const NUMBER_KEYS = [
+  "analyticsDbMemoryMb",
+  "traceWorkerMemoryMb",
+  "gatewayWorkers",
+  "gatewayMinReplicas",
+  "gatewayMaxReplicas",
+  "gatewayCpuTargetPercent",
+] as const;
 const BOOLEAN_KEYS = ["dropVolumesOnDestroy"] as const;
 const STRING_KEYS = [
   "target",
@@ -304,6 +362,15 @@ const STRING_KEYS = [
   "registryAddress",
   "registryUsername",
   "traceAdminEmail",
+  "kubeconfig",
+  "kubeContext",
+  "namespace",
+  "imageRegistry",
+  "ingressClassName",
+  "ingressNamespace",
+  "clusterIssuer",
+  "tlsSecretName",
+  "storageClassName",
 ] as const;
 
 /**

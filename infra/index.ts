@@ -3,9 +3,12 @@
  * declares the stack, exports its outputs.
  */
 import { loadConfig } from "./config.js";
+import { buildKubernetesPlatform } from "./kubernetes/stack.js";
 import { buildPlatform } from "./platform.js";
 
-const { outputs } = buildPlatform(loadConfig());
+const config = loadConfig();
+const { outputs } =
+  config.stack.target === "kubernetes" ? buildKubernetesPlatform(config) : buildPlatform(config);
 
 /** Every public URL of the stack (chat, console, gateway, gatewayApi, trace, dashboards, metrics, alertmanager). */
 export const urls = outputs.urls;
@@ -15,5 +18,8 @@ export const traceLogin = outputs.traceLogin;
 export const dashboardsLogin = outputs.dashboardsLogin;
 /** GATEWAY_MASTER_KEY (secret): `pulumi stack output --show-secrets gatewayMasterKey`. */
 export const gatewayMasterKey = outputs.gatewayMasterKey;
-/** Names of the stack's data volumes; they outlive `pulumi destroy` (docs/operations.md, "Volumes"). */
+/**
+ * Names of the stack's data volumes (kubernetes: PersistentVolumeClaims); they outlive `pulumi destroy`
+ * (docs/operations.md, "Volumes"; docs/kubernetes.md, "Teardown").
+ */
 export const dataVolumes = outputs.dataVolumes;

@@ -13,7 +13,7 @@ import { type KubeObject, labelsFor } from "./workload.js";
  */
 export const FLOWS: Record<string, { from: readonly string[]; ports: readonly number[] }> = {
   "relational-db": {
-    from: ["gateway", "trace-web", "trace-worker", "relational-db-exporter"],
+    from: ["gateway", "gateway-migrate", "trace-web", "trace-worker", "relational-db-exporter"],
     ports: [5432],
   },
   "document-db": { from: ["chat", "console"], ports: [27017] },
@@ -21,7 +21,8 @@ export const FLOWS: Record<string, { from: readonly string[]; ports: readonly nu
   "analytics-db": { from: ["trace-web", "trace-worker"], ports: [8123, 9000] },
   "object-store": { from: ["trace-web", "trace-worker", "object-store-init"], ports: [9000] },
   gateway: { from: ["chat", "console", "metrics"], ports: [4000] },
-  scanner: { from: ["gateway"], ports: [8000] },
+  scanner: { from: ["gateway", "metrics"], ports: [8000] },
+  console: { from: ["metrics"], ports: [3001] },
   "pii-analyzer": { from: ["gateway"], ports: [3000] },
   "pii-anonymizer": { from: ["gateway"], ports: [3000] },
   "trace-web": { from: ["gateway", "trace-worker"], ports: [3000] },
@@ -30,6 +31,30 @@ export const FLOWS: Record<string, { from: readonly string[]; ports: readonly nu
   alertmanager: { from: ["metrics"], ports: [9093] },
   metrics: { from: ["dashboards"], ports: [9090] },
 };
+
+/**
+ * One policy allowing the pods of `services` to open connections outside the cluster's private ranges (LLM
+ * providers, the model hub, webhooks, managed databases) and to the Kubernetes API (Prometheus's pod
+ * discovery goes through the metrics pods, which are listed by the caller when they need it).
+ */
+export function externalEgress(namespace: string, services: readonly string[]): KubeObject {
+  return {
+    apiVersion: "networking.k8s.io/v1",
+    kind: "NetworkPolicy",
+    metadata: {
+      name: "allow-external-egress",
+      namespace,
+      labels: { "app.kubernetes.io/part-of": "platform" },
+    },
+    spec: {
+      podSelector: {
+        matchExpressions: [{ key: "app.kubernetes.io/name", operator: "In", values: [...services] }],
+      },
+      policyTypes: ["Egress"],
+      egress: [{ to: [{ ipBlock: { cidr: "0.0.0.0/0" } }] }],
+    },
+  };
+}
 
 /** Gateway scaling settings (stack config). */
 export interface GatewayScaling {

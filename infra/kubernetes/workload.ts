@@ -5,6 +5,7 @@
  * literals, only as `secretKeyRef`s to the service's Secret.
  * Source of the object shapes: Kubernetes API reference (apps/v1 Deployment, StatefulSet; core/v1 Service).
  */
+import type * as pulumi from "@pulumi/pulumi";
 import type { HealthCheck } from "../container.js";
 import { type Probe, probeFor, startupProbeFor } from "./probes.js";
 
@@ -12,10 +13,23 @@ import { type Probe, probeFor, startupProbeFor } from "./probes.js";
 export interface WorkloadSpec {
   /** Service name (DNS label): object name, `app.kubernetes.io/name` label and Service host name. */
   name: string;
-  /** Image reference in the operator's registry. */
-  image: string;
+  /** Image reference (a pinned third-party reference, or our image's digest in the operator's registry). */
+  image: pulumi.Input<string>;
   /** Container port the Service exposes; none for workers. */
   port?: number;
+  /** Further ports the Service exposes (e.g. ClickHouse's native 9000 beside HTTP 8123). */
+  extraPorts?: readonly number[];
+  /** Container command (Docker's entrypoint) and arguments (Docker's command). */
+  command?: readonly string[];
+  args?: readonly pulumi.Input<string>[];
+  /**
+   * Files mounted read-only one by one (subPath): container path → key in the ConfigMap `<name>-files`, or
+   * in the Secret `<name>-files` for files with a secret in them.
+   */
+  files?: Record<string, string>;
+  secretFiles?: Record<string, string>;
+  /** Service account whose token the pod mounts (Prometheus's pod discovery); none otherwise. */
+  serviceAccount?: string;
   /** Plain settings (never secrets). */
   env?: Record<string, string>;
   /** Secret settings: env name → key in the Secret named `<name>-env`. */
@@ -54,6 +68,13 @@ export function labelsFor(service: string): Record<string, string> {
 }
 
 function container(spec: WorkloadSpec): Record<string, unknown> {
+  const fileMounts = (volume: string, files: Record<string, string> | undefined) =>
+    Object.entries(files ?? {}).map(([mountPath, key]) => ({
+      name: volume,
+      mountPath,
+      subPath: key,
+      readOnly: true,
+    }));
   const env: Record<string, unknown>[] = Object.keys(spec.env ?? {})
     .sort()
     .map((name) => ({ name, value: spec.env?.[name] }));
@@ -62,13 +83,19 @@ function container(spec: WorkloadSpec): Record<string, unknown> {
   const mounts = [
     ...Object.entries(spec.volumes ?? {}).map(([key, mountPath]) => ({ name: key, mountPath })),
     ...Object.entries(spec.scratch ?? {}).map(([key, mountPath]) => ({ name: key, mountPath })),
+    ...fileMounts("files", spec.files),
+    ...fileMounts("secret-files", spec.secretFiles),
   ];
   const liveness: Probe = probeFor(spec.healthcheck);
   return {
     name: spec.name,
     image: spec.image,
+    ...(spec.command ? { command: spec.command } : {}),
+    ...(spec.args ? { args: spec.args } : {}),
     env,
-    ...(spec.port ? { ports: [{ name: "http", containerPort: spec.port }] } : {}),
+    ...(spec.port
+      ? { ports: servicePorts(spec).map(({ name, port }) => ({ name, containerPort: port })) }
+      : {}),
     ...(mounts.length > 0 ? { volumeMounts: mounts } : {}),
     startupProbe: startupProbeFor(spec.healthcheck, spec.readinessPath),
     livenessProbe: liveness,
@@ -87,18 +114,31 @@ function container(spec: WorkloadSpec): Record<string, unknown> {
   };
 }
 
-/**
- * The workload and Service of `spec` in `namespace`.
- * @returns `[workload, service]`; `service` is undefined when the spec has no port.
- */
-export function renderWorkload(spec: WorkloadSpec, namespace: string): [KubeObject, KubeObject | undefined] {
-  const labels = labelsFor(spec.name);
-  const metadata = { name: spec.name, namespace, labels };
-  const stateful = Object.keys(spec.volumes ?? {}).length > 0;
-  const pod = {
-    metadata: { labels },
+function servicePorts(spec: WorkloadSpec): { name: string; port: number }[] {
+  if (!spec.port) return [];
+  return [
+    { name: "http", port: spec.port },
+    ...(spec.extraPorts ?? []).map((port) => ({ name: `port-${port}`, port })),
+  ];
+}
+
+/** The pod template of `spec` (also the pod of a Job). */
+export function podTemplate(
+  spec: WorkloadSpec,
+  restartPolicy?: "Never" | "OnFailure",
+): Record<string, unknown> {
+  const volumes = [
+    ...Object.keys(spec.scratch ?? {}).map((name) => ({ name, emptyDir: {} })),
+    ...(spec.files ? [{ name: "files", configMap: { name: `${spec.name}-files` } }] : []),
+    ...(spec.secretFiles ? [{ name: "secret-files", secret: { secretName: `${spec.name}-files` } }] : []),
+  ];
+  return {
+    metadata: { labels: labelsFor(spec.name) },
     spec: {
-      automountServiceAccountToken: false,
+      ...(spec.serviceAccount
+        ? { serviceAccountName: spec.serviceAccount, automountServiceAccountToken: true }
+        : { automountServiceAccountToken: false }),
+      ...(restartPolicy ? { restartPolicy } : {}),
       securityContext: {
         runAsNonRoot: true,
         fsGroup: spec.uid ?? 65532,
@@ -108,9 +148,39 @@ export function renderWorkload(spec: WorkloadSpec, namespace: string): [KubeObje
         ? { terminationGracePeriodSeconds: spec.terminationGraceSeconds }
         : {}),
       containers: [container(spec)],
-      ...(spec.scratch ? { volumes: Object.keys(spec.scratch).map((name) => ({ name, emptyDir: {} })) } : {}),
+      ...(volumes.length > 0 ? { volumes } : {}),
     },
   };
+}
+
+/**
+ * A Job running `spec`'s container to completion once (no probes: a run-once container has no health check).
+ * `name` omitted: Pulumi names it, so a changed Job (new image) is created anew instead of patched.
+ */
+export function renderJob(spec: WorkloadSpec, namespace: string): KubeObject {
+  const pod = podTemplate(spec, "OnFailure") as { spec: { containers: Record<string, unknown>[] } };
+  for (const c of pod.spec.containers) {
+    delete c.startupProbe;
+    delete c.livenessProbe;
+    delete c.readinessProbe;
+  }
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { namespace, labels: labelsFor(spec.name) },
+    spec: { backoffLimit: 6, ttlSecondsAfterFinished: 86400, template: pod },
+  };
+}
+
+/**
+ * The workload and Service of `spec` in `namespace`.
+ * @returns `[workload, service]`; `service` is undefined when the spec has no port.
+ */
+export function renderWorkload(spec: WorkloadSpec, namespace: string): [KubeObject, KubeObject | undefined] {
+  const labels = labelsFor(spec.name);
+  const metadata = { name: spec.name, namespace, labels };
+  const stateful = Object.keys(spec.volumes ?? {}).length > 0;
+  const pod = podTemplate(spec);
   const workload: KubeObject = stateful
     ? {
         apiVersion: "apps/v1",
@@ -148,7 +218,10 @@ export function renderWorkload(spec: WorkloadSpec, namespace: string): [KubeObje
         apiVersion: "v1",
         kind: "Service",
         metadata,
-        spec: { selector: labels, ports: [{ name: "http", port: spec.port, targetPort: spec.port }] },
+        spec: {
+          selector: labels,
+          ports: servicePorts(spec).map(({ name, port }) => ({ name, port, targetPort: port })),
+        },
       }
     : undefined;
   return [workload, service];

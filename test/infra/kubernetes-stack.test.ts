@@ -1,0 +1,160 @@
+/**
+ * The kubernetes stack (Pulumi.k8s.yaml, `.env.example`) under Pulumi mocks: every service of the Docker
+ * stacks is declared, every object validates against the Kubernetes API schemas (kubernetes-models, offline),
+ * and the policies hold (requests/limits, probes, non-root, gateway HPA/PDB, data services reachable only from
+ * their clients, no secret in a ConfigMap or an env literal).
+ */
+import { readFileSync } from "node:fs";
+import { parse as parseDotenv } from "dotenv";
+import { Deployment, StatefulSet } from "kubernetes-models/apps/v1";
+import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2";
+import { Job } from "kubernetes-models/batch/v1";
+import { Ingress, NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1";
+import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
+import { Role, RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
+import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
+import { beforeAll, describe, expect, it } from "vitest";
+import { installMocks, type Registered, stackSettings } from "./harness.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: test-side reading of plain API objects.
+type Loose = Record<string, any>;
+
+const SERVICES = [
+  "chat",
+  "console",
+  "gateway",
+  "trace-web",
+  "trace-worker",
+  "metrics",
+  "dashboards",
+  "alertmanager",
+  "relational-db",
+  "document-db",
+  "cache",
+  "analytics-db",
+  "object-store",
+  "object-store-init",
+  "pii-analyzer",
+  "pii-anonymizer",
+  "scanner",
+  "relational-db-exporter",
+  "cache-exporter",
+];
+// biome-ignore lint/suspicious/noExplicitAny: each model takes its own typed shape; validate() checks it.
+const KINDS: Record<string, new (x: any) => { validate(): void }> = {
+  Deployment,
+  StatefulSet,
+  Job,
+  Service,
+  Secret,
+  ConfigMap,
+  Namespace,
+  ServiceAccount,
+  Role,
+  RoleBinding,
+  HorizontalPodAutoscaler,
+  PodDisruptionBudget,
+  NetworkPolicy,
+  Ingress,
+};
+
+let objects: Loose[];
+let secretValues: string[];
+
+beforeAll(async () => {
+  await installMocks("k8s");
+  const { parseConfig } = await import("../../infra/config.js");
+  const { REPO_ROOT } = await import("../../infra/files.js");
+  const { buildKubernetesPlatform } = await import("../../infra/kubernetes/stack.js");
+  const env = parseDotenv(readFileSync(`${REPO_ROOT}.env.example`, "utf8"));
+  const { registrations } = await import("./harness.js");
+  const platform = buildKubernetesPlatform(parseConfig(await stackSettings("k8s"), env));
+  await new Promise((done) => platform.outputs.traceLogin.apply(done));
+  await new Promise((r) => setTimeout(r, 1000));
+  const regs = registrations().filter((r: Registered) => r.type.startsWith("kubernetes:") && r.custom);
+  objects = regs
+    .filter((r) => !r.type.startsWith("pulumi:providers"))
+    .map((r) => ({ kind: r.type.split(":").pop(), apiVersion: r.type.split(":")[1], ...r.inputs }));
+  secretValues = registrations()
+    .filter((r) => r.type.startsWith("random:"))
+    .map((r) => `rnd-${r.name}`);
+}, 60_000);
+
+const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
+const workloads = () => [...ofKind("Deployment"), ...ofKind("StatefulSet"), ...ofKind("Job")];
+const nameOf = (o: Loose) => o.metadata?.name ?? o.metadata?.labels?.["app.kubernetes.io/name"];
+
+describe("kubernetes stack", () => {
+  it("declares a workload for every service of the Docker stacks, and a Job for the migrations", () => {
+    const names = workloads().map(nameOf).sort();
+    expect(names).toEqual([...SERVICES, "gateway-migrate"].sort());
+  });
+
+  it("validates every object against the Kubernetes schemas", () => {
+    expect(objects.length).toBeGreaterThan(40);
+    for (const o of objects) {
+      const Model = KINDS[o.kind];
+      if (!Model) throw new Error(`no model for ${o.kind}`);
+      const { apiVersion: _a, ...rest } = o;
+      new Model(rest).validate();
+    }
+  });
+
+  it("gives every container requests, limits, non-root and (long-running) probes", () => {
+    for (const w of workloads()) {
+      const pod = w.spec.template.spec;
+      expect(pod.securityContext.runAsNonRoot, nameOf(w)).toBe(true);
+      for (const c of pod.containers) {
+        expect(c.resources.requests.cpu, nameOf(w)).toBeDefined();
+        expect(c.resources.limits.memory, nameOf(w)).toBeDefined();
+        expect(c.securityContext.runAsNonRoot).toBe(true);
+        if (w.kind !== "Job") expect(c.livenessProbe && c.readinessProbe, nameOf(w)).toBeTruthy();
+      }
+    }
+  });
+
+  it("scales the gateway: HPA, PDB, no unavailable replica on rollout, grace above the drain, spool volume", () => {
+    const hpa = ofKind("HorizontalPodAutoscaler")[0] as Loose;
+    expect(hpa.spec).toMatchObject({ minReplicas: 2, maxReplicas: 6, scaleTargetRef: { name: "gateway" } });
+    expect((ofKind("PodDisruptionBudget")[0] as Loose).spec.maxUnavailable).toBe(1);
+    const gw = ofKind("Deployment").find((d) => nameOf(d) === "gateway") as Loose;
+    expect(gw.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
+    const pod = gw.spec.template.spec;
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(8);
+    const c = pod.containers[0];
+    expect(c.readinessProbe.httpGet.path).toBe("/health/readiness");
+    expect(c.livenessProbe.httpGet.path).toBe("/health/liveliness");
+    const spool = c.env.find((e: Loose) => e.name === "GATEWAY_SPOOL_DIR").value;
+    expect(c.volumeMounts.some((m: Loose) => m.mountPath === spool)).toBe(true);
+  });
+
+  it("admits each data service only from its clients", () => {
+    const policy = (svc: string) =>
+      ofKind("NetworkPolicy").find((p) => p.metadata.name === `allow-to-${svc}`) as Loose;
+    const clients = (svc: string) =>
+      policy(svc).spec.ingress[0].from.map(
+        (f: Loose) => f.podSelector?.matchLabels["app.kubernetes.io/name"],
+      );
+    expect(clients("relational-db").sort()).toEqual(
+      ["gateway", "gateway-migrate", "relational-db-exporter", "trace-web", "trace-worker"].sort(),
+    );
+    expect(clients("document-db").sort()).toEqual(["chat", "console"]);
+    expect(ofKind("NetworkPolicy").some((p) => p.metadata.name === "default-deny")).toBe(true);
+  });
+
+  it("keeps every secret out of ConfigMaps and env literals", () => {
+    expect(secretValues.length).toBeGreaterThan(10);
+    for (const o of [...ofKind("ConfigMap"), ...workloads()]) {
+      const text = JSON.stringify(
+        o.kind === "ConfigMap" ? o.data : o.spec.template.spec.containers.map((c: Loose) => c.env),
+      );
+      for (const s of secretValues) expect(text.includes(s), `${o.kind} ${nameOf(o)}`).toBe(false);
+    }
+  });
+
+  it("scrapes every gateway replica through pod discovery", () => {
+    const files = ofKind("Secret").find((s) => s.metadata.name === "metrics-files") as Loose;
+    const yml = Object.values(files.stringData as Record<string, string>).join("\n");
+    expect(yml).toMatch(/kubernetes_sd_configs:\s*\n\s*- role: pod/);
+  });
+});
