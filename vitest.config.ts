@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // The image suite builds real images (minutes, root): `npm run test:images`, vitest.images.config.ts.
-    exclude: [...configDefaults.exclude, "test/images/**"],
+    exclude: [...configDefaults.exclude, "test/images/**", "test/stack/stack.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     // Suites share one Postgres and one Redis; each suite isolates itself (own database, own key prefix).

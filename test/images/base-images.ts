@@ -123,6 +123,15 @@ export function provideBaseImage(engine: DockerEngine, image: string): "present"
   if (engine.docker(["pull", image], { timeoutMs: 30_000 }).status === 0) return "pulled";
   if (!/^(docker\.io\/)?(library\/)?node:/.test(image))
     throw new Error(`base image ${image} cannot be pulled and has no stand-in (only node:* images do)`);
+  importStandIn(engine, image);
+  return "stand-in";
+}
+
+/**
+ * Imports the stand-in rootfs ({@link standInRootfs}: Debian bookworm with Node.js and npm) as `image`.
+ * @throws Error with docker's output when the import fails.
+ */
+export function importStandIn(engine: DockerEngine, image: string): void {
   const tarball = standInRootfs();
   const imported = engine.docker(
     [
@@ -139,5 +148,4 @@ export function provideBaseImage(engine: DockerEngine, image: string): "present"
     { timeoutMs: 300_000 },
   );
   if (imported.status !== 0) throw new Error(`docker import ${image} failed: ${imported.stderr}`);
-  return "stand-in";
 }

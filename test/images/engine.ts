@@ -66,16 +66,28 @@ export class DockerEngine {
 
   /**
    * Starts `dockerd` under `dir` and waits (up to `timeoutMs`, default 60 s) until it answers `docker version`.
-   * Its bridge and iptables handling are off: builds use `--network host`, containers `--network none`.
+   * Its default bridge and iptables handling are off: builds use `--network host`; containers run with
+   * `--network none` or on a user-defined bridge network (published ports go through docker-proxy).
+   * `nofile` raises the daemon's open-files limit (soft and hard), which bounds the nofile ulimit a container
+   * may be given (runc refuses a hard limit above its own).
    * @throws Error with the tail of the daemon's log when it exits or does not answer in time.
    */
-  static async start(dir: string, timeoutMs = 60_000): Promise<DockerEngine> {
+  static async start(
+    dir: string,
+    timeoutMs = 60_000,
+    options: { nofile?: number } = {},
+  ): Promise<DockerEngine> {
     mkdirSync(dir, { recursive: true });
     const logFile = path.join(dir, "dockerd.log");
     const log = openSync(logFile, "a");
+    const [program, ...prefix] =
+      options.nofile === undefined
+        ? ["dockerd"]
+        : ["prlimit", `--nofile=${options.nofile}:${options.nofile}`, "dockerd"];
     const daemon = spawn(
-      "dockerd",
+      program ?? "dockerd",
       [
+        ...prefix,
         "--host",
         `unix://${path.join(dir, "docker.sock")}`,
         "--data-root",
@@ -187,4 +199,13 @@ export function leftoverDaemon(dir: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Stops (SIGTERM, up to 20 s) a daemon an interrupted run left under `dir`, if there is one. */
+export async function stopLeftoverDaemon(dir: string): Promise<void> {
+  const stale = leftoverDaemon(dir);
+  if (stale === undefined) return;
+  process.stdout.write(`stopping the daemon an interrupted run left (pid ${stale})\n`);
+  process.kill(stale, "SIGTERM");
+  for (let i = 0; i < 40 && leftoverDaemon(dir) !== undefined; i++) await sleep(500);
 }

@@ -16,8 +16,8 @@ import { parse as parseDotenv } from "dotenv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../infra/files.js";
 import { installMocks, runPlatform, stackSettings } from "../infra/harness.js";
-import { baseImages, provideBaseImage } from "./base-images.js";
-import { DockerEngine, ensureDebianPackages, leftoverDaemon } from "./engine.js";
+import { buildDeclaredImage } from "./build-image.js";
+import { DockerEngine, ensureDebianPackages, stopLeftoverDaemon } from "./engine.js";
 import { IMAGES, type RunningContainer } from "./images.js";
 
 /** What the Pulumi program declares for one locally built image and its container. */
@@ -56,12 +56,7 @@ beforeAll(async () => {
     });
   }
 
-  const stale = leftoverDaemon(ENGINE_DIR);
-  if (stale !== undefined) {
-    process.stdout.write(`images: stopping the daemon an interrupted run left (pid ${stale})\n`);
-    process.kill(stale, "SIGTERM");
-    for (let i = 0; i < 40 && leftoverDaemon(ENGINE_DIR) !== undefined; i++) await sleep(500);
-  }
+  await stopLeftoverDaemon(ENGINE_DIR);
   engine = await DockerEngine.start(ENGINE_DIR);
   process.stdout.write(`images: dockerd pid ${engine.pid} on ${engine.host}\n`);
 });
@@ -85,13 +80,7 @@ describe.each(IMAGES)("image $name", (row) => {
     const d = declared.get(row.name);
     if (!d) throw new Error(`the program declares no image ${row.name}`);
 
-    for (const base of baseImages(readFileSync(d.dockerfile, "utf8")))
-      process.stdout.write(`images: ${base}: ${provideBaseImage(engine, base)}\n`);
-
-    const build = await engine.dockerStreamed(
-      ["build", "--network", "host", "-f", d.dockerfile, "-t", d.imageName, d.context],
-      20 * 60_000,
-    );
+    const build = await buildDeclaredImage(engine, d);
     expect(build.status, `docker build of ${d.imageName} failed:\n${build.tail}`).toBe(0);
 
     const run = engine.docker([
