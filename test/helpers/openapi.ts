@@ -8,7 +8,7 @@
  * still applies).
  */
 import { readFileSync } from "node:fs";
-import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 
 interface SchemaFile {
   source: string;

@@ -15,6 +15,7 @@
  * `guardrail` its `guardrail_name`; entity names are Presidio's (`EMAIL_ADDRESS`, `PHONE_NUMBER`, …).
  */
 import type { FastifyBaseLogger } from "fastify";
+import type { Usage } from "../accounting/usage.js";
 import type { AuthContext } from "../auth/types.js";
 import type { Deployment } from "../config/types.js";
 import type { GatewayError } from "../errors/gateway-error.js";
@@ -27,12 +28,7 @@ import type { Router, UpstreamResponse } from "../router/router.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 
-/** OpenAI `usage`, tokens (chat completions' names; other endpoints' usage is read into this shape). */
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
+export type { Usage } from "../accounting/usage.js";
 
 /** Labels identifying the caller on every metric. */
 export interface CallerLabels {

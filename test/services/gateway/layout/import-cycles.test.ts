@@ -21,7 +21,7 @@ function sources(dir: string): string[] {
 const SPECIFIER = /^\s*(?:import|export)\s[^;]*?\sfrom\s+"(\.{1,2}\/[^"]+)"/gm;
 
 /** Each source file → the source files it imports (relative imports only). */
-export function importGraph(dir: string): Map<string, string[]> {
+function importGraph(dir: string): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sources(dir)) {
     const text = readFileSync(file, "utf8");
@@ -34,7 +34,7 @@ export function importGraph(dir: string): Map<string, string[]> {
 }
 
 /** The strongly connected components with more than one module (or a module importing itself). */
-export function circles(graph: Map<string, string[]>): string[][] {
+function circles(graph: Map<string, string[]>): string[][] {
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();

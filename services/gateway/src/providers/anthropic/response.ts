@@ -4,7 +4,7 @@
  * `message.tool_calls` (input as a JSON string), `stop_reason` → `finish_reason`, `usage` → chat's usage.
  * Thinking blocks are not passed on (chat completions has no field for them).
  */
-import type { Usage } from "../../pipeline/types.js";
+import type { Usage } from "../../accounting/usage.js";
 
 /** Anthropic's `usage` object (tokens). */
 export interface AnthropicUsage {
