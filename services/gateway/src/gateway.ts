@@ -9,6 +9,7 @@ import { pino } from "pino";
 import { buildApp } from "./app.js";
 import { startAuditRetention } from "./audit/query.js";
 import { createFailureLimiter } from "./auth/failure-limiter.js";
+import { ExhaustedBudgets, withExhaustedBudgets } from "./budgets/exhausted.js";
 import { type BudgetSenderOptions, startBudgetSender } from "./budgets/sender.js";
 import type { GatewayEnv } from "./config/env.js";
 import { loadModelConfig } from "./config/load-model-config.js";
@@ -114,6 +115,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
   closers.push(() => limits.close());
   readiness.push({ name: "cache", critical: false, check: () => limits.readiness() });
 
+  let admitter = limits.admitter;
   let store: Store | undefined;
   if (env.databaseUrl !== undefined) {
     try {
@@ -139,6 +141,10 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     const stopRetention = startAuditRetention(opened.pool, env.auditRetentionDays, () => clock.now(), log);
     closers.push(async () => stopRetention());
     readiness.push({ name: "db", critical: true, check: () => opened.readiness() });
+    // Budgets refused by settled spend alone become budget_exceeded events (written in the background).
+    const exhausted = new ExhaustedBudgets(opened.pool, () => clock.now(), log);
+    closers.push(exhausted.start(options.budgetSender?.intervalMs));
+    admitter = withExhaustedBudgets(admitter, exhausted);
     if (env.budgetWebhookUrl !== undefined) {
       const stopSender = startBudgetSender({
         pool: opened.pool,
@@ -179,7 +185,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     trustProxy: env.trustedProxies,
     metricsToken: env.metricsToken,
     consolePublicUrl: env.consolePublicUrl,
-    admitter: limits.admitter,
+    admitter,
     spend: store?.spend,
     adminRoutes:
       store === undefined

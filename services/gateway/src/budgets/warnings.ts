@@ -4,19 +4,15 @@
  * its primary key (scope, scope_id, period_start, threshold) and `ON CONFLICT DO NOTHING` make it exactly once
  * across gateway instances and concurrent writers.
  *
- * Both events are recorded here, in the same transaction that books settled spend (see `spend/write.ts`):
+ * Recorded here, in the same transaction that books settled spend (see `spend/write.ts`):
  * - `threshold: 0.8` (`budget_threshold_reached`) when settled spend reaches 80 % of `max_budget`;
- * - `threshold: 1` (`budget_exceeded`) when settled spend reaches `max_budget`: the state in which the admitters
- *   refuse every call on settled spend alone (`limits/rules.ts` `budgetError`, "the budget is used up"), not
- *   because of reservations of calls in flight.
+ * - `threshold: 1` (`budget_exceeded`) when settled spend reaches `max_budget`.
  *
- * Why the spend writer and not the refusal: the writer already holds the key's and user's row locks, so the mark
- * is atomic with the spend that causes it (a crash loses neither, a restart finds the row), costs the request
- * path nothing (a refusal would need a queue and a database round trip of its own, on the path a client
- * hammering a spent key takes most), and is exactly once across instances by the table's primary key. The
- * admitters' counters start from, and settle into, the same spend, so "settled spend ≥ budget" in the database
- * is what makes them refuse every call with "the budget is used up". What this misses: a budget lowered below
- * the spend already booked, with no further spend (no write, so no event).
+ * Because calls reserve their worst case, settled spend usually stops a little short of 100 %: the budget is
+ * exhausted when a call is refused by settled spend alone (its estimate does not fit beside the spend, whatever
+ * calls in flight reserve). That refusal records the same `threshold: 1` event (`exhausted.ts`), off the request
+ * path; the primary key makes whichever comes first the only one. The spend writer's mark is atomic with the
+ * spend that causes it (a crash loses neither, a restart finds the row).
  */
 
 /** Fraction of `max_budget` (USD) whose crossing by settled spend records a warning. */
@@ -50,10 +46,10 @@ export interface BudgetEventPayload {
   period_end: string | null;
 }
 
-/** Columns each spend table contributes to the payload (users have no key alias). */
-const PAYLOAD_COLUMNS = {
-  keys: { scope: "key", user: "t.user_id", keyAlias: "t.key_alias" },
-  users: { scope: "user", user: "t.user_id", keyAlias: "NULL::text" },
+/** Columns each spend table contributes to the payload (users have no key alias), and its id column. */
+export const PAYLOAD_COLUMNS = {
+  keys: { scope: "key", user: "t.user_id", keyAlias: "t.key_alias", id: "token" },
+  users: { scope: "user", user: "t.user_id", keyAlias: "NULL::text", id: "user_id" },
 } as const;
 
 /** Period start stored for a budget without `budget_duration` (one period, forever). */
@@ -61,6 +57,17 @@ export const NO_PERIOD_START = new Date(0).toISOString();
 
 /** `VALUES` rows of {@link BUDGET_EVENTS} (constants only: nothing from a client). */
 const EVENT_ROWS = BUDGET_EVENTS.map((e) => `(${e.threshold}::numeric, '${e.event}'::text)`).join(", ");
+
+/**
+ * The stored payload ({@link BudgetEventPayload}) as an SQL expression over a row alias `r` with columns
+ * `scope`, `user_id`, `key_alias`, `max_budget`, `spend`, `budget_reset_at`, for the event `event` at
+ * `threshold` (SQL expressions; constants and column names only, nothing from a client).
+ */
+export function payloadSql(r: string, event: string, threshold: string): string {
+  return `jsonb_build_object('event', ${event}, 'threshold', ${threshold}, 'scope', ${r}.scope,
+    'user', ${r}.user_id, 'key_alias', ${r}.key_alias, 'budget', ${r}.max_budget::text, 'spend', ${r}.spend::text,
+    'period_end', to_char(${r}.budget_reset_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))`;
+}
 
 /**
  * The end of a `WITH d AS (…), p AS (…), ` statement (p: id, period_start; d: id, delta) that runs the spend
@@ -74,10 +81,7 @@ export function updateWithBudgetEvents(table: keyof typeof PAYLOAD_COLUMNS, upda
   RETURNING '${c.scope}'::text AS scope, p.id, p.period_start, t.max_budget, t.spend, t.budget_reset_at,
     COALESCE(d.delta, 0) AS delta, ${c.user} AS user_id, ${c.keyAlias} AS key_alias)
 INSERT INTO budget_events (scope, scope_id, period_start, threshold, payload)
-SELECT u.scope, u.id, u.period_start, x.threshold,
-  jsonb_build_object('event', x.event, 'threshold', x.threshold, 'scope', u.scope,
-    'user', u.user_id, 'key_alias', u.key_alias, 'budget', u.max_budget::text, 'spend', u.spend::text,
-    'period_end', to_char(u.budget_reset_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+SELECT u.scope, u.id, u.period_start, x.threshold, ${payloadSql("u", "x.event", "x.threshold")}
 FROM u CROSS JOIN (VALUES ${EVENT_ROWS}) AS x(threshold, event)
 WHERE u.max_budget > 0 AND u.delta > 0 AND u.spend >= u.max_budget * x.threshold
 ON CONFLICT DO NOTHING`;

@@ -121,9 +121,9 @@ export function rateLimitError(
  * spend and the reset time, then what this call would reserve, e.g. `Budget has been exceeded! Key budget
  * ("ci"): $1.00, spend: $0.40 (+$0.50 reserved by calls in flight), resets at 2026-12-01T00:00:00Z. This call
  * would reserve $0.20 (its prompt estimate plus max_tokens at the model's price); a lower max_tokens lowers
- * that.` When the settled spend alone has reached the budget, the last sentence says no call fits instead; that
- * state's webhook event (`budget_exceeded`) is recorded by the spend writer with the spend that reached it, not
- * here on the request path (`budgets/warnings.ts`).
+ * that.` When the settled spend alone has reached the budget, the last sentence says no call fits instead.
+ * The refusal says whether settled spend alone refused it ({@link BudgetRefusal}); `budgets/exhausted.ts`
+ * records the `budget_exceeded` webhook event from that, off the request path.
  *
  * Headers: `x-should-retry: false`, which the official OpenAI SDKs honour before their own retry rule (429 is
  * otherwise retried: openai-node `shouldRetry`, openai-python `_should_retry`); no `retry-after`, or clients
@@ -134,7 +134,7 @@ export function budgetError(
   spentMicros: number,
   reservedMicros: number,
   estimateMicros: number,
-): GatewayError {
+): BudgetRefusal {
   const { subject } = plan;
   const owner = subject.scope === "key" ? "Key" : "User";
   const name = describeSubject(subject).replace(/^(key|user) /, "");
@@ -150,11 +150,30 @@ export function budgetError(
   message += usedUp
     ? "; the budget is used up, so no call fits until it resets or is raised."
     : "; a lower max_tokens lowers that.";
-  return new GatewayError(429, message, {
-    type: "budget_exceeded",
-    code: "429",
-    headers: { "x-should-retry": "false" },
-  });
+  return new BudgetRefusal(
+    message,
+    plan.subject,
+    spentMicros + estimateMicros > plan.maxMicros,
+    spentMicros / 1e6,
+  );
+}
+
+/**
+ * A 429 `budget_exceeded` refusal ({@link budgetError}) with what refused it: the budget's subject, and whether
+ * settled spend alone refused the call (spend + this call's estimate over the budget, whatever calls in flight
+ * reserve), which is when a budget counts as exhausted for the `budget_exceeded` webhook event
+ * (`budgets/exhausted.ts`).
+ */
+export class BudgetRefusal extends GatewayError {
+  constructor(
+    message: string,
+    readonly subject: LimitSubject,
+    readonly bySettledSpend: boolean,
+    /** Settled spend the admitter counted when it refused, USD (the database may not have booked it yet). */
+    readonly spent: number,
+  ) {
+    super(429, message, { type: "budget_exceeded", code: "429", headers: { "x-should-retry": "false" } });
+  }
 }
 
 /**

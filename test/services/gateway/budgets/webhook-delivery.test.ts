@@ -148,7 +148,8 @@ function expectBothEvents(bodies: Array<Record<string, unknown>>, budget: number
       text: expect.stringMatching(/^Key team-bot: budget exhausted — spent \$[\d.]+ of \$/),
     }),
   ]);
-  expect(Number(events[1]!.spend)).toBeGreaterThanOrEqual(budget);
+  // Recorded by the first refusal on settled spend (spend just short of the budget) or by the spend writer.
+  expect(Number(events[1]!.spend)).toBeGreaterThanOrEqual(budget * 0.8);
 }
 
 describe("budget webhook with gateway instances sharing Postgres and Redis", () => {
@@ -185,5 +186,47 @@ describe("budget webhook with gateway instances sharing Postgres and Redis", () 
     await expect.poll(deliveredFirstTime, { timeout: 15_000, interval: 100 }).toBe(2);
     expect(hook.posts()).toBe(2);
     expectBothEvents(hook.bodies, budget);
+  });
+
+  it("records budget_exceeded when settled spend alone refuses a call, although spend stopped short of the budget", async () => {
+    const db = await database();
+    const gw = await startInstance(db);
+    // max_tokens 1960 reserves 1960 output tokens ($0.196); the fake answers a few dozen (about $0.005), so the
+    // call settles far below its reservation. The second call's reservation no longer fits beside that spend.
+    const created = await adminCall<{ key: string }>(gw, "POST", "/key/generate", {
+      key_alias: "short-of-budget",
+      max_budget: 0.2,
+    });
+    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: created.body.key, maxRetries: 0 });
+    const call = () =>
+      client.chat.completions.create({
+        model: "general",
+        messages: [{ role: "user", content }],
+        max_tokens: 1960,
+      });
+    await call();
+    const refused = await call().catch((error: { status?: number }) => error);
+    expect(refused).toMatchObject({ status: 429 });
+    await call().catch(() => undefined); // refused again: still one event
+
+    const rows = async () => {
+      const sql = new pg.Client({ connectionString: db.url });
+      await sql.connect();
+      try {
+        return (
+          await sql.query<{ threshold: number; spend: string; event: string }>(
+            `SELECT threshold::float8 AS threshold, payload->>'spend' AS spend, payload->>'event' AS event
+             FROM budget_events`,
+          )
+        ).rows;
+      } finally {
+        await sql.end();
+      }
+    };
+    await expect.poll(async () => (await rows()).length, { timeout: 10_000, interval: 100 }).toBe(1);
+    const [event] = await rows();
+    expect(event).toMatchObject({ threshold: 1, event: "budget_exceeded" });
+    expect(Number(event!.spend)).toBeGreaterThan(0);
+    expect(Number(event!.spend)).toBeLessThan(0.2 * 0.8);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Limits } from "../../../../services/gateway/src/limits/index.js";
+import { BudgetRefusal } from "../../../../services/gateway/src/limits/rules.js";
 import { openLimits } from "../../../helpers/limits.js";
 import { deleteKeys, inspector, ManualClock, uniquePrefix } from "../../../helpers/redis.js";
 import { keySubject, refusal, request, T0, userSubject } from "./subjects.js";
@@ -103,6 +104,9 @@ describe.each(modes)("admitter ($mode)", ({ mode }) => {
     expect(error.type).toBe("budget_exceeded");
     expect(error.headers["retry-after"]).toBeUndefined();
     expect(error.headers["x-should-retry"]).toBe("false");
+    // Refused by the reservation in flight, not by settled spend alone: the budget is not exhausted.
+    expect(error).toBeInstanceOf(BudgetRefusal);
+    expect((error as BudgetRefusal).bySettledSpend).toBe(false);
     expect(error.message).toBe(
       'Budget has been exceeded! Key budget ("team"): $1.00, spend: $0.40 (+$0.50 reserved by calls in flight), ' +
         "resets at 2026-02-01T00:00:00Z. This call would reserve $0.20 (its prompt estimate plus max_tokens at " +
@@ -110,6 +114,8 @@ describe.each(modes)("admitter ($mode)", ({ mode }) => {
     );
     first.settle({ cost: 0.62, totalTokens: 10 });
     const spent = await refusal(limits.admitter.admit(request([key], 0)));
+    expect((spent as BudgetRefusal).bySettledSpend).toBe(true);
+    expect((spent as BudgetRefusal).subject.id).toBe(key.id);
     expect(spent.message).toBe(
       'Budget has been exceeded! Key budget ("team"): $1.00, spend: $1.02, resets at 2026-02-01T00:00:00Z. ' +
         "This call would reserve $0.00 (its prompt estimate plus max_tokens at the model's price); the budget is " +
