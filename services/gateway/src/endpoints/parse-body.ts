@@ -1,10 +1,40 @@
 /**
  * Validation of a request body against an endpoint's zod schema, with OpenAI-style 400s: the first invalid
- * field in `param` and a sentence naming it (`Invalid request: input is required.`).
+ * field in `param` and a sentence naming it (`Invalid request: input is required.`). Shared by every endpoint's
+ * schema.
  */
 import type { z } from "zod";
 import { invalidRequest } from "../errors/gateway-error.js";
-import { describe, paramName } from "./chat-completions/schema.js";
+
+/** `messages.0.role` → `messages[0].role`, as OpenAI names a `param`. */
+export function paramName(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (out, part) =>
+      typeof part === "number" ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part),
+    "",
+  );
+}
+
+const article: Record<string, string> = { int: "an integer", array: "an array", object: "an object" };
+
+/** A readable sentence for one zod issue, e.g. "is required", "must be a number", "must be at most 2". */
+export function describe(issue: z.core.$ZodIssue): string {
+  if (issue.input === undefined) return "is required";
+  switch (issue.code) {
+    case "invalid_type":
+      return `must be ${article[issue.expected] ?? `a ${issue.expected}`}`;
+    case "too_small":
+      return issue.origin === "array" || issue.origin === "string"
+        ? "must not be empty"
+        : `must be at least ${String(issue.minimum)}`;
+    case "too_big":
+      return `must be at most ${String(issue.maximum)}`;
+    case "invalid_union":
+      return "has the wrong type";
+    default:
+      return issue.message.toLowerCase();
+  }
+}
 
 /**
  * Validates `body` with `schema`; returns the schema's copy.

@@ -85,4 +85,21 @@ describe("gateway source layout", () => {
     const found = circles(graph).map((c) => c.map((f) => relative(root, f)).sort());
     expect(found).toEqual([]);
   });
+
+  it("keeps each endpoint's folder to itself: no endpoint imports another endpoint's files", () => {
+    const graph = importGraph(root);
+    const endpointOf = (file: string) => /^endpoints\/([^/]+)\//.exec(relative(root, file))?.[1];
+    const crossings: string[] = [];
+    for (const [file, deps] of graph) {
+      const own = endpointOf(file);
+      if (own === undefined) continue;
+      for (const dep of deps) {
+        const other = endpointOf(dep);
+        if (other !== undefined && other !== own)
+          crossings.push(`${relative(root, file)} → ${relative(root, dep)}`);
+      }
+    }
+    expect(new Set([...graph.keys()].map(endpointOf).filter(Boolean)).size).toBeGreaterThanOrEqual(5);
+    expect(crossings).toEqual([]);
+  });
 });

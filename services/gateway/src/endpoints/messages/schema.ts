@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { invalidRequest } from "../../errors/gateway-error.js";
-import { describe, paramName } from "../chat-completions/schema.js";
+import { describe, paramName } from "../parse-body.js";
 
 /** A content block (`text`, `image`, `document`, `tool_use`, `tool_result`, `thinking`, …): its `type` is checked. */
 const block = z.looseObject({ type: z.string().min(1) });
