@@ -43,6 +43,8 @@ export interface LimitsOptions {
     outageAfterMs?: number;
     /** A lease unused this long is returned, ms (default 1000; docs/leases.md). */
     leaseIdleMs?: number;
+    /** How often due leases are looked for and returned, ms of wall time (default 250). */
+    leaseSweepIntervalMs?: number;
   };
 }
 
@@ -90,7 +92,8 @@ export function createLimits(options: LimitsOptions): Limits {
       flush: async () => {},
     };
   }
-  const { healthProbeTimeoutMs, outageAfterMs, leaseIdleMs, ...timings } = options.redisTimings ?? {};
+  const { healthProbeTimeoutMs, outageAfterMs, leaseIdleMs, leaseSweepIntervalMs, ...timings } =
+    options.redisTimings ?? {};
   const connection: RedisConnection = createRedisConnection({
     url: options.redisUrl,
     log,
@@ -106,6 +109,7 @@ export function createLimits(options: LimitsOptions): Limits {
     ...(healthProbeTimeoutMs === undefined ? {} : { probeTimeoutMs: healthProbeTimeoutMs }),
     ...(outageAfterMs === undefined ? {} : { outageAfterMs }),
     ...(leaseIdleMs === undefined ? {} : { leaseIdleMs }),
+    ...(leaseSweepIntervalMs === undefined ? {} : { sweepIntervalMs: leaseSweepIntervalMs }),
   });
   const bus = new RedisInvalidationBus(connection, log);
   bus.subscribe((message) =>

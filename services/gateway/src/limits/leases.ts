@@ -16,8 +16,15 @@
 import { onceAdmission, RESERVATION_TTL_MS, type SubjectPlan, settledAmounts, windowIndex } from "./rules.js";
 import type { Admission } from "./types.js";
 
-/** Lifetime of a lease in Redis, ms of the gateway clock (and, locally, of wall time too). */
+/** Lifetime of a lease for its holder, ms of the gateway clock (and of wall time too): renewed or returned before. */
 export const LEASE_TTL_MS = 5000;
+/**
+ * How long Redis keeps a lease's budget member (ms of the gateway clock) although its holder renews or returns it
+ * within {@link LEASE_TTL_MS}: a holder whose event loop stalls (a starved CPU, a long GC pause) has calls in
+ * flight and spend not yet settled, so its member must outlive the stall or another instance could admit the
+ * same money again. The cost: a crashed instance's slice comes back after this long, not after 5 s.
+ */
+export const LEASE_HOLD_MS = 30_000;
 /** A lease unused this long (clock or wall ms) is returned. */
 export const LEASE_IDLE_MS = 1000;
 /** A lease stops admitting and is returned this long (ms) before it expires. */

@@ -33,8 +33,8 @@ import type { RedisConnection } from "../cache/redis.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
 import {
+  LEASE_HOLD_MS,
   type LEASE_IDLE_MS,
-  LEASE_TTL_MS,
   LeaseBook,
   type LeaseRefusal,
   type LeaseSnapshot,
@@ -244,7 +244,7 @@ export class RedisAdmitter implements Admitter {
     const keys: string[] = [];
     const args: Array<string | number> = [
       now,
-      now + LEASE_TTL_MS,
+      now + LEASE_HOLD_MS,
       WINDOW_TTL_MS,
       admitting ? 1 : 0,
       MARKER_TTL_MS,
@@ -311,7 +311,7 @@ export class RedisAdmitter implements Admitter {
 
   /** Undoes a lease call that got no reply (fire-and-forget) and applies that to the leases now. */
   private undo(snapshots: LeaseSnapshot[], keys: string[], now: number, client: Redis & LimitCommands): void {
-    const args: Array<string | number> = [WINDOW_TTL_MS, now + LEASE_TTL_MS];
+    const args: Array<string | number> = [WINDOW_TTL_MS, now + LEASE_HOLD_MS];
     for (const s of snapshots) args.push(...undoArgs(s));
     client
       .gatewayLimitsUndo(keys.length, ...keys, ...args)

@@ -7,6 +7,7 @@ import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import type { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
 import { createLimits, type Limits } from "../../../../services/gateway/src/limits/index.js";
+import { LEASE_HOLD_MS, LEASE_TTL_MS } from "../../../../services/gateway/src/limits/leases.js";
 import { RedisAdmitter } from "../../../../services/gateway/src/limits/redis-admitter.js";
 import type { Admission } from "../../../../services/gateway/src/limits/types.js";
 import type { UserRecord } from "../../../../services/gateway/src/users/records.js";
@@ -189,8 +190,26 @@ describe("leases across two instances", () => {
     (await b.admitter.admit(request([key], 1 - held / 1e6))).release();
     await b.flush();
     await refusal(b.admitter.admit(request([key], 1)));
-    clock.advance(5_000);
+    clock.advance(LEASE_HOLD_MS);
     (await b.admitter.admit(request([key], 1))).release();
+  });
+
+  it("an instance stalled past its lease's lifetime keeps its call's money held: the other cannot admit it again", async () => {
+    const clock = new ManualClock(T0 + 20 * 60_000);
+    const prefix = uniquePrefix("limits-leases");
+    prefixes.push(prefix);
+    // a's sweep never runs: its event loop is stalled (a starved CPU) past the lease's 5 s.
+    const a = await openLimits(clock, prefix, { leaseIdleMs: 60_000, leaseSweepIntervalMs: 3_600_000 });
+    open.push(a);
+    const b = await openLimits(clock, prefix, { leaseIdleMs: 60_000 });
+    open.push(b);
+    const key = keySubject({ maxBudget: 1 });
+    const inFlight = await a.admitter.admit(request([key], 0.6));
+    clock.advance(LEASE_TTL_MS + 1000);
+    await refusal(b.admitter.admit(request([key], 0.6)));
+    inFlight.settle({ cost: 0.6, totalTokens: 10 });
+    await a.flush();
+    expect((await budgetHash(prefix, `key:${key.id}`)).spent).toBe(600_000);
   });
 
   it("close() returns every slice: what was spent is settled and nothing stays held", async () => {
