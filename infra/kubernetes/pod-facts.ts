@@ -38,7 +38,8 @@ export const POD_FACTS: Record<ServiceName, PodFacts> = {
     readOnlyRoot: true,
     scratch: { tmp: "/tmp", spool: GATEWAY_SPOOL_DIR },
     // One process per pod: the cluster scales by replicas (HorizontalPodAutoscaler), not GATEWAY_WORKERS.
-    env: { GATEWAY_SPOOL_DIR, GATEWAY_WORKERS: "1" },
+    // Migrations run once per rollout in the `gateway-migrate` Job; a replica only checks none is pending.
+    env: { GATEWAY_SPOOL_DIR, GATEWAY_WORKERS: "1", GATEWAY_RUN_MIGRATIONS: "false" },
   },
   console: { memoryMb: 512, cpuMillis: 100, uid: 1000, readOnlyRoot: true, scratch: { tmp: "/tmp" } },
   chat: { memoryMb: 1024, cpuMillis: 250, uid: 1000, volumeGi: 5 },

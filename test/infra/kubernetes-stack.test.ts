@@ -14,7 +14,7 @@ import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { Role, RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
 import { beforeAll, describe, expect, it } from "vitest";
-import { installMocks, type Registered, stackSettings } from "./harness.js";
+import { dependenciesOf, installMocks, type Registered, stackSettings } from "./harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: test-side reading of plain API objects.
 type Loose = Record<string, any>;
@@ -126,6 +126,24 @@ describe("kubernetes stack", () => {
     expect(c.livenessProbe.httpGet.path).toBe("/health/liveliness");
     const spool = c.env.find((e: Loose) => e.name === "GATEWAY_SPOOL_DIR").value;
     expect(c.volumeMounts.some((m: Loose) => m.mountPath === spool)).toBe(true);
+  });
+
+  it("migrates once per rollout: a Job of the gateway image the Deployment waits for; replicas do not migrate", async () => {
+    const { MIGRATE_SCRIPT } = await import("../../infra/kubernetes/stack.js");
+    const job = ofKind("Job").find((j) => nameOf(j) === "gateway-migrate") as Loose;
+    const gw = ofKind("Deployment").find((d) => nameOf(d) === "gateway") as Loose;
+    const [jobC, gwC] = [job.spec.template.spec.containers[0], gw.spec.template.spec.containers[0]];
+    expect(jobC.image).toBe(gwC.image);
+    expect(jobC.command).toEqual(["node", "--input-type=module", "-e", MIGRATE_SCRIPT]);
+    expect(jobC.env).toEqual([
+      { name: "DATABASE_URL", valueFrom: { secretKeyRef: { name: "gateway-env", key: "DATABASE_URL" } } },
+    ]);
+    expect(gwC.env).toContainEqual({ name: "GATEWAY_RUN_MIGRATIONS", value: "false" });
+    // Declared: the Deployment (its new image) only after the Job of that image completed.
+    const jobUrn = dependenciesOf("kubernetes:apps/v1:Deployment", "deployment-gateway").find((urn) =>
+      urn.includes("kubernetes:batch/v1:Job::job-gateway-migrate"),
+    );
+    expect(jobUrn).toBeDefined();
   });
 
   it("admits each data service only from its clients", () => {
