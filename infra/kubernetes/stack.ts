@@ -194,6 +194,7 @@ export function buildKubernetesPlatform(config: PlatformConfig): KubernetesPlatf
     const name = spec.name as ServiceName;
     const rendered = renderSpec(spec, POD_FACTS[name], imageOf(spec.image));
     const workload = rendered.workload;
+    if (stack.imagePullSecret) workload.imagePullSecret = stack.imagePullSecret;
     if (name === "gateway") {
       workload.readinessPath = "/health/readiness";
       workload.replicas = stack.gatewayMinReplicas;
@@ -256,6 +257,13 @@ export function buildKubernetesPlatform(config: PlatformConfig): KubernetesPlatf
     ),
   );
   objects.push(...prometheusAccess(ns));
+  if (stack.imagePullSecret && stack.registryUsername && env.REGISTRY_TOKEN)
+    objects.push(
+      pullSecret(stack.imagePullSecret, ns, registry.split("/")[0] ?? registry, {
+        username: stack.registryUsername,
+        token: env.REGISTRY_TOKEN,
+      }),
+    );
   objects.push(...networkPolicies(ns, stack.ingressNamespace));
   const managedClients = new Set<ServiceName>([...EXTERNAL_CLIENTS]);
   if (managedPg)
@@ -317,6 +325,28 @@ export function buildKubernetesPlatform(config: PlatformConfig): KubernetesPlatf
     dataVolumes: pulumi.output(dataVolumes.sort()),
   };
   return { outputs, provider, objects, services };
+}
+
+/**
+ * The `kubernetes.io/dockerconfigjson` Secret `name` holding the login to `server` (a registry host, e.g.
+ * `ghcr.io`), as `kubectl create secret docker-registry` writes it (Kubernetes docs, "Pull an Image from a
+ * Private Registry"); the value is a Pulumi secret.
+ */
+export function pullSecret(
+  name: string,
+  namespace: string,
+  server: string,
+  login: { username: string; token: string },
+): KubeObject {
+  const auth = Buffer.from(`${login.username}:${login.token}`).toString("base64");
+  const config = { auths: { [server]: { username: login.username, password: login.token, auth } } };
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, namespace, labels: { "app.kubernetes.io/part-of": "platform" } },
+    type: "kubernetes.io/dockerconfigjson",
+    stringData: pulumi.secret({ ".dockerconfigjson": JSON.stringify(config) }),
+  };
 }
 
 /** Prometheus's ServiceAccount and the Role letting it list and watch the namespace's pods (pod discovery). */
