@@ -183,6 +183,35 @@ describe("kubernetes stack", () => {
     }
   });
 
+  it("runs each image as the user its Dockerfile names (docs/deploy-contracts.md, Users on Kubernetes)", () => {
+    const expected: Record<string, number> = {
+      gateway: 1000,
+      console: 1000,
+      scanner: 1000,
+      chat: 1000,
+      "trace-web": 1001,
+      "trace-worker": 1001,
+      "pii-analyzer": 1001,
+      "pii-anonymizer": 1001,
+      "relational-db": 999,
+      "document-db": 999,
+      cache: 999,
+      "analytics-db": 101,
+      "object-store": 65532,
+      "object-store-init": 65532,
+      metrics: 65534,
+      alertmanager: 65534,
+      "relational-db-exporter": 65534,
+      "cache-exporter": 59000,
+      dashboards: 472,
+      "gateway-migrate": 1000,
+    };
+    const actual = Object.fromEntries(
+      workloads().map((w) => [nameOf(w), w.spec.template.spec.containers[0].securityContext.runAsUser]),
+    );
+    expect(actual).toEqual(expected);
+  });
+
   it("pulls every pod's image with platform:imagePullSecret, a dockerconfigjson Secret made from the login", () => {
     for (const w of workloads())
       expect(w.spec.template.spec.imagePullSecrets, nameOf(w)).toEqual([{ name: PULL_SECRET }]);
