@@ -34,6 +34,7 @@ import {
   traceWorkerSpec,
 } from "../tracing.js";
 import { envSecret, filesConfigMap, terminationGraceSeconds } from "./config-objects.js";
+import { MIGRATE_SCRIPT } from "./migrate-job.js";
 import { POD_FACTS } from "./pod-facts.js";
 import { externalEgress, gatewayScaling, networkPolicies, publicIngress } from "./policies.js";
 import { withPodDiscovery } from "./prometheus.js";
@@ -55,20 +56,6 @@ export interface KubernetesPlatform {
   /** Services with a workload (Deployment, StatefulSet or Job). */
   services: ServiceName[];
 }
-
-/**
- * Runs the gateway's migrations once (the same `migrate()` with its advisory lock the gateway runs at start),
- * from the gateway image: the Job of each rollout applies them before the new replicas start.
- */
-export const MIGRATE_SCRIPT = [
-  'const pg = (await import("pg")).default;',
-  'const { migrate } = await import("/app/services/gateway/dist/db/migrate.js");',
-  "const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });",
-  "const log = { info: (o, m) => console.log(m, JSON.stringify(o)) };",
-  "const applied = await migrate(pool, log);",
-  'console.log("migrations applied:", JSON.stringify(applied));',
-  "await pool.end();",
-].join(" ");
 
 /**
  * Declares the kubernetes stack described by `config`.

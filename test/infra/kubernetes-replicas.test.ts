@@ -1,7 +1,7 @@
 /**
  * The gateway scaled out as the kubernetes target's Deployment runs it (infra/kubernetes): three gateway
- * processes with the pod's env (`POD_FACTS.gateway.env`: one process per pod, spend spool folder), migrations
- * applied once before they start (what the `gateway-migrate` Job does), behind one round-robin balancer (the real
+ * processes with the pod's env (`POD_FACTS.gateway.env`: one process per pod, no start-up migrations, spend spool
+ * folder), after the `gateway-migrate` Job's program ran once, behind one round-robin balancer (the real
  * Caddy, standing in for the gateway Service), sharing one Redis key prefix and one fresh Postgres database, with
  * the upstream a contract fake. Through the balancer only: a key's budget, its rpm limit and its revocation hold
  * across all replicas. Each test prints its figures (admitted calls, booked spend, revocation lag).
@@ -9,21 +9,26 @@
  * It lives under test/infra/ because what it shows is the Deployment's promise (replicas share limits through
  * Redis and Postgres, not through the pod), not one gateway module's.
  */
+import { execFile } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repoRoot } from "../../bench/lib/children.js";
+import { migrateScript } from "../../infra/kubernetes/migrate-job.js";
 import { POD_FACTS } from "../../infra/kubernetes/pod-facts.js";
 import { estimateCompletionTokens, estimatePromptTokens } from "../../services/gateway/src/cost/estimate.js";
-import { migrate } from "../../services/gateway/src/db/migrate.js";
+import { migrations } from "../../services/gateway/src/db/migrations.js";
 import { type FakeUpstream, startFakeUpstream } from "../fixtures/openai-upstream.js";
 import { startCaddy, type TestCaddy } from "../helpers/caddy.js";
 import { adminCall, deployment, MASTER_KEY, writeConfig } from "../helpers/gateway.js";
 import { freePort, type GatewayProcess, startGatewayProcess, waitLive } from "../helpers/gateway-process.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/postgres.js";
-import { captureLogger, deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "../helpers/redis.js";
+import { deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "../helpers/redis.js";
 
+const execFileAsync = promisify(execFile);
+const MIGRATE_MODULE = new URL("../../services/gateway/src/db/migrate.ts", import.meta.url).pathname;
 const REPLICAS = 3;
 /** USD per token, both directions: a call's cost stays below its estimate (see `estimateOf`). */
 const PRICE = 0.0001;
@@ -42,10 +47,13 @@ beforeAll(async () => {
   upstream = await startFakeUpstream({ record: false });
   db = await createTestDatabase();
   prefix = uniquePrefix("k8s-replicas");
-  // The migration Job: once, before any replica starts.
-  const pool = new pg.Pool({ connectionString: db.url });
-  await migrate(pool, captureLogger());
-  await pool.end();
+  // The migration Job: its program, once, before any replica starts (from source here, the image runs dist/).
+  const job = await execFileAsync(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "-e", migrateScript(MIGRATE_MODULE)],
+    { cwd: repoRoot, env: { PATH: process.env.PATH ?? "", DATABASE_URL: db.url } },
+  );
+  expect(job.stdout).toContain(`migrations applied: ${JSON.stringify(migrations.map((m) => m.id))}`);
   const config = writeConfig(
     `model_list:\n${deployment("general", upstream.url, `      input_cost_per_token: ${PRICE}\n      output_cost_per_token: ${PRICE}\n`)}`,
   );

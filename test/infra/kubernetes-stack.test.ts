@@ -142,7 +142,7 @@ describe("kubernetes stack", () => {
   });
 
   it("migrates once per rollout: a Job of the gateway image the Deployment waits for; replicas do not migrate", async () => {
-    const { MIGRATE_SCRIPT } = await import("../../infra/kubernetes/stack.js");
+    const { MIGRATE_SCRIPT } = await import("../../infra/kubernetes/migrate-job.js");
     const job = ofKind("Job").find((j) => nameOf(j) === "gateway-migrate") as Loose;
     const gw = ofKind("Deployment").find((d) => nameOf(d) === "gateway") as Loose;
     const [jobC, gwC] = [job.spec.template.spec.containers[0], gw.spec.template.spec.containers[0]];
