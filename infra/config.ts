@@ -180,6 +180,18 @@ export const stackConfigSchema = z
      * e.g. `ghcr.io/acme/platform`; the cluster cannot see images built on this machine.
      */
     imageRegistry: z.string().optional(),
+    /**
+     * kubernetes: name of a `kubernetes.io/dockerconfigjson` Secret in the namespace that every pod pulls its
+     * images with (`imagePullSecrets`), for a private registry. The stack creates it from `registryUsername` and
+     * REGISTRY_TOKEN when both are set; otherwise the operator creates it (`kubectl create secret docker-registry`).
+     */
+    imagePullSecret: z
+      .string()
+      .regex(
+        /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/,
+        "must be a Kubernetes object name (lowercase letters, digits, - and .)",
+      )
+      .optional(),
     /** kubernetes: IngressClass of the Ingress, and the namespace its controller runs in (NetworkPolicies). */
     ingressClassName: z.string().default("nginx"),
     ingressNamespace: z.string().default("ingress-nginx"),
@@ -366,6 +378,7 @@ const STRING_KEYS = [
   "kubeContext",
   "namespace",
   "imageRegistry",
+  "imagePullSecret",
   "ingressClassName",
   "ingressNamespace",
   "clusterIssuer",

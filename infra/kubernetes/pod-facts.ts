@@ -2,7 +2,8 @@
  * What the Kubernetes renderer needs beyond a service's description (infra/*.ts `…Spec` functions): the
  * per-replica sizing, the numeric user the image runs as, whether its root filesystem can be read-only (then
  * the scratch folders it writes to), the ports of services that publish none on Docker, and env that only a
- * cluster needs. Users come from each image's Dockerfile (USER) or documentation.
+ * cluster needs. Users come from each image's Dockerfile (USER, or the user its entrypoint steps down to), each
+ * with its upstream source in docs/deploy-contracts.md ("Users on Kubernetes").
  */
 import type { ServiceName } from "../config.js";
 
@@ -38,7 +39,8 @@ export const POD_FACTS: Record<ServiceName, PodFacts> = {
     readOnlyRoot: true,
     scratch: { tmp: "/tmp", spool: GATEWAY_SPOOL_DIR },
     // One process per pod: the cluster scales by replicas (HorizontalPodAutoscaler), not GATEWAY_WORKERS.
-    env: { GATEWAY_SPOOL_DIR, GATEWAY_WORKERS: "1" },
+    // Migrations run once per rollout in the `gateway-migrate` Job; a replica only checks none is pending.
+    env: { GATEWAY_SPOOL_DIR, GATEWAY_WORKERS: "1", GATEWAY_RUN_MIGRATIONS: "false" },
   },
   console: { memoryMb: 512, cpuMillis: 100, uid: 1000, readOnlyRoot: true, scratch: { tmp: "/tmp" } },
   chat: { memoryMb: 1024, cpuMillis: 250, uid: 1000, volumeGi: 5 },
@@ -66,5 +68,6 @@ export const POD_FACTS: Record<ServiceName, PodFacts> = {
   alertmanager: { memoryMb: 256, cpuMillis: 50, uid: 65534, readOnlyRoot: true, volumeGi: 1 },
   dashboards: { memoryMb: 512, cpuMillis: 100, uid: 472, volumeGi: 5 },
   "relational-db-exporter": { memoryMb: 128, cpuMillis: 50, uid: 65534, readOnlyRoot: true, port: 9187 },
-  "cache-exporter": { memoryMb: 128, cpuMillis: 50, uid: 65534, readOnlyRoot: true, port: 9121 },
+  // redis_exporter's Dockerfile: `USER 59000:59000` in both the scratch and the alpine variants.
+  "cache-exporter": { memoryMb: 128, cpuMillis: 50, uid: 59000, readOnlyRoot: true, port: 9121 },
 };

@@ -34,6 +34,7 @@ import {
   traceWorkerSpec,
 } from "../tracing.js";
 import { envSecret, filesConfigMap, terminationGraceSeconds } from "./config-objects.js";
+import { MIGRATE_SCRIPT } from "./migrate-job.js";
 import { POD_FACTS } from "./pod-facts.js";
 import { externalEgress, gatewayScaling, networkPolicies, publicIngress } from "./policies.js";
 import { withPodDiscovery } from "./prometheus.js";
@@ -55,20 +56,6 @@ export interface KubernetesPlatform {
   /** Services with a workload (Deployment, StatefulSet or Job). */
   services: ServiceName[];
 }
-
-/**
- * Runs the gateway's migrations once (the same `migrate()` with its advisory lock the gateway runs at start),
- * from the gateway image: the Job of each rollout applies them before the new replicas start.
- */
-export const MIGRATE_SCRIPT = [
-  'const pg = (await import("pg")).default;',
-  'const { migrate } = await import("/app/services/gateway/dist/db/migrate.js");',
-  "const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });",
-  "const log = { info: (o, m) => console.log(m, JSON.stringify(o)) };",
-  "const applied = await migrate(pool, log);",
-  'console.log("migrations applied:", JSON.stringify(applied));',
-  "await pool.end();",
-].join(" ");
 
 /**
  * Declares the kubernetes stack described by `config`.
@@ -194,6 +181,7 @@ export function buildKubernetesPlatform(config: PlatformConfig): KubernetesPlatf
     const name = spec.name as ServiceName;
     const rendered = renderSpec(spec, POD_FACTS[name], imageOf(spec.image));
     const workload = rendered.workload;
+    if (stack.imagePullSecret) workload.imagePullSecret = stack.imagePullSecret;
     if (name === "gateway") {
       workload.readinessPath = "/health/readiness";
       workload.replicas = stack.gatewayMinReplicas;
@@ -256,6 +244,13 @@ export function buildKubernetesPlatform(config: PlatformConfig): KubernetesPlatf
     ),
   );
   objects.push(...prometheusAccess(ns));
+  if (stack.imagePullSecret && stack.registryUsername && env.REGISTRY_TOKEN)
+    objects.push(
+      pullSecret(stack.imagePullSecret, ns, registry.split("/")[0] ?? registry, {
+        username: stack.registryUsername,
+        token: env.REGISTRY_TOKEN,
+      }),
+    );
   objects.push(...networkPolicies(ns, stack.ingressNamespace));
   const managedClients = new Set<ServiceName>([...EXTERNAL_CLIENTS]);
   if (managedPg)
@@ -317,6 +312,28 @@ export function buildKubernetesPlatform(config: PlatformConfig): KubernetesPlatf
     dataVolumes: pulumi.output(dataVolumes.sort()),
   };
   return { outputs, provider, objects, services };
+}
+
+/**
+ * The `kubernetes.io/dockerconfigjson` Secret `name` holding the login to `server` (a registry host, e.g.
+ * `ghcr.io`), as `kubectl create secret docker-registry` writes it (Kubernetes docs, "Pull an Image from a
+ * Private Registry"); the value is a Pulumi secret.
+ */
+export function pullSecret(
+  name: string,
+  namespace: string,
+  server: string,
+  login: { username: string; token: string },
+): KubeObject {
+  const auth = Buffer.from(`${login.username}:${login.token}`).toString("base64");
+  const config = { auths: { [server]: { username: login.username, password: login.token, auth } } };
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, namespace, labels: { "app.kubernetes.io/part-of": "platform" } },
+    type: "kubernetes.io/dockerconfigjson",
+    stringData: pulumi.secret({ ".dockerconfigjson": JSON.stringify(config) }),
+  };
 }
 
 /** Prometheus's ServiceAccount and the Role letting it list and watch the namespace's pods (pod discovery). */

@@ -52,6 +52,8 @@ export interface WorkloadSpec {
   /** Whether the image runs with a read-only root filesystem (writes only to `volumes` and `scratch`). */
   readOnlyRoot?: boolean;
   replicas?: number;
+  /** Name of the `kubernetes.io/dockerconfigjson` Secret the pod pulls its image with (private registry). */
+  imagePullSecret?: string;
   /** Seconds Kubernetes waits after SIGTERM before SIGKILL. */
   terminationGraceSeconds?: number;
 }
@@ -139,6 +141,7 @@ export function podTemplate(
         ? { serviceAccountName: spec.serviceAccount, automountServiceAccountToken: true }
         : { automountServiceAccountToken: false }),
       ...(restartPolicy ? { restartPolicy } : {}),
+      ...(spec.imagePullSecret ? { imagePullSecrets: [{ name: spec.imagePullSecret }] } : {}),
       securityContext: {
         runAsNonRoot: true,
         fsGroup: spec.uid ?? 65532,

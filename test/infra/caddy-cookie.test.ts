@@ -4,15 +4,12 @@
  * out with the shared domain and SameSite=Lax, once each, other attributes kept. Sites without the rewrite
  * pass cookies through untouched.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib/children.js";
 import { renderCaddyfile } from "../../infra/caddyfile.js";
+import { startCaddy, type TestCaddy } from "../helpers/caddy.js";
 
 const UPSTREAM_COOKIES = [
   "refreshToken=eyJhbGciOiJIUzI1NiJ9.e30.sig; Path=/; Expires=Wed, 01 Jan 2031 00:00:00 GMT; HttpOnly; Secure; SameSite=Strict",
@@ -20,7 +17,7 @@ const UPSTREAM_COOKIES = [
 ];
 
 let upstream: Server;
-let caddy: ChildProcess;
+let caddy: TestCaddy;
 let rewritePort: number;
 let plainPort: number;
 
@@ -34,10 +31,7 @@ beforeAll(async () => {
   [rewritePort, plainPort] = [await freePort(), await freePort()];
   const healthPort = await freePort();
 
-  const dir = mkdtempSync(path.join(tmpdir(), "caddy-cookie-"));
-  const file = path.join(dir, "Caddyfile");
-  writeFileSync(
-    file,
+  caddy = await startCaddy(
     renderCaddyfile({
       sites: [
         {
@@ -54,25 +48,12 @@ beforeAll(async () => {
       cookieDomain: ".example.com",
       healthPort,
     }),
+    `http://127.0.0.1:${healthPort}/healthz`,
   );
-  caddy = spawn("caddy", ["run", "--adapter", "caddyfile", "--config", file], {
-    env: { ...process.env, HOME: dir, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir },
-    stdio: "ignore",
-  });
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const ok = await fetch(`http://127.0.0.1:${healthPort}/healthz`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) break;
-    if (Date.now() > deadline || caddy.exitCode !== null) throw new Error("caddy did not start");
-    await new Promise((r) => setTimeout(r, 100));
-  }
 });
 
 afterAll(async () => {
-  caddy?.kill("SIGTERM");
+  caddy?.close();
   await new Promise((done) => upstream?.close(done));
 });
 

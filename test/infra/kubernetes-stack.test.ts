@@ -14,7 +14,7 @@ import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { Role, RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
 import { beforeAll, describe, expect, it } from "vitest";
-import { installMocks, type Registered, stackSettings } from "./harness.js";
+import { dependenciesOf, installMocks, isSecretValue, type Registered, stackSettings } from "./harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: test-side reading of plain API objects.
 type Loose = Record<string, any>;
@@ -60,6 +60,11 @@ const KINDS: Record<string, new (x: any) => { validate(): void }> = {
 
 let objects: Loose[];
 let secretValues: string[];
+let regs: Registered[];
+
+// A private registry: the stack pulls every image with this Secret, which it creates from the login.
+const PULL_SECRET = "registry-pull";
+const REGISTRY_LOGIN = { registryUsername: "ci-bot", REGISTRY_TOKEN: "ghp_registry-token-for-the-test" };
 
 beforeAll(async () => {
   await installMocks("k8s");
@@ -68,16 +73,24 @@ beforeAll(async () => {
   const { buildKubernetesPlatform } = await import("../../infra/kubernetes/stack.js");
   const env = parseDotenv(readFileSync(`${REPO_ROOT}.env.example`, "utf8"));
   const { registrations } = await import("./harness.js");
-  const platform = buildKubernetesPlatform(parseConfig(await stackSettings("k8s"), env));
+  const settings = {
+    ...(await stackSettings("k8s")),
+    imagePullSecret: PULL_SECRET,
+    registryUsername: REGISTRY_LOGIN.registryUsername,
+  };
+  const platform = buildKubernetesPlatform(
+    parseConfig(settings, { ...env, REGISTRY_TOKEN: REGISTRY_LOGIN.REGISTRY_TOKEN }),
+  );
   await new Promise((done) => platform.outputs.traceLogin.apply(done));
   await new Promise((r) => setTimeout(r, 1000));
-  const regs = registrations().filter((r: Registered) => r.type.startsWith("kubernetes:") && r.custom);
+  regs = registrations().filter((r: Registered) => r.type.startsWith("kubernetes:") && r.custom);
   objects = regs
     .filter((r) => !r.type.startsWith("pulumi:providers"))
     .map((r) => ({ kind: r.type.split(":").pop(), apiVersion: r.type.split(":")[1], ...r.inputs }));
   secretValues = registrations()
     .filter((r) => r.type.startsWith("random:"))
-    .map((r) => `rnd-${r.name}`);
+    .map((r) => `rnd-${r.name}`)
+    .concat(REGISTRY_LOGIN.REGISTRY_TOKEN);
 }, 60_000);
 
 const ofKind = (kind: string) => objects.filter((o) => o.kind === kind);
@@ -128,6 +141,24 @@ describe("kubernetes stack", () => {
     expect(c.volumeMounts.some((m: Loose) => m.mountPath === spool)).toBe(true);
   });
 
+  it("migrates once per rollout: a Job of the gateway image the Deployment waits for; replicas do not migrate", async () => {
+    const { MIGRATE_SCRIPT } = await import("../../infra/kubernetes/migrate-job.js");
+    const job = ofKind("Job").find((j) => nameOf(j) === "gateway-migrate") as Loose;
+    const gw = ofKind("Deployment").find((d) => nameOf(d) === "gateway") as Loose;
+    const [jobC, gwC] = [job.spec.template.spec.containers[0], gw.spec.template.spec.containers[0]];
+    expect(jobC.image).toBe(gwC.image);
+    expect(jobC.command).toEqual(["node", "--input-type=module", "-e", MIGRATE_SCRIPT]);
+    expect(jobC.env).toEqual([
+      { name: "DATABASE_URL", valueFrom: { secretKeyRef: { name: "gateway-env", key: "DATABASE_URL" } } },
+    ]);
+    expect(gwC.env).toContainEqual({ name: "GATEWAY_RUN_MIGRATIONS", value: "false" });
+    // Declared: the Deployment (its new image) only after the Job of that image completed.
+    const jobUrn = dependenciesOf("kubernetes:apps/v1:Deployment", "deployment-gateway").find((urn) =>
+      urn.includes("kubernetes:batch/v1:Job::job-gateway-migrate"),
+    );
+    expect(jobUrn).toBeDefined();
+  });
+
   it("admits each data service only from its clients", () => {
     const policy = (svc: string) =>
       ofKind("NetworkPolicy").find((p) => p.metadata.name === `allow-to-${svc}`) as Loose;
@@ -150,6 +181,51 @@ describe("kubernetes stack", () => {
       );
       for (const s of secretValues) expect(text.includes(s), `${o.kind} ${nameOf(o)}`).toBe(false);
     }
+  });
+
+  it("runs each image as the user its Dockerfile names (docs/deploy-contracts.md, Users on Kubernetes)", () => {
+    const expected: Record<string, number> = {
+      gateway: 1000,
+      console: 1000,
+      scanner: 1000,
+      chat: 1000,
+      "trace-web": 1001,
+      "trace-worker": 1001,
+      "pii-analyzer": 1001,
+      "pii-anonymizer": 1001,
+      "relational-db": 999,
+      "document-db": 999,
+      cache: 999,
+      "analytics-db": 101,
+      "object-store": 65532,
+      "object-store-init": 65532,
+      metrics: 65534,
+      alertmanager: 65534,
+      "relational-db-exporter": 65534,
+      "cache-exporter": 59000,
+      dashboards: 472,
+      "gateway-migrate": 1000,
+    };
+    const actual = Object.fromEntries(
+      workloads().map((w) => [nameOf(w), w.spec.template.spec.containers[0].securityContext.runAsUser]),
+    );
+    expect(actual).toEqual(expected);
+  });
+
+  it("pulls every pod's image with platform:imagePullSecret, a dockerconfigjson Secret made from the login", () => {
+    for (const w of workloads())
+      expect(w.spec.template.spec.imagePullSecrets, nameOf(w)).toEqual([{ name: PULL_SECRET }]);
+    const secret = ofKind("Secret").find((s) => s.metadata.name === PULL_SECRET) as Loose;
+    expect(secret.type).toBe("kubernetes.io/dockerconfigjson");
+    const config = JSON.parse(secret.stringData[".dockerconfigjson"]);
+    const login = `${REGISTRY_LOGIN.registryUsername}:${REGISTRY_LOGIN.REGISTRY_TOKEN}`;
+    expect(config.auths["ghcr.io"]).toEqual({
+      username: REGISTRY_LOGIN.registryUsername,
+      password: REGISTRY_LOGIN.REGISTRY_TOKEN,
+      auth: Buffer.from(login).toString("base64"),
+    });
+    const reg = regs.find((r) => r.name === `secret-${PULL_SECRET}`);
+    expect(isSecretValue(reg?.rawInputs.stringData)).toBe(true);
   });
 
   it("scrapes every gateway replica through pod discovery", () => {

@@ -119,6 +119,14 @@ describe("renderWorkload", () => {
     expect(service?.kind).toBe("Service");
   });
 
+  it("names an image pull secret on the pod only when one is given", () => {
+    const pod = (spec: WorkloadSpec) => (renderWorkload(spec, "platform")[0].spec as Loose).template.spec;
+    expect(pod(gateway).imagePullSecrets).toBeUndefined();
+    expect(pod({ ...cache, imagePullSecret: "registry-pull" }).imagePullSecrets).toEqual([
+      { name: "registry-pull" },
+    ]);
+  });
+
   it("makes a service with data volumes a StatefulSet whose claims outlive deletion", () => {
     const [set] = renderWorkload(cache, "platform");
     expect(set.kind).toBe("StatefulSet");

@@ -124,6 +124,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
         clock,
         bus: limits.bus,
         spoolDir: env.spoolDir,
+        runMigrations: env.runMigrations,
         log,
         registry: metrics.registry,
         userDefaults: env.userDefaults,

@@ -42,6 +42,22 @@ const envSchema = z.object({
   GATEWAY_MAX_REQUEST_SIZE_MB: z.coerce.number().positive().default(10),
   /** How long SIGTERM waits for in-flight requests and streams, ms (Docker's stop timeout is 10 s). */
   GATEWAY_SHUTDOWN_TIMEOUT_MS: int(8000),
+  /**
+   * Whether start-up applies the database migrations (`db/migrate.ts`): `true` (default; also when empty) or
+   * `false`, where a
+   * rollout runs them once beforehand (the kubernetes target's `gateway-migrate` Job) and start-up only checks
+   * that none is pending.
+   */
+  GATEWAY_RUN_MIGRATIONS: z
+    .string()
+    .default("true")
+    .transform((value, ctx) => {
+      const trimmed = value.trim();
+      if (trimmed === "" || trimmed === "true") return true;
+      if (trimmed === "false") return false;
+      ctx.addIssue({ code: "custom", message: `must be true or false, got "${value}"` });
+      return z.NEVER;
+    }),
   /** Folder of the spend spool: rows Postgres could not take yet, replayed at the next start. */
   GATEWAY_SPOOL_DIR: z.string().default(join(tmpdir(), "gateway-spend-spool")),
   /** Whole request (headers and body) must arrive within this, ms (Node's server.requestTimeout). */
@@ -114,6 +130,11 @@ export interface GatewayEnv {
   shutdownTimeoutMs: number;
   /** Absolute folder of the spend spool (GATEWAY_SPOOL_DIR). */
   spoolDir: string;
+  /**
+   * GATEWAY_RUN_MIGRATIONS (default true): start-up applies pending migrations; false: it refuses to start while
+   * any is pending (they are run once per rollout instead).
+   */
+  runMigrations: boolean;
   /** The longest a stream may run, ms; 0: no limit. */
   maxStreamDurationMs: number;
   /** Client connection timeouts, ms; see {@link ServerTimeouts}. */
@@ -189,6 +210,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
     maxBodyBytes: Math.round(e.GATEWAY_MAX_REQUEST_SIZE_MB * 1024 * 1024),
     shutdownTimeoutMs: e.GATEWAY_SHUTDOWN_TIMEOUT_MS,
     spoolDir: fromBase(e.GATEWAY_SPOOL_DIR),
+    runMigrations: e.GATEWAY_RUN_MIGRATIONS,
     maxStreamDurationMs: e.GATEWAY_MAX_STREAM_DURATION_MS,
     timeouts: {
       requestMs: e.GATEWAY_REQUEST_TIMEOUT_MS,

@@ -63,3 +63,38 @@ export async function migrate(
   }
   return applied;
 }
+
+/**
+ * Raised at start-up with GATEWAY_RUN_MIGRATIONS=false when the database lacks migrations this gateway needs:
+ * the rollout's migration run (the kubernetes target's `gateway-migrate` Job) has not applied them (yet).
+ */
+export class MigrationsPendingError extends Error {
+  override name = "MigrationsPendingError";
+  constructor(readonly pending: readonly number[]) {
+    super(
+      `the database lacks migration(s) ${pending.join(", ")} and GATEWAY_RUN_MIGRATIONS=false: ` +
+        "run the rollout's migrations first (kubernetes: the gateway-migrate Job) or set GATEWAY_RUN_MIGRATIONS=true",
+    );
+  }
+}
+
+/**
+ * The ids of `migrations` not recorded in `gateway_migrations` (all of them when the table does not exist),
+ * ascending. Reads only; takes no lock.
+ */
+export async function pendingMigrations(
+  pool: pg.Pool,
+  migrations: readonly Migration[] = gatewayMigrations,
+): Promise<number[]> {
+  const table = await pool.query<{ t: string | null }>("SELECT to_regclass('gateway_migrations')::text AS t");
+  const done =
+    table.rows[0]?.t == null
+      ? new Set<number>()
+      : new Set(
+          (await pool.query<{ id: number }>("SELECT id FROM gateway_migrations")).rows.map((r) => r.id),
+        );
+  return migrations
+    .map((m) => m.id)
+    .filter((id) => !done.has(id))
+    .sort((a, b) => a - b);
+}

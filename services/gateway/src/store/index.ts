@@ -11,7 +11,7 @@ import type { Registry } from "prom-client";
 import type { KeyAuthenticator, UserAttributor } from "../auth/types.js";
 import type { InvalidationBus } from "../cache/types.js";
 import type { GatewayEnv } from "../config/env.js";
-import { migrate } from "../db/migrate.js";
+import { MigrationsPendingError, migrate, pendingMigrations } from "../db/migrate.js";
 import {
   createPool,
   DatabaseConfigError,
@@ -43,6 +43,11 @@ export interface StoreOptions {
   spoolDir: string;
   /** Gets `litellm_spend_buffer_rows`, `litellm_spend_flush_failures_total`, `litellm_spend_rows_dropped_total`. */
   registry: Registry;
+  /**
+   * GATEWAY_RUN_MIGRATIONS: apply pending migrations at start-up (default true); false: only check that none is
+   * pending (a rollout applied them once, e.g. the kubernetes target's `gateway-migrate` Job).
+   */
+  runMigrations?: boolean;
   /** How long start-up waits for an unreachable database, ms. Default 60 000. */
   startupTimeoutMs?: number;
   /** Spend write interval, ms. Default 1000. */
@@ -93,10 +98,12 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, message: string): Promi
 
 /**
  * Connects (retrying an unreachable database for `startupTimeoutMs`, logging "waiting for Postgres at
- * host:port …"), applies migrations (safe with several instances starting at once), ensures the chat's service
+ * host:port …"), applies migrations (safe with several instances starting at once; with `runMigrations: false`
+ * only checks that none is pending), ensures the chat's service
  * key (CHAT_SERVICE_KEY), starts the spend writer.
  * @throws DatabaseConfigError at once for an unusable DATABASE_URL, a database that does not exist or a refused
- *   login; DatabaseUnavailableError when the database stays unreachable; the migration's error when one fails.
+ *   login; DatabaseUnavailableError when the database stays unreachable; the migration's error when one fails;
+ *   MigrationsPendingError with `runMigrations: false` when a migration is not applied.
  */
 export async function createStore(options: StoreOptions): Promise<Store> {
   const { log, clock, bus } = options;
@@ -106,7 +113,11 @@ export async function createStore(options: StoreOptions): Promise<Store> {
   const pool = createPool(options.databaseUrl, log, { max: options.poolMax });
   try {
     await waitForDatabase(pool, options.databaseUrl, { timeoutMs: options.startupTimeoutMs ?? 60_000, log });
-    await migrate(pool, log);
+    if (options.runMigrations === false) {
+      const pending = await pendingMigrations(pool);
+      if (pending.length > 0) throw new MigrationsPendingError(pending);
+      log.info("database migrations: none pending (GATEWAY_RUN_MIGRATIONS=false: applied by the rollout)");
+    } else await migrate(pool, log);
     if (options.chatServiceKey !== undefined) {
       await ensureServiceKey(pool, options.chatServiceKey, clock.now(), log);
     }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { migrate } from "../../../../services/gateway/src/db/migrate.js";
+import {
+  MigrationsPendingError,
+  migrate,
+  pendingMigrations,
+} from "../../../../services/gateway/src/db/migrate.js";
 import { migrations } from "../../../../services/gateway/src/db/migrations.js";
 import {
   createPool,
@@ -54,6 +58,35 @@ describe("migrations", () => {
     expect(ids.rows).toEqual([{ id: 1 }]);
     const t2 = await pool.query("SELECT to_regclass('t2') AS t");
     expect(t2.rows[0].t).toBeNull();
+  });
+});
+
+describe("runMigrations: false (GATEWAY_RUN_MIGRATIONS=false, migrations run once per rollout)", () => {
+  it("refuses to start on a database that lacks migrations, and changes nothing in it", async () => {
+    const db = await database();
+    const ids = migrations.map((m) => m.id);
+    await expect(openStore(db.url, { runMigrations: false })).rejects.toThrow(MigrationsPendingError);
+    await expect(openStore(db.url, { runMigrations: false })).rejects.toThrow(
+      `lacks migration(s) ${ids.join(", ")} and GATEWAY_RUN_MIGRATIONS=false`,
+    );
+    const check = await sqlClient(db);
+    expect(await publicTables(check)).toEqual([]);
+  });
+
+  it("starts without migrating once the rollout applied them; one missing migration still refuses", async () => {
+    const db = await database();
+    const log = recordingLogger();
+    const pool = createPool(db.url, log);
+    cleanups.push(() => pool.end());
+    await migrate(pool, log, migrations.slice(0, -1));
+    const last = migrations.at(-1)?.id;
+    expect(await pendingMigrations(pool)).toEqual([last]);
+    await expect(openStore(db.url, { runMigrations: false })).rejects.toThrow(`lacks migration(s) ${last} `);
+    await migrate(pool, log);
+    const started = await openStore(db.url, { runMigrations: false });
+    cleanups.push(() => started.store.close());
+    expect(started.log.lines.filter((l) => l.includes("database migration applied"))).toEqual([]);
+    expect(started.log.lines.some((l) => l.includes("database migrations: none pending"))).toBe(true);
   });
 });
 
