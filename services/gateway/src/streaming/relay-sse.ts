@@ -259,7 +259,7 @@ export async function relaySse(
 }
 
 /** A guard's throw as the refusal the client sees: its own GatewayError, or a 500 that names no detail. */
-function guardFailure(error: unknown): GatewayError {
+export function guardFailure(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   return new GatewayError(500, "The output guardrail failed; the rest of the answer was withheld.", {
     type: "guardrail_error",
