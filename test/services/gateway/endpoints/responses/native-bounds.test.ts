@@ -6,6 +6,7 @@
  * stream output guard reads and may rewrite its text.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
 import {
   type FakeResponsesUpstream,
   startFakeResponsesUpstream,
@@ -21,28 +22,54 @@ import {
 
 let upstream: FakeResponsesUpstream;
 let gw: ChatHarness;
+let guarded: ChatHarness;
 const spend = rowsRecorder();
 const PRICE = 0.00001;
 
+const extraParams =
+  '      stream_timeout: 0.3\n    model_info:\n      supported_endpoints: ["/v1/chat/completions", "/v1/responses"]\n';
+
+/**
+ * A stream output guard in buffer mode that rewrites every content text to upper case (as the PII guard's mask
+ * rewrites held chunks: the payloads it is given, released at the end, in order).
+ */
+const shouting: CallGuard = {
+  checkInput: async () => ({ decisions: [], rewritten: false }),
+  checkOutput: async () => ({ decisions: [] }),
+  streamOutput: () => {
+    const held: string[] = [];
+    return {
+      onData: (payload) => {
+        held.push(payload);
+        return "hold";
+      },
+      onEnd: () => ({
+        decisions: [{ guardrail: "shout", hook: "post_call", action: "mask", mode: "enforce", latencyMs: 0 }],
+        release: held.map((payload) => {
+          const chunk = JSON.parse(payload) as { choices?: Array<{ delta: { content: string } }> };
+          for (const choice of chunk.choices ?? []) choice.delta.content = choice.delta.content.toUpperCase();
+          return JSON.stringify(chunk);
+        }),
+      }),
+    };
+  },
+};
+
 beforeAll(async () => {
   upstream = await startFakeResponsesUpstream();
-  gw = await startChatHarness({
-    upstreamUrl: upstream.url,
-    spend,
-    pricePerToken: PRICE,
-    extraParams:
-      '      stream_timeout: 0.3\n    model_info:\n      supported_endpoints: ["/v1/chat/completions", "/v1/responses"]\n',
-  });
+  gw = await startChatHarness({ upstreamUrl: upstream.url, spend, pricePerToken: PRICE, extraParams });
+  guarded = await startChatHarness({ upstreamUrl: upstream.url, guard: shouting, extraParams });
 });
 afterAll(async () => {
   await gw?.close();
+  await guarded?.close();
   await upstream?.close();
 });
 
 type Event = Record<string, unknown> & { type: string };
 
-async function stream(body: Record<string, unknown>): Promise<{ status: number; events: Event[] }> {
-  const response = await fetch(`${gw.url}/v1/responses`, {
+async function stream(body: Record<string, unknown>, on = gw): Promise<{ status: number; events: Event[] }> {
+  const response = await fetch(`${on.url}/v1/responses`, {
     method: "POST",
     headers: { authorization: `Bearer ${VIRTUAL_KEY}`, "content-type": "application/json" },
     body: JSON.stringify({ model: "general", stream: true, ...body }),
@@ -85,5 +112,22 @@ describe("native Responses stream bounds", () => {
     for (const event of events.slice(1)) expect(openAISchemaErrors("ResponseStreamEvent", event)).toEqual([]);
     await expect.poll(() => spend.rows.length).toBe(before + 1);
     expect(spend.rows.at(-1)?.status).toBe(504);
+  });
+
+  it("runs the stream output guard: its rewrite reaches the deltas and every event that repeats the text", async () => {
+    const { status, events } = await stream({ input: "guard me" }, guarded);
+    expect(status).toBe(200);
+    const text = events.flatMap((e) => (e.type === "response.output_text.delta" ? [e.delta] : [])).join("");
+    expect(text).toBe("YOU SAID: GUARD ME");
+    expect(events.find((e) => e.type === "response.output_text.done")).toMatchObject({
+      text: "YOU SAID: GUARD ME",
+    });
+    const completed = events.at(-1) as Event & {
+      response: { output: Array<{ content: Array<{ text: string }> }> };
+    };
+    expect(completed.type).toBe("response.completed");
+    expect(completed.response.output[0]?.content[0]?.text).toBe("YOU SAID: GUARD ME");
+    expect(JSON.stringify(events)).not.toContain("You said");
+    for (const event of events) expect(openAISchemaErrors("ResponseStreamEvent", event)).toEqual([]);
   });
 });
