@@ -17,7 +17,7 @@ import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { CallContext } from "../../pipeline/types.js";
-import { adapterFor } from "../../providers/index.js";
+import { adapterFor, type UpstreamApi } from "../../providers/index.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
 import type { Router, UpstreamResponse } from "../../router/router.js";
 import { chatUsage, fromChatCompletion } from "./from-chat.js";
@@ -27,11 +27,13 @@ import { messagesStreamEncoder } from "./stream-events.js";
 import { messageAnswerTexts, messagesRequestTexts } from "./texts.js";
 import { toChatRequest } from "./to-chat.js";
 
-/** Whether every deployment `model` may be sent to (its fallbacks included) serves Messages natively. */
-export function servedNatively(router: Router, model: string): boolean {
+/**
+ * Whether every deployment `model` may be sent to (its fallbacks included) serves `api` (default: Messages)
+ * natively.
+ */
+export function servedNatively(router: Router, model: string, api: UpstreamApi = "messages"): boolean {
   for (const alias of router.plan(model)) {
-    for (const d of router.deployments(alias) ?? [])
-      if (!adapterFor(d.provider).serves(d, "messages")) return false;
+    for (const d of router.deployments(alias) ?? []) if (!adapterFor(d.provider).serves(d, api)) return false;
   }
   return true;
 }
