@@ -1,27 +1,9 @@
-/**
- * Relays an upstream's own event stream (server-sent events `event:` + `data: <json>`: OpenAI's Responses
- * events, Anthropic's Messages events) to a client that speaks the same API, event by event as each arrives,
- * with the bounds the chat relay (`relay-sse.ts`) puts on chat streams:
- *
- * - the reservation: an event whose model-written text would take the output past `meter.limit` is not
- *   relayed; the stream ends there with the API's own closing events for a length stop ({@link
- *   NativeEventReader.cut});
- * - the idle timeout and the maximum duration: undici's `bodyTimeout` (the deployment's `stream_timeout`) or the
- *   caller's deadline ({@link StreamTimeoutError}) ends the stream with the API's error event, as a timeout;
- * - the stream output guard ({@link StreamOutputGuard}, which reads `chat.completion.chunk` payloads): each
- *   event's content text is handed to it as a chunk of one choice per content block (`index`), and what it
- *   releases is written back in the API's shape ({@link NativeEventReader.mask}); a block ends the stream with
- *   the API's error event.
- *
- * What an API's events mean is its {@link NativeEventReader}'s business; this module knows SSE and the bounds.
- */
-import { once } from "node:events";
 import type { ServerResponse } from "node:http";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { EventSourceMessage } from "eventsource-parser";
 import type { GatewayError } from "../errors/gateway-error.js";
-import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from "../pipeline/types.js";
+import type { GuardDecision, StreamOutputGuard, Usage } from "../pipeline/types.js";
 import type { OutputMeter } from "./output-meter.js";
-import { guardFailure } from "./relay-sse.js";
+import { endGuarded, guardFailure, readEvents } from "./relay-sse.js";
 import { isStreamTimeout, StreamTimeoutError } from "./stream-end.js";
 
 type Obj = Record<string, unknown>;
@@ -220,29 +202,16 @@ export async function relayNative(
   const end = async (g: StreamOutputGuard) => {
     if (ended) return;
     ended = true;
-    let result: StreamOutputEnd;
-    try {
-      result = await g.onEnd();
-    } catch (error) {
-      return block(guardFailure(error));
-    }
-    outcome.guardDecisions.push(...result.decisions);
-    if (res.destroyed) return;
-    if ("block" in result) return block(result.block);
-    for (const payload of result.release) write(held.shift()!, payload);
+    await endGuarded(g, res, outcome.guardDecisions, block, (payload) => write(held.shift()!, payload));
   };
-  const parser = createParser({ onEvent });
-  const decoder = new TextDecoder();
   try {
-    for await (const piece of upstream) {
-      if (res.destroyed) break;
-      res.cork();
-      parser.feed(decoder.decode(piece, { stream: true }));
-      if (guard !== undefined) await drain(guard);
-      res.uncork();
-      if (stopped || outcome.blocked !== undefined) break;
-      if (res.writableNeedDrain) await Promise.race([once(res, "drain"), once(res, "close")]);
-    }
+    await readEvents(
+      upstream,
+      res,
+      onEvent,
+      guard === undefined ? undefined : () => drain(guard),
+      () => stopped || outcome.blocked !== undefined,
+    );
     if (!res.destroyed) outcome.completed = true;
     if (guard !== undefined && !res.destroyed && outcome.blocked === undefined)
       await drain(guard).then(() => end(guard));

@@ -10,12 +10,10 @@ import { GatewayError } from "../../errors/gateway-error.js";
 import type { UpstreamResponse } from "../../router/router.js";
 import { type NativeEventReader, relayNative } from "../../streaming/native-relay.js";
 import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
-import { StreamTimeoutError } from "../../streaming/stream-end.js";
 import { STREAM_TEXT_MAX_CHARS } from "../../streaming/stream-text.js";
-import { observerHeaders } from "../observers.js";
-import { type CallContext, DEFAULT_MAX_STREAM_DURATION_MS, type PipelineDeps } from "../types.js";
-import { CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE, finish, requestedModelLabel, settle } from "./account.js";
-import { decisionHeaders } from "./answer.js";
+import type { CallContext, PipelineDeps } from "../types.js";
+import { finish, settle } from "./account.js";
+import { firstByte, openStream, streamDeadline, streamEnding } from "./answer.js";
 
 /**
  * Relays `upstream`'s event stream read by `reader` (see the module comment); settles and counts the call.
@@ -40,28 +38,10 @@ export async function answerNativeStream(
       },
     );
   }
-  reply.hijack();
-  request.countedByHandler = true;
+  openStream(call, upstream, deps, request, reply);
   const res = reply.raw;
-  res.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-    "x-accel-buffering": "no",
-    "x-request-id": request.id,
-    "x-litellm-model-id": upstream.deployment.id,
-    ...decisionHeaders(call.decisions),
-    ...observerHeaders(deps.observers, call),
-  });
   const { deployment } = upstream;
-  const maxMs = deps.maxStreamDurationMs ?? DEFAULT_MAX_STREAM_DURATION_MS;
-  const timeUp = () =>
-    upstream.body.destroy(
-      new StreamTimeoutError(
-        `The stream ran past the maximum stream duration (${maxMs / 1000} s); it was ended.`,
-      ),
-    );
-  const deadline = maxMs > 0 ? setTimeout(timeUp, maxMs) : undefined;
+  const deadline = streamDeadline(upstream, deps);
   const outputGuard = deps.guard?.streamOutput(call);
   let text = "";
   const outcome = await relayNative(upstream.body, res, {
@@ -73,32 +53,13 @@ export async function answerNativeStream(
     ...(deps.collectOutput
       ? { onContent: (piece: string) => (text = (text + piece).slice(0, STREAM_TEXT_MAX_CHARS)) }
       : {}),
-    onFirstEvent: () => {
-      call.firstByteAtEpoch = deps.clock.now();
-      deps.metrics.timeToFirstToken.observe(
-        {
-          requested_model: requestedModelLabel(call),
-          model: `${deployment.provider}/${deployment.upstreamModel}`,
-        },
-        (performance.now() - call.startedAt) / 1000,
-      );
-    },
+    onFirstEvent: () => firstByte(call, upstream, deps),
   }).finally(() => clearTimeout(deadline));
   if (!upstream.body.destroyed) upstream.body.destroy();
   if (deps.collectOutput) call.output = text;
   call.decisions.push(...outcome.guardDecisions);
-  const status =
-    outcome.errorStatus ??
-    outcome.blocked?.status ??
-    (res.destroyed && !outcome.completed && !reader.completed ? CLIENT_CLOSED_REQUEST : 200);
-  settle(call, deps, outcome.usage, outcome.outputTokens, status);
-  const errorType =
-    outcome.errorStatus === 504
-      ? "timeout"
-      : outcome.errorStatus !== undefined
-        ? "upstream_error"
-        : status === CLIENT_CLOSED_REQUEST
-          ? CLIENT_CLOSED_TYPE
-          : outcome.blocked?.type;
-  finish(deps, request, status, errorType);
+  const left = res.destroyed && !outcome.completed && !reader.completed;
+  const ended = streamEnding(outcome.upstreamError, outcome.blocked, left);
+  settle(call, deps, outcome.usage, outcome.outputTokens, ended.status);
+  finish(deps, request, ended.status, ended.errorType);
 }
