@@ -2,9 +2,12 @@
  * A native Messages stream (an `anthropic/` deployment, Anthropic's contract fake) has the chat stream's bounds:
  * an upstream that ignores `max_tokens` is cut at the call's reservation (ended as Anthropic ends a stream at
  * `max_tokens`; the booked spend stays within it), and one that stalls after `message_start` is ended after the
- * deployment's `stream_timeout` with Anthropic's `timeout_error` event.
+ * deployment's `stream_timeout` with Anthropic's `timeout_error` event; a stream output guard that blocks
+ * replaces the held answer by Anthropic's error event.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GatewayError } from "../../../../../services/gateway/src/errors/gateway-error.js";
+import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../../../../fixtures/anthropic-messages.js";
 import { sseData } from "../../../../helpers/sse.js";
 import {
@@ -16,28 +19,50 @@ import {
 
 let upstream: FakeAnthropic;
 let gw: ChatHarness;
+let guarded: ChatHarness;
 const spend = rowsRecorder();
 const PRICE = 0.00001;
 
+/** A stream output guard in buffer mode that holds every event and blocks at the end, as a PII block does. */
+const blocking: CallGuard = {
+  checkInput: async () => ({ decisions: [], rewritten: false }),
+  checkOutput: async () => ({ decisions: [] }),
+  streamOutput: () => ({
+    onData: () => "hold",
+    onEnd: () => ({
+      decisions: [{ guardrail: "test", hook: "post_call", action: "block", mode: "enforce", latencyMs: 0 }],
+      block: new GatewayError(400, "The answer was blocked by the output guardrail.", {
+        type: "guardrail_violation",
+      }),
+    }),
+  }),
+};
+
 beforeAll(async () => {
   upstream = await startFakeAnthropic({ apiKey: "sk-ant-upstream" });
-  gw = await startChatHarness({
+  const deployment = {
     upstreamUrl: upstream.url,
     upstreamModel: "anthropic/claude-haiku-4-5",
-    spend,
     pricePerToken: PRICE,
     extraParams: "      api_key: sk-ant-upstream\n      stream_timeout: 0.3\n",
-  });
+  };
+  gw = await startChatHarness({ ...deployment, spend });
+  guarded = await startChatHarness({ ...deployment, guard: blocking });
 });
 afterAll(async () => {
   await gw?.close();
+  await guarded?.close();
   await upstream?.close();
 });
 
 type Event = Record<string, unknown> & { type: string };
 
-async function stream(maxTokens: number, text: string): Promise<{ status: number; events: Event[] }> {
-  const response = await fetch(`${gw.url}/v1/messages`, {
+async function stream(
+  maxTokens: number,
+  text: string,
+  on = gw,
+): Promise<{ status: number; events: Event[] }> {
+  const response = await fetch(`${on.url}/v1/messages`, {
     method: "POST",
     headers: {
       "x-api-key": VIRTUAL_KEY,
@@ -89,5 +114,16 @@ describe("native Messages stream bounds", () => {
     expect(JSON.stringify(last)).toContain("stream_timeout");
     await expect.poll(() => spend.rows.length).toBe(before + 1);
     expect(spend.rows.at(-1)?.status).toBe(504);
+  });
+
+  it("runs the stream output guard: a block replaces the held answer by Anthropic's error event", async () => {
+    const { status, events } = await stream(64, "block me", guarded);
+    expect(status).toBe(200);
+    expect(events).toEqual([
+      {
+        type: "error",
+        error: { type: "invalid_request_error", message: "The answer was blocked by the output guardrail." },
+      },
+    ]);
   });
 });
