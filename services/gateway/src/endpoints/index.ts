@@ -13,6 +13,7 @@ import { embeddings } from "./embeddings/index.js";
 import { countTokensRoute } from "./messages/count-tokens.js";
 import { messages } from "./messages/index.js";
 import { responses } from "./responses/index.js";
+import { storedResponseRoutes } from "./responses/stored.js";
 
 /** Every model endpoint, in registration order. */
 // biome-ignore lint/suspicious/noExplicitAny: each endpoint has its own body type; the list holds them all.
@@ -37,4 +38,5 @@ export async function modelRoutes(app: FastifyInstance, options: ModelRoutesOpti
   pipelineHooks(app, deps);
   for (const endpoint of endpoints) pipelineRoute(app, endpoint, deps);
   countTokensRoute(app, deps.router);
+  storedResponseRoutes(app);
 }

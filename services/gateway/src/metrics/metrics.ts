@@ -28,11 +28,23 @@ export interface GatewayMetrics {
    * the registry is read (`counter-batch.ts`). Write those counters through it on the request path.
    */
   batch: CounterBatch;
-  /** Requests answered, by status (labels: hashed_api_key, api_key_alias, user, requested_model, status_code). */
-  requests: Counter<"hashed_api_key" | "api_key_alias" | "user" | "requested_model" | "status_code">;
-  /** Failed requests (labels: …, requested_model, exception_status, exception_class). */
+  /**
+   * Requests answered, by status (labels: hashed_api_key, api_key_alias, user, route, requested_model,
+   * status_code). `route` is the endpoint's canonical path (`/v1/chat/completions`, `/v1/responses`, …), as
+   * LiteLLM labels it.
+   */
+  requests: Counter<
+    "hashed_api_key" | "api_key_alias" | "user" | "route" | "requested_model" | "status_code"
+  >;
+  /** Failed requests (labels: …, route, requested_model, exception_status, exception_class). */
   failures: Counter<
-    "hashed_api_key" | "api_key_alias" | "user" | "requested_model" | "exception_status" | "exception_class"
+    | "hashed_api_key"
+    | "api_key_alias"
+    | "user"
+    | "route"
+    | "requested_model"
+    | "exception_status"
+    | "exception_class"
   >;
   /** USD spent (labels: …, model). */
   spend: Counter<"hashed_api_key" | "api_key_alias" | "user" | "model">;
@@ -85,7 +97,7 @@ export function createMetrics(): GatewayMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
-  const requestLabels = [...keyLabels, "requested_model"] as const;
+  const requestLabels = [...keyLabels, "route", "requested_model"] as const;
   const spendLabels = [...keyLabels, "model"] as const;
   const tokenLabels = [...keyLabels, "requested_model", "model", "model_id"] as const;
   const deploymentLimitLabels = [

@@ -146,24 +146,34 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
 }
 
 /**
- * Counts a finished chat request in `litellm_proxy_total_requests_metric_total` and, for a status ≥ 400, in
- * `litellm_proxy_failed_requests_metric_total` (`exception_class` defaults to `error`).
+ * Counts a finished model request in `litellm_proxy_total_requests_metric_total` and, for a status ≥ 400, in
+ * `litellm_proxy_failed_requests_metric_total` (`exception_class` defaults to `error`). `route` is the
+ * endpoint's canonical path from its description (`/v1/responses`), never the URL the client used: a fixed set.
  */
 export function recordRequest(
   metrics: GatewayMetrics,
   caller: CallMetricFacts["caller"],
+  route: string,
   requestedModel: string,
   status: number,
   errorType: string | undefined,
 ): void {
   const cache = cachesOf(metrics);
   const statusCode = String(status);
-  const values = [caller.hashed_api_key, caller.api_key_alias, caller.user, requestedModel, statusCode];
+  const values = [
+    caller.hashed_api_key,
+    caller.api_key_alias,
+    caller.user,
+    route,
+    requestedModel,
+    statusCode,
+  ];
   const key = seriesKey(values);
   let requests = cache.requests.get(key);
   if (requests === undefined) {
     requests = metrics.batch.series(metrics.requests, {
       ...caller,
+      route,
       requested_model: requestedModel,
       status_code: statusCode,
     });
@@ -178,6 +188,7 @@ export function recordRequest(
   if (failures === undefined) {
     failures = metrics.batch.series(metrics.failures, {
       ...caller,
+      route,
       requested_model: requestedModel,
       exception_status: statusCode,
       exception_class: exceptionClass,

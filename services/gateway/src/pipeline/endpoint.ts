@@ -10,7 +10,10 @@ import type { CallContext, CallType, EndpointBody, PipelineDeps, TextExtractor }
 
 /** One model API served by the pipeline. `B` is its validated request body. */
 export interface Endpoint<B extends EndpointBody = EndpointBody> {
-  /** The URLs it answers (`POST`), the canonical one first, e.g. `["/v1/embeddings", "/embeddings"]`. */
+  /**
+   * The URLs it answers (`POST`), the canonical one first, e.g. `["/v1/embeddings", "/embeddings"]`; the
+   * canonical one is the `route` label of its requests in the request counters, whichever URL was called.
+   */
   readonly paths: readonly string[];
   /** The spend row's `call_type`. */
   readonly callType: CallType;

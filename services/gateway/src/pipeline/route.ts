@@ -26,6 +26,11 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** A model route run by the pipeline (`pipelineRoute`): its requests are counted by the pipeline. */
     pipeline?: boolean;
+    /**
+     * The endpoint's canonical path (`Endpoint.paths[0]`, e.g. `/v1/responses`): the `route` label of the
+     * request counters, the same for every URL the endpoint answers.
+     */
+    route?: string;
   }
 }
 
@@ -70,6 +75,7 @@ export function pipelineRoute<B extends EndpointBody>(
   const config = {
     ...endpoint.routeConfig,
     pipeline: true,
+    route: endpoint.paths[0],
     userAttribution: endpoint.userAttribution === true,
   };
   for (const url of endpoint.paths) app.post(url, { config }, handler);

@@ -36,7 +36,13 @@ export interface UpstreamAnswer {
  * An upstream API a provider may serve, named by its path under the API base (OpenAI's and Anthropic's API
  * references): the pipeline's endpoints send to one of these, natively or after translating.
  */
-export type UpstreamApi = "chat/completions" | "embeddings" | "completions" | "responses" | "messages";
+export type UpstreamApi =
+  | "chat/completions"
+  | "embeddings"
+  | "completions"
+  | "responses"
+  | "messages"
+  | "messages/count_tokens";
 
 /** Builds upstream calls for one provider. */
 export interface ProviderAdapter {

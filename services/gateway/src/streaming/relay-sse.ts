@@ -200,17 +200,8 @@ export async function relaySse(
   const end = async (guard: StreamOutputGuard, done: boolean) => {
     if (ended) return;
     ended = true;
-    let result: StreamOutputEnd;
-    try {
-      result = await guard.onEnd();
-    } catch (error) {
-      return block(guardFailure(error));
-    }
-    outcome.guardDecisions.push(...result.decisions);
-    if (res.destroyed) return;
-    if ("block" in result) return block(result.block);
-    for (const payload of result.release) write(payload);
-    if (done) write("[DONE]");
+    const released = await endGuarded(guard, res, outcome.guardDecisions, block, write);
+    if (released && done) write("[DONE]");
   };
   /** Hands the queued payloads to the guard; a guard that throws ends the stream like a block. */
   const drainQueue = async (guard: StreamOutputGuard) => {
@@ -228,18 +219,14 @@ export async function relaySse(
       block(guardFailure(error));
     }
   };
-  const parser = createParser({ onEvent });
-  const decoder = new TextDecoder();
   try {
-    for await (const piece of upstream) {
-      if (res.destroyed) break;
-      res.cork();
-      parser.feed(decoder.decode(piece, { stream: true }));
-      if (guard !== undefined) await drainQueue(guard);
-      res.uncork();
-      if (outcome.blocked !== undefined || stopped) break;
-      if (res.writableNeedDrain) await Promise.race([once(res, "drain"), once(res, "close")]);
-    }
+    await readEvents(
+      upstream,
+      res,
+      onEvent,
+      guard === undefined ? undefined : () => drainQueue(guard),
+      () => outcome.blocked !== undefined || stopped,
+    );
     if (!started) outcome.unsent = true;
     if (outcome.unsent && first) return outcome;
     if (!res.destroyed && !outcome.completed) outcome.completed = true;
@@ -258,8 +245,62 @@ export async function relaySse(
   return outcome;
 }
 
+/**
+ * Feeds `upstream`'s server-sent events to `onEvent` as they arrive, writes to `res` corked per piece read, runs
+ * `afterFeed` (the output guard's turn) after each piece, and stops when the client left or `stopped()` says so.
+ * Backpressure: while `res` needs draining, reading pauses. Throws what reading the upstream throws.
+ */
+export async function readEvents(
+  upstream: AsyncIterable<Buffer>,
+  res: ServerResponse,
+  onEvent: (event: EventSourceMessage) => void,
+  afterFeed: (() => Promise<void>) | undefined,
+  stopped: () => boolean,
+): Promise<void> {
+  const parser = createParser({ onEvent });
+  const decoder = new TextDecoder();
+  for await (const piece of upstream) {
+    if (res.destroyed) break;
+    res.cork();
+    parser.feed(decoder.decode(piece, { stream: true }));
+    if (afterFeed !== undefined) await afterFeed();
+    res.uncork();
+    if (stopped()) break;
+    if (res.writableNeedDrain) await Promise.race([once(res, "drain"), once(res, "close")]);
+  }
+}
+
+/**
+ * Asks `guard` how a stream that finished ends ({@link StreamOutputGuard.onEnd}): its decisions go into
+ * `decisions`, then its held payloads to `release` in order, or its block (or its throw, {@link guardFailure}) to
+ * `block`. Returns whether the payloads were released (false when blocked, or when the client left).
+ */
+export async function endGuarded(
+  guard: StreamOutputGuard,
+  res: ServerResponse,
+  decisions: GuardDecision[],
+  block: (refusal: GatewayError) => void,
+  release: (payload: string) => void,
+): Promise<boolean> {
+  let result: StreamOutputEnd;
+  try {
+    result = await guard.onEnd();
+  } catch (error) {
+    block(guardFailure(error));
+    return false;
+  }
+  decisions.push(...result.decisions);
+  if (res.destroyed) return false;
+  if ("block" in result) {
+    block(result.block);
+    return false;
+  }
+  for (const payload of result.release) release(payload);
+  return true;
+}
+
 /** A guard's throw as the refusal the client sees: its own GatewayError, or a 500 that names no detail. */
-function guardFailure(error: unknown): GatewayError {
+export function guardFailure(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   return new GatewayError(500, "The output guardrail failed; the rest of the answer was withheld.", {
     type: "guardrail_error",

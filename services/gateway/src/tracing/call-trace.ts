@@ -1,13 +1,23 @@
 /**
- * What a finished chat call tells the tracer: plain facts gathered along the request path, with no
+ * What a finished model call tells the tracer: plain facts gathered along the request path, with no
  * reference to the request objects (so the queue keeps no request alive). Times are epoch ms, costs USD,
  * usage in tokens.
  */
 import type { GuardDecision } from "../pipeline/types.js";
 import type { CaptureContent } from "./settings.js";
 
-/** One chat call, finished (answered, refused after admission, or failed). */
+/** One model call, finished (answered, refused after admission, or failed). */
 export interface CallTrace {
+  /**
+   * The trace's and its root span's name: the endpoint called (`chat.completions`, `responses`, `embeddings`,
+   * `completions`, `anthropic.messages`; `tracing/observer.ts` names them from the call's `call_type`).
+   */
+  name: string;
+  /**
+   * The generation's operation, OpenTelemetry's `gen_ai.operation.name` (`chat`, `embeddings`,
+   * `text_completion`): the generation is named `<operation> <requested model>`.
+   */
+  operation: string;
   /** 32 lowercase hex characters; also sent to the client in `x-trace-id`. */
   traceId: string;
   requestId: string;

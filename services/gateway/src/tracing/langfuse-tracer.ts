@@ -1,13 +1,14 @@
 /**
- * Sends one trace per chat call to Langfuse with its official OpenTelemetry-based SDK: `@langfuse/otel`'s
+ * Sends one trace per model call to Langfuse with its official OpenTelemetry-based SDK: `@langfuse/otel`'s
  * span processor (attribute masking hooks, Langfuse's export headers) in front of our bounded batch
  * exporter, and `@langfuse/tracing`'s attribute mapping (observation type, model, usage_details,
  * cost_details, completion_start_time, level). Contract: Langfuse's OTLP endpoint
  * `POST {host}/api/public/otel/v1/traces`, basic auth public:secret, `x-langfuse-ingestion-version: 4`
  * (Langfuse docs, "OpenTelemetry" integration, real-time ingestion).
  *
- * A trace: a root span `chat.completions` carrying the trace's user, session, tags and metadata; a child
- * generation with the deployment's model, parameters, input/output, usage and cost; one child
+ * A trace: a root span named for the endpoint (`CallTrace.name`: `chat.completions`, `responses`, `embeddings`,
+ * `completions`, `anthropic.messages`), also the trace's name, carrying the trace's user, session, tags and
+ * metadata; a child generation `<operation> <alias>` (e.g. `chat general`) with the deployment's model, parameters, input/output, usage and cost; one child
  * `guardrail` observation per guardrail decision. Spans are built after the call from its `CallTrace`, so
  * nothing here runs on the request path but `record()`, which queues and returns.
  */
@@ -144,14 +145,14 @@ export function createLangfuseTracer(settings: TraceSettings, deps: TracerDeps):
     try {
       ids.next = call.traceId;
       const root = tracer.startSpan(
-        "chat.completions",
+        call.name,
         { startTime: new Date(call.startTime), attributes: rootAttributes(call, settings) },
         ROOT_CONTEXT,
       );
       const parent = trace.setSpan(ROOT_CONTEXT, root);
       for (const decision of call.guardrails) guardrailSpan(decision, call, parent);
       const generation = tracer.startSpan(
-        `chat ${call.requestedModel}`,
+        `${call.operation} ${call.requestedModel}`,
         { startTime: new Date(call.startTime), attributes: generationAttributes(call, settings) },
         parent,
       );
@@ -220,7 +221,7 @@ function rootAttributes(call: CallTrace, settings: TraceSettings): Attributes {
       level: levelOf(call.status),
       statusMessage: call.errorMessage,
     }),
-    [LangfuseOtelSpanAttributes.TRACE_NAME]: "chat.completions",
+    [LangfuseOtelSpanAttributes.TRACE_NAME]: call.name,
     [LangfuseOtelSpanAttributes.TRACE_TAGS]: call.tags,
     [`${LangfuseOtelSpanAttributes.TRACE_METADATA}.request_id`]: call.requestId,
     [`${LangfuseOtelSpanAttributes.TRACE_METADATA}.requested_model`]: call.requestedModel,

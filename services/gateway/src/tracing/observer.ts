@@ -1,5 +1,5 @@
 /**
- * The tracer as a chat-path observer: turns a finished call (its `CallContext` and `CallResult`) into a
+ * The tracer as a pipeline observer: turns a finished call (its `CallContext` and `CallResult`) into a
  * `CallTrace` and queues it, and names the trace in the response's `x-trace-id` header. The trace id is the
  * request id's 32 hex digits, so `x-request-id`, logs and the trace viewer agree.
  *
@@ -7,7 +7,7 @@
  * conversation id there), or `metadata.session_id` in the body (LiteLLM's Langfuse convention). Tags: the
  * model alias plus the request's `metadata.tags` strings.
  */
-import type { CallContext, CallObserver, CallResult } from "../pipeline/types.js";
+import type { CallContext, CallObserver, CallResult, CallType } from "../pipeline/types.js";
 import { type CallTrace, traceIdFor } from "./call-trace.js";
 import type { CallTracer } from "./langfuse-tracer.js";
 import type { CaptureContent } from "./settings.js";
@@ -26,6 +26,18 @@ const MODEL_PARAMETERS = [
   "tool_choice",
   "reasoning_effort",
 ] as const;
+
+/**
+ * Each endpoint's trace name (the endpoint as OpenAI's and Anthropic's API references name it) and its
+ * generation's operation (OpenTelemetry's `gen_ai.operation.name`), by the call's `call_type`.
+ */
+export const TRACE_NAMES: Readonly<Record<CallType, { name: string; operation: string }>> = {
+  acompletion: { name: "chat.completions", operation: "chat" },
+  aresponses: { name: "responses", operation: "chat" },
+  aembedding: { name: "embeddings", operation: "embeddings" },
+  atext_completion: { name: "completions", operation: "text_completion" },
+  anthropic_messages: { name: "anthropic.messages", operation: "chat" },
+};
 
 const MAX_TAGS = 20;
 const MAX_TAG_CHARS = 64;
@@ -61,6 +73,7 @@ export function callTrace(call: CallContext, result: CallResult): CallTrace {
   const deployment = result.deployment;
   const usage = result.usage;
   return {
+    ...TRACE_NAMES[call.callType],
     traceId: traceIdFor(call.requestId),
     requestId: call.requestId,
     startTime: call.startedAtEpoch,

@@ -1,22 +1,35 @@
 /**
  * Traces of real calls through a real gateway (fastify, the chat steps, the official `openai` client) into
  * the Langfuse contract fake: a completion, a stream, a refusal, an upstream failure; the id in `x-trace-id`;
- * the cost on the trace equal to `x-litellm-response-cost`.
+ * the cost on the trace equal to `x-litellm-response-cost`; each endpoint's trace named for it, with its cost
+ * and usage.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLangfuse, startFakeLangfuse } from "../../../fixtures/langfuse.js";
+import {
+  type FakeEmbeddingsCompletions,
+  startFakeEmbeddingsCompletions,
+} from "../../../fixtures/openai-embeddings-completions.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
 
 let upstream: FakeUpstream;
+let apis: FakeEmbeddingsCompletions;
 let langfuse: FakeLangfuse;
 let gw: TestGateway;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
+  apis = await startFakeEmbeddingsCompletions();
   langfuse = await startFakeLangfuse();
   const priced = "      input_cost_per_token: 0.000001\n      output_cost_per_token: 0.000002\n";
-  gw = await startTestGateway(`model_list:\n${deployment("general", upstream.url, priced)}`, {
+  const config = [
+    "model_list:",
+    deployment("general", upstream.url, priced),
+    deployment("embed-small", apis.url, priced),
+    deployment("instruct", apis.url, priced),
+  ].join("\n");
+  gw = await startTestGateway(config, {
     TRACE_HOST: langfuse.url,
     TRACE_PUBLIC_KEY: langfuse.publicKey,
     TRACE_SECRET_KEY: langfuse.secretKey,
@@ -27,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.close();
   await upstream?.close();
+  await apis?.close();
   await langfuse?.close();
 });
 
@@ -38,6 +52,45 @@ function rawChat(model: string, content: string): Promise<Response> {
     body: JSON.stringify({ model, messages: [{ role: "user", content }] }),
   });
 }
+
+describe("a trace per call on every endpoint, named for it", () => {
+  const chat = [{ role: "user", content: "name me" }];
+  it.each([
+    ["/v1/chat/completions", "chat.completions", "chat general", { model: "general", messages: chat }],
+    ["/v1/responses", "responses", "chat general", { model: "general", input: "name me" }],
+    ["/v1/embeddings", "embeddings", "embeddings embed-small", { model: "embed-small", input: "name me" }],
+    ["/v1/completions", "completions", "text_completion instruct", { model: "instruct", prompt: "name me" }],
+    [
+      "/v1/messages",
+      "anthropic.messages",
+      "chat general",
+      { model: "general", max_tokens: 16, messages: chat },
+    ],
+  ])(
+    "%s: trace %s, generation %s, with the call's cost and usage",
+    async (path, name, generationName, body) => {
+      const response = await fetch(`${gw.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${MASTER_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+      const obs = await langfuse.waitForTrace(response.headers.get("x-trace-id") as string, 2, 10_000);
+      const root = obs.find((o) => o.parentObservationId === null);
+      expect(root?.name).toBe(name);
+      expect(root?.traceName).toBe(name);
+      const generation = obs.find((o) => o.type === "GENERATION");
+      expect(generation?.name).toBe(generationName);
+      expect(generation?.totalCost).toBe(Number(response.headers.get("x-litellm-response-cost")));
+      expect(generation?.totalCost).toBeGreaterThan(0);
+      expect(generation?.usageDetails.input).toBeGreaterThan(0);
+      expect(generation?.usageDetails.total).toBe(
+        (generation?.usageDetails.input ?? 0) + (generation?.usageDetails.output ?? 0),
+      );
+    },
+  );
+});
 
 describe("a trace per chat call", () => {
   it("a completion: one export within 10 s carrying model, usage and the header's cost; x-trace-id names it", async () => {

@@ -45,6 +45,8 @@ function call(overrides: Partial<CallTrace> = {}): CallTrace {
   const requestId = `00000000-0000-4000-8000-${String(seq).padStart(12, "0")}`;
   const start = Date.now() - 200;
   return {
+    name: "chat.completions",
+    operation: "chat",
     traceId: traceIdFor(requestId),
     requestId,
     startTime: start,

@@ -5,7 +5,8 @@
  * Anthropic-shaped (`errors/anthropic-error.ts`).
  *
  * An alias whose every deployment (fallbacks included) serves Messages natively (`anthropic/…`) gets the body
- * as the client sent it, and its answer or event stream back unchanged ({@link relayMessagesStream}). Any other
+ * as the client sent it, and its answer or event stream back unchanged (`pipeline/steps/answer-native.ts`, read by
+ * `native-events.ts`: cut at the reservation, ended after the idle timeout, output-guarded). Any other
  * alias is translated: the request to chat completions (`to-chat.ts`), the answer back to a Message
  * (`from-chat.ts`) and a stream's chunks to Messages events (`stream-events.ts`), so every deployment that
  * speaks OpenAI's chat completions serves Anthropic's clients.
@@ -13,23 +14,26 @@
 import { Readable } from "node:stream";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { CallContext } from "../../pipeline/types.js";
-import { adapterFor } from "../../providers/index.js";
+import { adapterFor, type UpstreamApi } from "../../providers/index.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
 import type { Router, UpstreamResponse } from "../../router/router.js";
 import { chatUsage, fromChatCompletion } from "./from-chat.js";
-import { relayMessagesStream } from "./native-stream.js";
+import { messagesEventReader } from "./native-events.js";
 import { type MessagesRequest, parseMessagesRequest } from "./schema.js";
 import { messagesStreamEncoder } from "./stream-events.js";
 import { messageAnswerTexts, messagesRequestTexts } from "./texts.js";
 import { toChatRequest } from "./to-chat.js";
 
-/** Whether every deployment `model` may be sent to (its fallbacks included) serves Messages natively. */
-export function servedNatively(router: Router, model: string): boolean {
+/**
+ * Whether every deployment `model` may be sent to (its fallbacks included) serves `api` (default: Messages)
+ * natively.
+ */
+export function servedNatively(router: Router, model: string, api: UpstreamApi = "messages"): boolean {
   for (const alias of router.plan(model)) {
-    for (const d of router.deployments(alias) ?? [])
-      if (!adapterFor(d.provider).serves(d, "messages")) return false;
+    for (const d of router.deployments(alias) ?? []) if (!adapterFor(d.provider).serves(d, api)) return false;
   }
   return true;
 }
@@ -81,7 +85,7 @@ export const messages: Endpoint<MessagesRequest> = {
   async answer(call, upstream, deps, request, reply) {
     if (native.has(call)) {
       if (!call.stream) return answerJson(call, upstream, deps, reply, messageAnswer);
-      return relayMessagesStream(call, upstream, deps, request, reply);
+      return answerNativeStream(call, upstream, deps, request, reply, messagesEventReader());
     }
     if (!call.stream) return answerJson(call, await translatedAnswer(upstream), deps, reply, messageAnswer);
     return answerStream(call, upstream, deps, request, reply, {

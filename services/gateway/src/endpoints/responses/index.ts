@@ -8,7 +8,7 @@
  *   at its default API base, or any `openai/` deployment whose `model_info.supported_endpoints` lists
  *   `/v1/responses`), the client's request goes upstream as it is, unknown fields included; a JSON answer is
  *   relayed with its usage read from `usage.input_tokens` / `output_tokens`, a stream event by event
- *   (`native-stream.ts`).
+ *   (`pipeline/steps/answer-native.ts`, read by `native-events.ts`), with the chat stream's bounds.
  * - translated: otherwise the request becomes a chat completion (`to-chat.ts`), and the chat answer becomes a
  *   `response` object (`response-object.ts`) or, streamed, Responses events (`stream-encoder.ts`).
  *
@@ -21,11 +21,12 @@ import { estimateCompletionTokens } from "../../cost/estimate.js";
 import { invalidRequest } from "../../errors/gateway-error.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { PipelineDeps } from "../../pipeline/types.js";
 import { adapterFor } from "../../providers/index.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
-import { chatUsage, relayNativeStream } from "./native-stream.js";
+import { chatUsage, responsesEventReader } from "./native-events.js";
 import { fromChatCompletion } from "./response-object.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./schema.js";
 import { ResponsesStreamEncoder } from "./stream-encoder.js";
@@ -93,7 +94,7 @@ export const responses: Endpoint<ResponsesRequest> = {
   answer(call, upstream, deps, request, reply) {
     const native = !translated.has(call);
     if (call.stream) {
-      if (native) return relayNativeStream(call, upstream, deps, request, reply);
+      if (native) return answerNativeStream(call, upstream, deps, request, reply, responsesEventReader());
       return answerStream(call, upstream, deps, request, reply, {
         stripUsage: false,
         encoder: new ResponsesStreamEncoder(call.body),

@@ -153,5 +153,6 @@ const NO_CALLER = { hashed_api_key: "", api_key_alias: "", user: "" };
 /** Counts a finished model request in the request and failure counters. */
 function countRequest(deps: PipelineDeps, request: FastifyRequest, status: number, errorType?: string): void {
   const caller = request.call?.labels ?? (request.auth ? callerLabels(request.auth) : NO_CALLER);
-  recordRequest(deps.metrics, caller, requestedModelLabel(request.call), status, errorType);
+  const route = request.routeOptions.config.route ?? "";
+  recordRequest(deps.metrics, caller, route, requestedModelLabel(request.call), status, errorType);
 }

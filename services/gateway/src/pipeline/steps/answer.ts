@@ -186,31 +186,10 @@ export async function answerStream(
     );
   }
   const res = reply.raw;
-  const open = () => {
-    reply.hijack();
-    request.countedByHandler = true;
-    res.writeHead(200, {
-      "content-type": options.contentType ?? "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-      "x-request-id": request.id,
-      "x-litellm-model-id": upstream.deployment.id,
-      ...decisionHeaders(call.decisions),
-      ...observerHeaders(deps.observers, call),
-    });
-  };
-  const modelLabel = `${upstream.deployment.provider}/${upstream.deployment.upstreamModel}`;
+  const open = () => openStream(call, upstream, deps, request, reply, options.contentType);
   const outputGuard = deps.guard?.streamOutput(call);
   const text = deps.collectOutput ? new StreamText() : undefined;
-  const maxMs = deps.maxStreamDurationMs ?? DEFAULT_MAX_STREAM_DURATION_MS;
-  const timeUp = () =>
-    upstream.body.destroy(
-      new StreamTimeoutError(
-        `The stream ran past the maximum stream duration (${maxMs / 1000} s); it was ended.`,
-      ),
-    );
-  const deadline = maxMs > 0 ? setTimeout(timeUp, maxMs) : undefined;
+  const deadline = streamDeadline(upstream, deps);
   const outcome = await relaySse(upstream.body, res, {
     open,
     stripUsage: options.stripUsage,
@@ -220,13 +199,7 @@ export async function answerStream(
     idleTimeoutMs: deps.router.streamTimeoutOf(upstream.deployment),
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),
     ...(text === undefined ? {} : { onPayload: (payload: string) => text.add(payload) }),
-    onFirstChunk: () => {
-      call.firstByteAtEpoch = deps.clock.now();
-      deps.metrics.timeToFirstToken.observe(
-        { requested_model: requestedModelLabel(call), model: modelLabel },
-        (performance.now() - call.startedAt) / 1000,
-      );
-    },
+    onFirstChunk: () => firstByte(call, upstream, deps),
   }).finally(() => clearTimeout(deadline));
   if (!upstream.body.destroyed) upstream.body.destroy();
   if (outcome.unsent) {
@@ -237,23 +210,80 @@ export async function answerStream(
   }
   if (text !== undefined) call.output = text.value();
   call.decisions.push(...outcome.guardDecisions);
-  const status = outcome.upstreamError
-    ? isStreamTimeout(outcome.upstreamError)
-      ? 504
-      : 502
-    : outcome.blocked !== undefined
-      ? outcome.blocked.status
-      : res.destroyed && !outcome.completed
-        ? CLIENT_CLOSED_REQUEST
-        : 200;
+  const ended = streamEnding(outcome.upstreamError, outcome.blocked, res.destroyed && !outcome.completed);
   // A stream cut at its reservation never read the upstream's usage; one without usage is booked by its count.
-  settle(call, deps, outcome.cut ? undefined : outcome.usage, outcome.outputTokens, status);
-  const errorType = outcome.upstreamError
-    ? status === 504
-      ? "timeout"
-      : "upstream_error"
-    : status === CLIENT_CLOSED_REQUEST
-      ? CLIENT_CLOSED_TYPE
-      : outcome.blocked?.type;
-  finish(deps, request, status, errorType);
+  settle(call, deps, outcome.cut ? undefined : outcome.usage, outcome.outputTokens, ended.status);
+  finish(deps, request, ended.status, ended.errorType);
+}
+
+/**
+ * Hijacks the reply and sends a stream's headers (`content-type` default `text/event-stream; charset=utf-8`),
+ * with the guardrail decisions so far and the observers' headers; the pipeline's counting is the stream's.
+ */
+export function openStream(
+  call: CallContext,
+  upstream: UpstreamResponse,
+  deps: PipelineDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  contentType = "text/event-stream; charset=utf-8",
+): void {
+  reply.hijack();
+  request.countedByHandler = true;
+  reply.raw.writeHead(200, {
+    "content-type": contentType,
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+    "x-accel-buffering": "no",
+    "x-request-id": request.id,
+    "x-litellm-model-id": upstream.deployment.id,
+    ...decisionHeaders(call.decisions),
+    ...observerHeaders(deps.observers, call),
+  });
+}
+
+/**
+ * Ends `upstream`'s body with a {@link StreamTimeoutError} after `deps.maxStreamDurationMs`; the timer (clear it
+ * when the stream ends), or undefined without a maximum.
+ */
+export function streamDeadline(upstream: UpstreamResponse, deps: PipelineDeps): NodeJS.Timeout | undefined {
+  const maxMs = deps.maxStreamDurationMs ?? DEFAULT_MAX_STREAM_DURATION_MS;
+  const timeUp = () =>
+    upstream.body.destroy(
+      new StreamTimeoutError(
+        `The stream ran past the maximum stream duration (${maxMs / 1000} s); it was ended.`,
+      ),
+    );
+  return maxMs > 0 ? setTimeout(timeUp, maxMs) : undefined;
+}
+
+/** A stream's first event reached the client: the call's time to first token (`firstByteAtEpoch`, the metric). */
+export function firstByte(call: CallContext, upstream: UpstreamResponse, deps: PipelineDeps): void {
+  const { deployment } = upstream;
+  call.firstByteAtEpoch = deps.clock.now();
+  deps.metrics.timeToFirstToken.observe(
+    {
+      requested_model: requestedModelLabel(call),
+      model: `${deployment.provider}/${deployment.upstreamModel}`,
+    },
+    (performance.now() - call.startedAt) / 1000,
+  );
+}
+
+/**
+ * The status and error type a finished stream is recorded with: 504 `timeout` / 502 `upstream_error` for an
+ * upstream failure, the guard's refusal for a block, 499 when the client left first, else 200.
+ */
+export function streamEnding(
+  upstreamError: Error | undefined,
+  blocked: GatewayError | undefined,
+  clientLeft: boolean,
+): { status: number; errorType?: string } {
+  if (upstreamError !== undefined)
+    return isStreamTimeout(upstreamError)
+      ? { status: 504, errorType: "timeout" }
+      : { status: 502, errorType: "upstream_error" };
+  if (blocked !== undefined) return { status: blocked.status, errorType: blocked.type };
+  if (clientLeft) return { status: CLIENT_CLOSED_REQUEST, errorType: CLIENT_CLOSED_TYPE };
+  return { status: 200 };
 }

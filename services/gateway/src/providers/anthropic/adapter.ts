@@ -87,13 +87,23 @@ function chatRequest(target: Target, json: string): UpstreamRequest {
   };
 }
 
-/** Anthropic's adapter: chat completions (translated) and Messages (native). */
+/** Anthropic's adapter: chat completions (translated), Messages and its token count (native). */
 export const anthropicAdapter: ProviderAdapter = {
   provider: "anthropic",
-  serves: (_deployment, api) => api === "chat/completions" || api === "messages",
+  serves: (_deployment, api) =>
+    api === "chat/completions" || api === "messages" || api === "messages/count_tokens",
   request(api: UpstreamApi, deployment: Deployment, json: string): UpstreamRequest {
     const target = targetFor(deployment);
     if (api === "chat/completions") return chatRequest(target, json);
+    if (api === "messages/count_tokens") {
+      // Anthropic API reference, "Count Message tokens": `POST /v1/messages/count_tokens` → `{"input_tokens": N}`.
+      return {
+        origin: target.origin,
+        path: `${target.path}/count_tokens`,
+        headers: target.headers,
+        body: json,
+      };
+    }
     if (api !== "messages") {
       throw new GatewayError(400, `Anthropic models do not serve the ${api} API.`, {
         type: "invalid_request_error",

@@ -35,6 +35,8 @@ export interface ChatHarnessOptions {
   upstreamModel?: string;
   /** More `litellm_params` lines for the deployment, e.g. `      stream_timeout: 0.3\n`. */
   extraParams?: string;
+  /** The key's `models` (aliases it may use; default: every alias). */
+  models?: string[];
   /** The gateway's stream bounds (PipelineDeps.streams). */
   maxStreamDurationMs?: number;
 }
@@ -70,7 +72,7 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
     keyHash: subjects[0]?.id ?? "0".repeat(64),
     keyAlias: "harness",
     userId: null,
-    models: [],
+    models: options.models ?? [],
     expiresAt: null,
     subjects,
     namesUsers: false,

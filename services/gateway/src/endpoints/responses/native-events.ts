@@ -1,0 +1,127 @@
+/**
+ * How the Responses API's stream events read (OpenAI API reference, "Streaming events", `ResponseStreamEvent`),
+ * for the native relay (`streaming/native-relay.ts`) of a stream from an upstream that serves the API itself:
+ *
+ * - output text: `response.output_text.delta` (the content the output guard reads, by `output_index`),
+ *   `response.function_call_arguments.delta`, `response.refusal.delta` and the reasoning deltas (metered only);
+ * - usage: `response.completed` (or `.incomplete` / `.failed`) carries `response.usage`, the terminal event;
+ * - a stream cut at the reservation ends with `response.incomplete` (`incomplete_details.reason`
+ *   `max_output_tokens`, the usage booked); a failure, timeout or guard block with an `error` event and
+ *   `response.failed`, each with the next `sequence_number` after the upstream's last.
+ */
+import type { Usage } from "../../pipeline/types.js";
+import type { EventText, NativeEvent, NativeEventReader } from "../../streaming/native-relay.js";
+import { responseUsage } from "./response-object.js";
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Responses' `usage` (`input_tokens`, `output_tokens`, `total_tokens`). */
+export interface ResponsesUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  total_tokens?: number;
+}
+
+/** The Responses API's usage in chat completions' names (tokens); undefined without one. */
+export function chatUsage(usage: ResponsesUsage | null | undefined): Usage | undefined {
+  if (usage === null || usage === undefined || typeof usage.input_tokens !== "number") return undefined;
+  const output = usage.output_tokens ?? 0;
+  return {
+    prompt_tokens: usage.input_tokens,
+    completion_tokens: output,
+    total_tokens: usage.total_tokens ?? usage.input_tokens + output,
+  };
+}
+
+/** Deltas of model-written text that are not the answer's content (metered, not guarded). */
+const OTHER_DELTAS = new Set([
+  "response.function_call_arguments.delta",
+  "response.refusal.delta",
+  "response.reasoning_text.delta",
+  "response.reasoning_summary_text.delta",
+]);
+const TERMINAL = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+/** An output item (`message`) with its `output_text` parts' text replaced by `text` (first part) and "". */
+function maskedItem(item: unknown, text: string | undefined): unknown {
+  if (text === undefined || !isObj(item) || !Array.isArray(item.content)) return item;
+  let placed = false;
+  const content = item.content.map((part: unknown) => {
+    if (!isObj(part) || part.type !== "output_text") return part;
+    const out = { ...part, text: placed ? "" : text };
+    placed = true;
+    return out;
+  });
+  return { ...item, content };
+}
+
+/** A reader for one call's stream (see the module comment). */
+export function responsesEventReader(): NativeEventReader {
+  let sequence = 0;
+  let shell: Obj | undefined;
+  let usage: Usage | undefined;
+  let completed = false;
+  const sse = (data: Obj & { type: string }) =>
+    `event: ${data.type}\ndata: ${JSON.stringify({ ...data, sequence_number: sequence++ })}\n\n`;
+  return {
+    get completed() {
+      return completed;
+    },
+    read({ json }: NativeEvent): EventText {
+      if (json === undefined) return { output: "" };
+      if (typeof json.sequence_number === "number") sequence = json.sequence_number + 1;
+      const type = json.type;
+      const delta = typeof json.delta === "string" ? json.delta : "";
+      if (type === "response.output_text.delta") {
+        const index = typeof json.output_index === "number" ? json.output_index : 0;
+        return { output: delta, content: { index, text: delta } };
+      }
+      if (typeof type === "string" && OTHER_DELTAS.has(type)) return { output: delta };
+      if ((type === "response.created" || type === "response.in_progress") && isObj(json.response))
+        shell = json.response;
+      if (typeof type === "string" && TERMINAL.has(type)) {
+        completed = true;
+        usage =
+          chatUsage(isObj(json.response) ? (json.response.usage as ResponsesUsage) : undefined) ?? usage;
+      }
+      return { output: "" };
+    },
+    usage: () => usage,
+    cut(booked) {
+      const response = {
+        ...shell,
+        status: "incomplete",
+        incomplete_details: { reason: "max_output_tokens" },
+        usage: responseUsage(booked),
+      };
+      return sse({ type: "response.incomplete", response });
+    },
+    error(_status, type, message) {
+      const out = sse({ type: "error", code: type, message, param: null });
+      if (shell === undefined) return out;
+      const error = { code: type === "rate_limit_error" ? "rate_limit_exceeded" : "server_error", message };
+      return out + sse({ type: "response.failed", response: { ...shell, status: "failed", error } });
+    },
+    mask(json, texts, piece) {
+      if (piece !== undefined) return { ...json, delta: piece };
+      const text = typeof json.output_index === "number" ? texts.get(json.output_index) : undefined;
+      switch (json.type) {
+        case "response.output_text.done":
+          return text === undefined ? json : { ...json, text };
+        case "response.content_part.done":
+          return text === undefined || !isObj(json.part) ? json : { ...json, part: { ...json.part, text } };
+        case "response.output_item.done":
+          return { ...json, item: maskedItem(json.item, text) };
+      }
+      if (typeof json.type === "string" && TERMINAL.has(json.type) && isObj(json.response)) {
+        const output = Array.isArray(json.response.output) ? json.response.output : [];
+        return {
+          ...json,
+          response: { ...json.response, output: output.map((item, i) => maskedItem(item, texts.get(i))) },
+        };
+      }
+      return json;
+    },
+  };
+}

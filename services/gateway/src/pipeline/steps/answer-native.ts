@@ -1,0 +1,65 @@
+/**
+ * Answer step for a stream in the upstream's own events (an endpoint passing its API through natively:
+ * Responses to OpenAI, Messages to Anthropic): the events are relayed by `streaming/native-relay.ts`, read by
+ * the endpoint's {@link NativeEventReader}, with the chat stream's bounds (the reservation, the deployment's
+ * `stream_timeout` between events, `deps.maxStreamDurationMs`) and the stream output guard when the policy has
+ * one; the call is settled and counted when the stream ends.
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { GatewayError } from "../../errors/gateway-error.js";
+import type { UpstreamResponse } from "../../router/router.js";
+import { type NativeEventReader, relayNative } from "../../streaming/native-relay.js";
+import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
+import { STREAM_TEXT_MAX_CHARS } from "../../streaming/stream-text.js";
+import type { CallContext, PipelineDeps } from "../types.js";
+import { finish, settle } from "./account.js";
+import { firstByte, openStream, streamDeadline, streamEnding } from "./answer.js";
+
+/**
+ * Relays `upstream`'s event stream read by `reader` (see the module comment); settles and counts the call.
+ * @throws GatewayError 502 when the upstream's answer is not `text/event-stream` (nothing was sent yet).
+ */
+export async function answerNativeStream(
+  call: CallContext,
+  upstream: UpstreamResponse,
+  deps: PipelineDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  reader: NativeEventReader,
+): Promise<void> {
+  const contentType = String(upstream.headers["content-type"] ?? "");
+  if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
+    upstream.body.on("error", () => {}).destroy(); // undici reports its own abort as an error
+    throw new GatewayError(
+      502,
+      "The upstream answered the stream with a body that is not server-sent events.",
+      {
+        type: "upstream_error",
+      },
+    );
+  }
+  openStream(call, upstream, deps, request, reply);
+  const res = reply.raw;
+  const { deployment } = upstream;
+  const deadline = streamDeadline(upstream, deps);
+  const outputGuard = deps.guard?.streamOutput(call);
+  let text = "";
+  const outcome = await relayNative(upstream.body, res, {
+    reader,
+    meter: new OutputMeter(call.completionEstimate, tokenizerFor(deployment.upstreamModel)),
+    promptTokens: call.promptEstimate,
+    idleTimeoutMs: deps.router.streamTimeoutOf(deployment),
+    ...(outputGuard === undefined ? {} : { guard: outputGuard }),
+    ...(deps.collectOutput
+      ? { onContent: (piece: string) => (text = (text + piece).slice(0, STREAM_TEXT_MAX_CHARS)) }
+      : {}),
+    onFirstEvent: () => firstByte(call, upstream, deps),
+  }).finally(() => clearTimeout(deadline));
+  if (!upstream.body.destroyed) upstream.body.destroy();
+  if (deps.collectOutput) call.output = text;
+  call.decisions.push(...outcome.guardDecisions);
+  const left = res.destroyed && !outcome.completed && !reader.completed;
+  const ended = streamEnding(outcome.upstreamError, outcome.blocked, left);
+  settle(call, deps, outcome.usage, outcome.outputTokens, ended.status);
+  finish(deps, request, ended.status, ended.errorType);
+}

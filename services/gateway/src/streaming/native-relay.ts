@@ -1,0 +1,246 @@
+import type { ServerResponse } from "node:http";
+import type { EventSourceMessage } from "eventsource-parser";
+import type { GatewayError } from "../errors/gateway-error.js";
+import type { GuardDecision, StreamOutputGuard, Usage } from "../pipeline/types.js";
+import type { OutputMeter } from "./output-meter.js";
+import { endGuarded, guardFailure, readEvents } from "./relay-sse.js";
+import { isStreamTimeout, StreamTimeoutError } from "./stream-end.js";
+
+type Obj = Record<string, unknown>;
+
+/** One upstream event: its `event:` name, its `data:` text and, when that is a JSON object, the object. */
+export interface NativeEvent {
+  event: string | undefined;
+  data: string;
+  json: Obj | undefined;
+}
+
+/** What one event adds to the answer. */
+export interface EventText {
+  /** Every model-written text it adds (text, tool arguments, reasoning), for the output meter; "" for none. */
+  output: string;
+  /** The content text the output guard reads, and its content block's (output item's) index. */
+  content?: { index: number; text: string };
+}
+
+/**
+ * One API's event stream, read for one call (stateful: make one per call). Implemented by each endpoint that
+ * relays its upstream's events (`endpoints/responses/native-events.ts`, `endpoints/messages/native-events.ts`).
+ */
+export interface NativeEventReader {
+  /** Reads an event before it is relayed: the text it adds; records usage and the terminal event. */
+  read(event: NativeEvent): EventText;
+  /** The upstream sent its terminal event (`response.completed`, `message_stop`, …). */
+  readonly completed: boolean;
+  /**
+   * The usage to book, in chat completions' names (tokens): what the upstream reported, its output completed by
+   * `outputTokens` (counted on the way) when it did not report that; undefined when it reported nothing.
+   */
+  usage(outputTokens: number): Usage | undefined;
+  /** The SSE text that closes a stream cut at its reservation, in the API's shape; `usage`: what is booked. */
+  cut(usage: Usage): string;
+  /** The SSE text of an error event in the API's shape (`status`: HTTP status; `type`: the gateway's error type). */
+  error(status: number, type: string, message: string): string;
+  /**
+   * An event's JSON with the output guard's rewritten text: `piece`, the new text of this content event, or
+   * (`piece` undefined) an event that repeats whole texts (`response.output_text.done`, …) rewritten from
+   * `texts`, the whole released text per content index so far.
+   */
+  mask(json: Obj, texts: ReadonlyMap<number, string>, piece: string | undefined): Obj;
+}
+
+/** Options of {@link relayNative}. */
+export interface NativeRelayOptions {
+  reader: NativeEventReader;
+  /** Counts output tokens; an event past `meter.limit` ends the stream at the reservation. */
+  meter: OutputMeter;
+  /** Prompt tokens to book when the upstream reported none (the call's estimate). */
+  promptTokens: number;
+  guard?: StreamOutputGuard;
+  /** The deployment's idle timeout, ms, named in the timeout's message. */
+  idleTimeoutMs: number;
+  /** Called once, when the first event has been read. */
+  onFirstEvent?: () => void;
+  /** Called with each content text the client got (after the guard), for observers. */
+  onContent?: (text: string) => void;
+}
+
+/** What happened on a relayed native stream. */
+export interface NativeRelayOutcome {
+  /** Usage to book (see {@link NativeEventReader.usage}); undefined when the upstream reported none. */
+  usage: Usage | undefined;
+  /** Output tokens counted on the way. */
+  outputTokens: number;
+  /** Stopped at the reservation (the client got the API's length stop). */
+  cut: boolean;
+  /** The upstream ended cleanly, or the stream was cut. */
+  completed: boolean;
+  /** The upstream failed or timed out while the client was there (it got an error event). */
+  upstreamError?: Error;
+  /** The status to record for an upstream error: 504 for a timeout, else 502. */
+  errorStatus?: number;
+  guardDecisions: GuardDecision[];
+  /** The output guard blocked the rest of the stream. */
+  blocked?: GatewayError;
+}
+
+/** One event on its way to the client: the upstream's, or SSE text of the gateway's own (`wire`). */
+interface Item {
+  event?: NativeEvent;
+  content?: { index: number; text: string };
+  wire?: string;
+  /** What the output guard reads for it: a chunk of one choice, or `{}`. */
+  payload: string;
+}
+
+const sse = (event: string | undefined, data: string) =>
+  `${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`;
+
+/** The guard's view of an event: a `chat.completion.chunk`-like payload of its content text, or `{}`. */
+const payloadOf = (content: Item["content"]) =>
+  content === undefined
+    ? "{}"
+    : JSON.stringify({ choices: [{ index: content.index, delta: { content: content.text } }] });
+
+/** The text a released payload carries for its choice, or undefined. */
+function releasedText(payload: string): string | undefined {
+  try {
+    const text = (JSON.parse(payload) as { choices?: Array<{ delta?: { content?: unknown } }> }).choices?.[0]
+      ?.delta?.content;
+    return typeof text === "string" ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes the upstream's events to `res` (whose headers are sent) and ends it; see the module comment.
+ * Backpressure: when the client reads slowly, reading from the upstream pauses.
+ */
+export async function relayNative(
+  upstream: AsyncIterable<Buffer>,
+  res: ServerResponse,
+  options: NativeRelayOptions,
+): Promise<NativeRelayOutcome> {
+  const { reader, meter, guard } = options;
+  const outcome: NativeRelayOutcome = {
+    usage: undefined,
+    outputTokens: 0,
+    cut: false,
+    completed: false,
+    guardDecisions: [],
+  };
+  /** Whole released content text per index, and whether any of it was rewritten (then repeats are too). */
+  const texts = new Map<number, string>();
+  let rewritten = false;
+  const write = (item: Item, released: string) => {
+    if (item.wire !== undefined) return void res.write(item.wire);
+    const event = item.event!;
+    let json = event.json;
+    if (item.content !== undefined) {
+      const text = released === item.payload ? item.content.text : (releasedText(released) ?? "");
+      texts.set(item.content.index, (texts.get(item.content.index) ?? "") + text);
+      options.onContent?.(text);
+      if (text !== item.content.text && json !== undefined) {
+        rewritten = true;
+        json = reader.mask(json, texts, text);
+      }
+    } else if (rewritten && json !== undefined) json = reader.mask(json, texts, undefined);
+    res.write(sse(event.event, json === event.json ? event.data : JSON.stringify(json)));
+  };
+  const queued: Item[] = [];
+  const emit = (item: Item) => (guard === undefined ? write(item, item.payload) : queued.push(item));
+  let first = true;
+  let stopped = false;
+  const onEvent = (message: EventSourceMessage) => {
+    if (stopped) return;
+    if (first) {
+      first = false;
+      options.onFirstEvent?.();
+    }
+    let json: Obj | undefined;
+    try {
+      const parsed: unknown = JSON.parse(message.data);
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) json = parsed as Obj;
+    } catch {}
+    const event = { event: message.event, data: message.data, json };
+    const text = reader.read(event);
+    if (!meter.fits(text.output)) {
+      stopped = true;
+      outcome.cut = true;
+      const usage = bookedUsage(reader, meter.tokens, options.promptTokens);
+      emit({ wire: reader.cut(usage), payload: "{}" });
+      return;
+    }
+    meter.commit();
+    emit({
+      event,
+      ...(text.content === undefined ? {} : { content: text.content }),
+      payload: payloadOf(text.content),
+    });
+  };
+  let ended = false;
+  const block = (refusal: GatewayError) => {
+    ended = true;
+    outcome.blocked = refusal;
+    if (!res.destroyed) res.write(reader.error(refusal.status, refusal.type, refusal.message));
+  };
+  /** Hands the queued items to the guard in order, writing what it releases (its payloads map 1:1 to items, in order). */
+  const held: Item[] = [];
+  const drain = async (g: StreamOutputGuard) => {
+    try {
+      for (const item of queued.splice(0)) {
+        if (res.destroyed || ended) return;
+        held.push(item);
+        const out = await g.onData(item.payload);
+        if (out !== "hold") for (const payload of out) write(held.shift()!, payload);
+      }
+    } catch (error) {
+      block(guardFailure(error));
+    }
+  };
+  const end = async (g: StreamOutputGuard) => {
+    if (ended) return;
+    ended = true;
+    await endGuarded(g, res, outcome.guardDecisions, block, (payload) => write(held.shift()!, payload));
+  };
+  try {
+    await readEvents(
+      upstream,
+      res,
+      onEvent,
+      guard === undefined ? undefined : () => drain(guard),
+      () => stopped || outcome.blocked !== undefined,
+    );
+    if (!res.destroyed) outcome.completed = true;
+    if (guard !== undefined && !res.destroyed && outcome.blocked === undefined)
+      await drain(guard).then(() => end(guard));
+  } catch (error) {
+    // Reading fails when the client left too (the upstream request is aborted with it): no upstream error then.
+    if (!res.destroyed) {
+      outcome.upstreamError = error as Error;
+      const timeout = isStreamTimeout(error);
+      outcome.errorStatus = timeout ? 504 : 502;
+      const message =
+        error instanceof StreamTimeoutError
+          ? error.message
+          : timeout
+            ? `The upstream sent nothing for ${options.idleTimeoutMs / 1000} s (stream_timeout); the stream was ended.`
+            : "The upstream stream failed before it finished.";
+      res.write(reader.error(outcome.errorStatus, timeout ? "timeout" : "upstream_error", message));
+    }
+  }
+  if (!res.destroyed) res.end();
+  outcome.outputTokens = meter.tokens;
+  outcome.usage = outcome.cut
+    ? bookedUsage(reader, meter.tokens, options.promptTokens)
+    : reader.usage(meter.tokens);
+  return outcome;
+}
+
+/** The usage of a stream cut short: the upstream's input count if it gave one, the output relayed. */
+function bookedUsage(reader: NativeEventReader, outputTokens: number, promptTokens: number): Usage {
+  const reported = reader.usage(outputTokens);
+  const prompt = reported?.prompt_tokens ?? promptTokens;
+  return { prompt_tokens: prompt, completion_tokens: outputTokens, total_tokens: prompt + outputTokens };
+}
