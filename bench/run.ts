@@ -31,9 +31,10 @@ import { benchGatewayEnv } from "./lib/gateway-env.js";
 import { answeredCounts, cannon, checkTarget, pacedLoad, streamTiming, type Target } from "./lib/load.js";
 import { summarizeProfile } from "./lib/profile.js";
 import { type CommandCounter, commandCounter } from "./lib/redis-commands.js";
-import { type BenchResults, figures, resultsMarkdown, targetsTable } from "./lib/report.js";
+import { figures, resultsMarkdown, targetsTable } from "./lib/report.js";
+import type { BenchResults, ScalingResults } from "./lib/results.js";
 import { pacedRounds, saturationRounds } from "./lib/rounds.js";
-import { type FullGateway, runScaling, type ScalingResults } from "./lib/scaling.js";
+import { type FullGateway, runScaling } from "./lib/scaling.js";
 import { scalingSection } from "./lib/scaling-report.js";
 
 const { flags, settings, scaling: scalingSettings } = parseFlags(process.argv.slice(2));

@@ -1,6 +1,6 @@
 /** The flags of `npm run bench` (bench/run.ts): usage text, parsing and the settings they give. */
 import { parseArgs } from "node:util";
-import type { ScalingSettings } from "./scaling.js";
+import type { ScalingSettings } from "./results.js";
 
 export const usage = `Usage: npm run bench -- [flags]
 

@@ -24,3 +24,10 @@ export const usPer = (msUsed: number | undefined, n: number): string =>
   msUsed === undefined || !Number.isFinite(msUsed) || n === 0
     ? "n/a"
     : `${((msUsed * 1000) / n).toFixed(0)} µs`;
+
+/** `1 KB`, `100 KB`, `1 MB` (decimal units, as the sizes are given). */
+export function sizeLabel(bytes: number): string {
+  if (bytes >= 1e6) return `${+(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${+(bytes / 1e3).toFixed(1)} KB`;
+  return `${bytes} B`;
+}

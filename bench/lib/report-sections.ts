@@ -2,7 +2,7 @@
 import { pct, markdownTable as table, usPer } from "./format.js";
 import type { ProfileSummary } from "./profile.js";
 import type { CommandCounts } from "./redis-commands.js";
-import type { BenchResults } from "./report.js";
+import type { BenchResults } from "./results.js";
 
 /** GC pauses inside the judged fixed-rate runs: how often the gateway stopped, and for how long. */
 export function gcSection(r: BenchResults): string {

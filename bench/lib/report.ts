@@ -5,62 +5,13 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { mib, ms, pct, signedMs, markdownTable as table } from "./format.js";
-import type { GcTotals } from "./gc.js";
-import type { LoadResult, PacedResult, PacedRow, StreamResult } from "./load.js";
 import { notes } from "./notes.js";
-import type { ProfileSummary } from "./profile.js";
-import type { CommandCounts } from "./redis-commands.js";
 import { cpuSection, gcSection, profileSection } from "./report-sections.js";
-import type { ScalingResults } from "./scaling.js";
+import type { BenchResults, LoadResult, PacedResult, PacedRow } from "./results.js";
 import { scalingSection } from "./scaling-report.js";
-import type { Summary } from "./stats.js";
 
 export const ANALYSIS_START = "<!-- analysis:start (kept when the benchmark rewrites this file) -->";
 export const ANALYSIS_END = "<!-- analysis:end -->";
-
-/** Memory of a gateway process, KiB. */
-export interface RssSample {
-  /** The gateway target it was read from (`gateway`, `gateway-full`). */
-  process: string;
-  label: string;
-  rss: number;
-  peak: number;
-}
-
-export interface BenchResults {
-  date: string;
-  machine: { nproc: number; cpu: string; memGiB: number; node: string; os: string };
-  /** 1-minute load average when the run started and when it ended (other work on a shared machine). */
-  loadAverage: [number, number];
-  command: string;
-  /** The gateway targets of this run, in order, each with what it runs (master key only, or the full pipeline). */
-  gateways: Array<{ name: string; mode: string }>;
-  /** The gateway target the targets are judged on (the full pipeline when it ran). */
-  judged: string;
-  settings: Record<string, string | number | boolean>;
-  /** Open-loop fixed-rate runs, merged over rounds. */
-  paced: PacedRow[];
-  autocannonRate: Array<LoadResult & { rate: number }>;
-  saturation: Array<{ target: string; rounds: number[]; rps: number; errors: number; latency: Summary }>;
-  streams: StreamResult[];
-  rss: RssSample[];
-  /** GC pauses of each gateway during its fixed-rate rounds (all rounds of one rate summed), from its /metrics. */
-  gc: Array<{ target: string; rate: number; seconds: number; kinds: GcTotals }>;
-  /**
-   * CPU ms each process used during each target's saturation rounds, and the requests answered in them; with
-   * `redis`, the Redis commands (calls per command, INFO commandstats) sent in those rounds.
-   */
-  cpu: Array<{ target: string; requests: number; ms: Record<string, number>; redis?: CommandCounts }>;
-  /** RSS of the judged gateway during the soak, `[seconds since start, KiB]`. */
-  soak: Array<[number, number]>;
-  /** CPU profiles (`--profile`) of the gateways and of the pass-through proxy, for comparison. */
-  profiles?: Array<{ process: string; file: string; summary: ProfileSummary; requests: number }>;
-  /** The scaling tables' measurements (left out with `--no-scaling`). */
-  scaling?: ScalingResults;
-  /** Wall time of the run's parts, seconds, in order. */
-  phases?: Array<[string, number]>;
-  seconds: number;
-}
 
 /** One row of the targets table. */
 interface Verdict {

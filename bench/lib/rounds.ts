@@ -15,7 +15,7 @@ import {
   type Target,
 } from "./load.js";
 import { type CommandCounter, commandsBetween } from "./redis-commands.js";
-import type { BenchResults } from "./report.js";
+import type { BenchResults } from "./results.js";
 import { median } from "./stats.js";
 
 /** The targets in a different order each round. */

@@ -4,15 +4,8 @@
  * the same step.
  */
 
-import { ms, pct, signedMs, markdownTable as table, usPer as us } from "./format.js";
-import type { ScaleRow, ScalingResults } from "./scaling.js";
-
-/** `1 KB`, `100 KB`, `1 MB` (decimal units, as the sizes are given). */
-export function sizeLabel(bytes: number): string {
-  if (bytes >= 1e6) return `${+(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${+(bytes / 1e3).toFixed(1)} KB`;
-  return `${bytes} B`;
-}
+import { ms, pct, signedMs, sizeLabel, markdownTable as table, usPer as us } from "./format.js";
+import type { ScaleRow, ScalingResults } from "./results.js";
 
 /** The rows of one step: throughput, its share of the pass-through's, added latency, CPU of the row's own process. */
 function stepRows(rows: ScaleRow[], first: string[]): string[][] {

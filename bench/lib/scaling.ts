@@ -8,41 +8,20 @@ import { performance } from "node:perf_hooks";
 import { Pool } from "undici";
 import { treeMemoryKiB } from "./children.js";
 import { type CpuMeter, descendants, processMeter, startCpu } from "./cpu.js";
-import {
-  cannon,
-  type LoadResult,
-  type PacedResult,
-  pacedLoad,
-  type Target,
-  tally,
-  timeStream,
-} from "./load.js";
+import { sizeLabel } from "./format.js";
+import { cannon, type LoadResult, pacedLoad, type Target, tally, timeStream } from "./load.js";
 import { heapUsedBytes, insertKeyCopies, warmKeys } from "./many-keys.js";
+import type {
+  KeyStep,
+  LongStreamRow,
+  ScaleRow,
+  ScalingResults,
+  ScalingSettings,
+  SizeStep,
+  WorkersRow,
+} from "./results.js";
 import { medianRun, rotated } from "./rounds.js";
-import { sizeLabel } from "./scaling-report.js";
-import { type Summary, summarize } from "./stats.js";
-
-/** What the scaling parts run; an empty list (or 0) leaves a part out. */
-export interface ScalingSettings {
-  /** Prompt sizes, bytes of text in the request (1 KB, 100 KB, 1 MB). */
-  promptSizes: number[];
-  /** Distinct keys in use (1, 1,000, 100,000), ascending. */
-  keyCounts: number[];
-  /** Long streams per target (0: none), `longStreamConcurrency` at a time, each `longStreamChunks` content chunks. */
-  longStreams: number;
-  longStreamChunks: number;
-  longStreamConcurrency: number;
-  /** GATEWAY_WORKERS values to compare (1, 2). */
-  workers: number[];
-  /** Seconds of each saturation and fixed-rate run. */
-  seconds: number;
-  /** The modest fixed rate of the added-latency runs, req/s (big prompts use less, see {@link rateFor}). */
-  rate: number;
-  /** Saturation connections for small requests (big ones use fewer, see {@link connectionsFor}). */
-  connections: number;
-  /** Rounds of the workers comparison (medians reported). */
-  rounds: number;
-}
+import { summarize } from "./stats.js";
 
 /** A full-pipeline gateway the scaling parts load. */
 export interface FullGateway {
@@ -70,58 +49,6 @@ export interface ScalingDeps {
   say(line: string): void;
   /** Starts the after gateway, same database and Redis, with GATEWAY_WORKERS=`workers`. */
   startWorkers(workers: number): Promise<WorkersGateway>;
-}
-
-/** One target's figures in one scaling step: saturation, and the fixed-rate run when there was one. */
-export interface ScaleRow {
-  target: string;
-  saturation: LoadResult;
-  paced?: PacedResult;
-  /** CPU ms per meter over the saturation run, and the requests answered in it. */
-  cpu: { requests: number; ms: Record<string, number> };
-}
-
-export interface SizeStep {
-  bytes: number;
-  connections: number;
-  rate: number;
-  rows: ScaleRow[];
-}
-
-export interface KeyStep {
-  keys: number;
-  rows: ScaleRow[];
-  /** Each full gateway's memory once `keys` keys were warmed: VmRSS KiB, V8 heap used bytes. */
-  memory: Array<{ target: string; rssKiB: number; heapBytes: number }>;
-}
-
-export interface LongStreamRow {
-  target: string;
-  ttft: Summary;
-  total: Summary;
-  failures: number;
-  streams: number;
-  /** CPU ms per meter over all of the target's long streams. */
-  cpuMs: Record<string, number>;
-}
-
-export interface WorkersRow {
-  target: string;
-  workers: number;
-  /** Processes seen in the gateway's tree (1 + its descendants) after start. */
-  processes: number;
-  rounds: number[];
-  rps: number;
-  latency: Summary;
-  cpu: { requests: number; ms: number };
-}
-
-export interface ScalingResults {
-  settings: ScalingSettings;
-  sizes: SizeStep[];
-  keys: KeyStep[];
-  longStreams?: { chunks: number; concurrency: number; rows: LongStreamRow[] };
-  workers: WorkersRow[];
 }
 
 /** Saturation connections for a body of `bytes`: fewer for big bodies, so the run measures the gateway, not queues. */

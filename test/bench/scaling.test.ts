@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sizeLabel } from "../../bench/lib/format.js";
 import { connectionsFor, longStreamBody, promptBody, rateFor } from "../../bench/lib/scaling.js";
-import { sizeLabel } from "../../bench/lib/scaling-report.js";
 import { type FakeUpstream, startFakeUpstream } from "../fixtures/openai-upstream.js";
 
 describe("scaling request bodies", () => {
