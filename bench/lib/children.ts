@@ -33,16 +33,18 @@ export interface SpawnOptions {
   cwd?: string;
   /** Extra node flags (e.g. `--cpu-prof`). */
   nodeFlags?: string[];
+  /** Arguments after the entry (the program's own flags). */
+  args?: string[];
 }
 
 /** Starts `node <entry>` in `cwd` (default the repository root), with `--import tsx` for a TypeScript entry. */
 export function spawnService(
   name: string,
-  { entry, env, cwd = repoRoot, nodeFlags = [] }: SpawnOptions,
+  { entry, env, cwd = repoRoot, nodeFlags = [], args = [] }: SpawnOptions,
 ): Service {
   // From source, workspace packages resolve to their TypeScript (`development` export condition), not a build.
   const loader = entry.endsWith(".ts") ? ["--conditions=development", "--import", "tsx"] : [];
-  const child = spawn(process.execPath, [...nodeFlags, ...loader, entry], {
+  const child = spawn(process.execPath, [...nodeFlags, ...loader, entry, ...args], {
     cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -25,6 +25,8 @@ export const usage = `Usage: npm run bench -- [flags]
                           (<dir>/services/gateway/dist/server.js), e.g. the code before a change: runs as
                           (e) gateway-full-before, the same full pipeline with its own database, key prefix
                           and virtual key, in the same rounds; before and after side by side (default: none)
+  --no-portkey            leave out (f) portkey, Portkey's open-source gateway (@portkey-ai/gateway, a
+                          devDependency) routing to the same upstream: the peer in the throughput row
   --postgres <url>        admin URL for (d) (default postgres://postgres@127.0.0.1:5432/postgres)
   --redis <url>           REDIS_URL for (d) (default redis://127.0.0.1:6379)
   --from-source           run the gateways from TypeScript through tsx (npm run dev) instead of building
@@ -64,6 +66,7 @@ const options = {
   soak: { type: "string", default: "0" },
   "soak-rate": { type: "string", default: "1000" },
   "no-full": { type: "boolean", default: false },
+  "no-portkey": { type: "boolean", default: false },
   baseline: { type: "string", default: "" },
   postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
   redis: { type: "string", default: "redis://127.0.0.1:6379" },

@@ -12,6 +12,11 @@ export const notes = `## How to read this
   **gateway-full-before** is the same full pipeline built from another checkout (\`<dir>\`, the code before the
   change; its commit is in the list above), with its own database, Redis key prefix and virtual key, run in the
   same rotating rounds as the others: before and after from one run, side by side in the targets table.
+  (f) **portkey**: the peer, Portkey's open-source gateway (\`@portkey-ai/gateway\` from npm, its
+  \`start-server\` bin, \`--no-portkey\` leaves it out) routing to the same upstream by its
+  \`x-portkey-provider: openai\` and \`x-portkey-custom-host\` headers, no keys, limits or spend records of its
+  own; the throughput row gives the judged gateway's req/s as a share of the bare proxy's and of Portkey's.
+  It is not in the streaming table: version 1.15.2 answers streams with 500 on Node 20 (bench/lib/portkey.ts).
   Each runs in its own process; the load generators run in the benchmark's process; all share this machine's
   two cores with Redis and Postgres, so a request through (d) costs CPU in five processes (see the CPU table).
   The gateways run with GATEWAY_WORKERS=1 (one process each) except in the workers table.
