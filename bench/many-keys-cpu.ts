@@ -1,0 +1,269 @@
+/**
+ * Gateway CPU and Redis commands per chat call with one virtual key against many (round robin), side by side
+ * for this checkout and, with `--before <dir>`, another built checkout (e.g. `main`), in one run. Each gateway
+ * runs the full pipeline (bench/gateway.yaml, Postgres, Redis) on a private redis-server, so Redis's
+ * `INFO commandstats` counts only the gateways' commands. The keys are copies of one virtual key
+ * (bench/lib/many-keys.ts), each warmed with one chat call so that the key cache and the metrics' label sets
+ * already hold them: what is measured is a key used again after more than a lease lifetime (5 s), not a first
+ * use. Rounds alternate 1 key and N keys on every gateway at a fixed rate; each run's CPU and commands are read
+ * over the run and the 2.5 s after it (so the idle leases it left are returned and counted too).
+ *
+ *   npm run build -w services/gateway   # in each checkout
+ *   npx tsx bench/many-keys-cpu.ts [--keys 100000] [--rate 800] [--seconds 6] [--rounds 3] [--before <dir>]
+ *     [--profile]   # CPU profile of each gateway over its first-round runs (needs node --experimental-websocket:
+ *                   # NODE_OPTIONS=--experimental-websocket); self time per call by function printed at the end
+ *
+ * Needs `redis-server` on the PATH and the local Postgres (`--postgres`).
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import { Redis } from "ioredis";
+import { Pool } from "undici";
+import { freePort, readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
+import { processMeter, startCpu } from "./lib/cpu.js";
+import { type BenchDatabase, createBenchDatabase, generateVirtualKey } from "./lib/full-pipeline.js";
+import { benchGatewayEnv } from "./lib/gateway-env.js";
+import { completionBody, pacedLoad, type Target } from "./lib/load.js";
+import { insertKeyCopies } from "./lib/many-keys.js";
+import { summarizeProfile } from "./lib/profile.js";
+import { commandsBetween, parseCommandStats } from "./lib/redis-commands.js";
+import { median } from "./lib/stats.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    keys: { type: "string", default: "100000" },
+    rate: { type: "string", default: "800" },
+    seconds: { type: "string", default: "6" },
+    rounds: { type: "string", default: "3" },
+    before: { type: "string" },
+    profile: { type: "boolean", default: false },
+    postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
+  },
+});
+const keyCount = Number(flags.keys);
+const rate = Number(flags.rate);
+const seconds = Number(flags.seconds);
+const rounds = Number(flags.rounds);
+const masterKey = `sk-bench-master-${randomBytes(8).toString("hex")}`;
+const upstreamKey = "sk-bench-upstream-key";
+const say = (line: string) =>
+  process.stderr.write(`many-keys [${new Date().toISOString().slice(11, 19)}]: ${line}\n`);
+const services: Service[] = [];
+const databases: BenchDatabase[] = [];
+const profileDir = join(tmpdir(), `many-keys-profiles-${process.pid}`);
+
+interface Gateway {
+  label: string;
+  service: Service;
+  origin: string;
+  keys: string[];
+  /** Chrome DevTools protocol call on the gateway's inspector (with `--profile`). */
+  cdp?: (method: string, params?: object) => Promise<unknown>;
+}
+
+/** The minimal WebSocket this script uses (Node 20's global one, behind --experimental-websocket). */
+interface Socket {
+  onopen: (() => void) | null;
+  onerror: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: string }) => void) | null;
+  send(data: string): void;
+}
+
+/** A Chrome DevTools protocol client on the inspector listening on `port`. */
+async function inspector(port: number): Promise<(method: string, params?: object) => Promise<unknown>> {
+  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{
+    webSocketDebuggerUrl: string;
+  }>;
+  const WebSocketClass = (globalThis as { WebSocket?: new (url: string) => Socket }).WebSocket;
+  if (WebSocketClass === undefined) throw new Error("--profile needs NODE_OPTIONS=--experimental-websocket");
+  const socket = new WebSocketClass(targets[0]!.webSocketDebuggerUrl);
+  await new Promise<void>((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  const pending = new Map<number, (message: { result?: unknown; error?: { message: string } }) => void>();
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data) as { id?: number; result?: unknown; error?: { message: string } };
+    if (message.id !== undefined) pending.get(message.id)?.(message);
+    if (message.id !== undefined) pending.delete(message.id);
+  };
+  let next = 0;
+  return (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      pending.set(id, (m) => (m.error ? reject(new Error(m.error.message)) : resolve(m.result)));
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+}
+
+/** One chat call per key, `concurrency` at a time. @throws when a call is not answered 200. */
+async function warmWithChat(origin: string, keys: string[], concurrency = 16): Promise<void> {
+  const pool = new Pool(origin, { connections: concurrency, keepAliveTimeout: 60_000 });
+  const body = completionBody("bench");
+  let next = 0;
+  const worker = async () => {
+    while (next < keys.length) {
+      const key = keys[next++]!;
+      const res = await pool.request({
+        path: "/v1/chat/completions",
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200)
+        throw new Error(`warm-up call answered ${res.statusCode}: ${text.slice(0, 200)}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await pool.close();
+  }
+}
+
+async function startGateway(
+  label: string,
+  dir: string,
+  redisUrl: string,
+  upstreamUrl: string,
+): Promise<Gateway> {
+  const database = await createBenchDatabase(String(flags.postgres), "manykeys");
+  databases.push(database);
+  const env = benchGatewayEnv(
+    {
+      port: 0,
+      masterKey,
+      upstreamUrl,
+      upstreamKey,
+      config: join(dir, "bench", "gateway.yaml"),
+      redisKeyPrefix: `${label}:`,
+    },
+    database.url,
+    redisUrl,
+  );
+  const inspectPort = await freePort();
+  const { service, origin } = await spawnGateway(label, env, {
+    entry: join(dir, "services/gateway/dist/server.js"),
+    cwd: dir,
+    nodeFlags: flags.profile ? [`--inspect=127.0.0.1:${inspectPort}`] : [],
+  });
+  services.push(service);
+  const key = await generateVirtualKey(origin, masterKey);
+  const began = Date.now();
+  const keys = [key, ...(await insertKeyCopies(database.url, key, keyCount - 1))];
+  await warmWithChat(origin, keys);
+  say(
+    `${label}: ${keys.length} keys inserted and warmed with a chat call each (${(Date.now() - began) / 1000} s)`,
+  );
+  if (!flags.profile) return { label, service, origin, keys };
+  const cdp = await inspector(inspectPort);
+  await cdp("Profiler.enable");
+  await cdp("Profiler.setSamplingInterval", { interval: 250 });
+  return { label, service, origin, keys, cdp };
+}
+
+let redisServer: ReturnType<typeof spawn> | undefined;
+try {
+  const port = await freePort();
+  redisServer = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
+  const redisUrl = `redis://127.0.0.1:${port}`;
+  const redis = new Redis(redisUrl, {
+    maxRetriesPerRequest: null,
+    retryStrategy: (n) => (n > 50 ? null : 100),
+  });
+  redis.on("error", () => {});
+  await redis.ping();
+  const upstream = spawnService("upstream", {
+    entry: "bench/upstream.ts",
+    env: { ...process.env, BENCH_UPSTREAM_API_KEY: upstreamKey },
+  });
+  services.push(upstream);
+  const upstreamUrl = (await readyLine<{ ready: true; url: string }>(upstream)).url;
+  if (flags.profile) mkdirSync(profileDir, { recursive: true });
+
+  const gateways = [await startGateway("after", repoRoot, redisUrl, upstreamUrl)];
+  if (flags.before !== undefined)
+    gateways.push(await startGateway("before", resolve(flags.before), redisUrl, upstreamUrl));
+  await sleep(3000); // the warm-up's leases go idle and are returned
+
+  const sets = [1, keyCount];
+  const profiles: Array<{ file: string; calls: number }> = [];
+  const results = new Map<string, { cpuUs: number[]; commands: number[]; p99: number[] }>();
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? gateways : [...gateways].reverse();
+    for (const g of order) {
+      for (const n of round % 2 === 0 ? sets : [...sets].reverse()) {
+        const target: Target = {
+          name: `${g.label} ${n}`,
+          origin: g.origin,
+          path: "/v1/chat/completions",
+          headers: { authorization: `Bearer ${g.keys[0]}`, "content-type": "application/json" },
+          model: "bench",
+          tokens: g.keys.slice(0, n),
+        };
+        const statsBefore = parseCommandStats(await redis.info("commandstats"));
+        const stop = await startCpu([processMeter(g.label, g.service.pid)]);
+        const profiling = g.cdp !== undefined && round === 0;
+        if (profiling) await g.cdp!("Profiler.start");
+        const run = await pacedLoad(target, { rate, seconds });
+        await sleep(2500);
+        const cpu = (await stop())[g.label]!;
+        if (profiling) {
+          const { profile } = (await g.cdp!("Profiler.stop")) as { profile: unknown };
+          const file = join(profileDir, `${g.label}-${n}.cpuprofile`);
+          writeFileSync(file, JSON.stringify(profile));
+          profiles.push({ file, calls: run.ok + run.non2xx });
+        }
+        const commands = commandsBetween(statsBefore, parseCommandStats(await redis.info("commandstats")));
+        delete commands.info;
+        const calls = run.ok + run.non2xx;
+        const total = Object.values(commands).reduce((s, v) => s + v, 0);
+        const entry = results.get(target.name) ?? { cpuUs: [], commands: [], p99: [] };
+        results.set(target.name, entry);
+        entry.cpuUs.push((cpu * 1000) / calls);
+        entry.commands.push(total / calls);
+        entry.p99.push(run.latency.p99);
+        say(
+          `round ${round + 1}: ${target.name} keys: ${calls} calls (${run.non2xx} non-2xx, ${run.errors} errors), ${((cpu * 1000) / calls).toFixed(0)} µs CPU/call, ${(total / calls).toFixed(3)} Redis commands/call (${Object.entries(
+            commands,
+          )
+            .map(([k, v]) => `${k} ${(v / calls).toFixed(3)}`)
+            .join(", ")})`,
+        );
+      }
+    }
+  }
+  process.stdout.write(
+    `\n${rate} req/s × ${seconds} s, ${rounds} rounds, medians; keys warmed with one chat call each\n\n| gateway | keys | gateway CPU per call | ÷ 1 key | Redis commands per call | p99 |\n| --- | --- | --- | --- | --- | --- |\n`,
+  );
+  for (const g of gateways) {
+    const one = median(results.get(`${g.label} 1`)?.cpuUs ?? [Number.NaN]);
+    for (const n of sets) {
+      const r = results.get(`${g.label} ${n}`)!;
+      const cpu = median(r.cpuUs);
+      process.stdout.write(
+        `| ${g.label} | ${n.toLocaleString("en")} | ${cpu.toFixed(0)} µs | ${(cpu / one).toFixed(2)}× | ${median(r.commands).toFixed(3)} | ${median(r.p99).toFixed(2)} ms |\n`,
+      );
+    }
+  }
+  for (const { file, calls } of profiles) {
+    const summary = summarizeProfile(file, 40);
+    const perCall = (ms: number) => `${((ms * 1000) / calls).toFixed(1)} µs`;
+    process.stdout.write(`\n${file}: busy ${perCall(summary.busyMs)} per call\n`);
+    for (const e of summary.areas) process.stdout.write(`  area ${perCall(e.ms)} ${e.name}\n`);
+    for (const e of summary.functions) process.stdout.write(`  fn ${perCall(e.ms)} ${e.name}\n`);
+  }
+  redis.disconnect();
+} finally {
+  await Promise.all(services.map((service) => service.stop(15_000)));
+  await Promise.all(databases.map((database) => database.drop().catch(() => undefined)));
+  redisServer?.kill("SIGTERM");
+}

@@ -1,0 +1,132 @@
+/**
+ * Micro-benchmark of the shared limits (docs/leases.md) with one key against many: this process's CPU per
+ * admit + settle at a fixed rate, round robin over `--keys` virtual keys (rpm, tpm and budget each), and the
+ * Redis commands per call (`INFO commandstats`; REDIS_URL, default redis://127.0.0.1:6379, so other clients'
+ * commands count too on a shared Redis). A key used less often than once per lease lifetime (5 s) takes a lease
+ * on every call.
+ *
+ *   npx tsx bench/micro/lease-keys.ts [--keys 100000] [--rate 2000] [--seconds 5] [--rounds 3]
+ */
+import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import type { FastifyBaseLogger } from "fastify";
+import { Redis } from "ioredis";
+import { Registry } from "prom-client";
+import { createLimits } from "../../services/gateway/src/limits/index.js";
+import type { AdmissionRequest, LimitSubject } from "../../services/gateway/src/limits/types.js";
+import { systemClock } from "../../services/gateway/src/time/clock.js";
+import { commandsBetween, parseCommandStats } from "../lib/redis-commands.js";
+import { median } from "../lib/stats.js";
+
+const { values } = parseArgs({
+  options: {
+    keys: { type: "string", default: "100000" },
+    rate: { type: "string", default: "2000" },
+    seconds: { type: "string", default: "5" },
+    rounds: { type: "string", default: "3" },
+  },
+});
+const keyCount = Number(values.keys);
+const rate = Number(values.rate);
+const seconds = Number(values.seconds);
+const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const prefix = `bench:lease-keys:${randomBytes(4).toString("hex")}:`;
+const silent = {
+  level: "silent",
+  fatal() {},
+  error() {},
+  warn() {},
+  info() {},
+  debug() {},
+  trace() {},
+  silent() {},
+  child: () => silent,
+} as unknown as FastifyBaseLogger;
+
+const subject = (id: string): LimitSubject => ({
+  scope: "key",
+  id,
+  rpmLimit: 100_000_000,
+  tpmLimit: 1e12,
+  maxBudget: 1e6,
+  budgetDuration: "30d",
+  budgetResetAt: Date.now() + 30 * 86_400_000,
+  spend: 0,
+});
+const calls: AdmissionRequest[] = Array.from({ length: keyCount }, () => ({
+  subjects: [subject(randomBytes(32).toString("hex"))],
+  model: "bench",
+  estimatedCost: 0,
+  estimatedTokens: 30,
+}));
+const usage = { cost: 0, totalTokens: 25 };
+
+const limits = createLimits({
+  redisUrl,
+  keyPrefix: prefix,
+  clock: systemClock,
+  log: silent,
+  registry: new Registry(),
+});
+const redis = new Redis(redisUrl);
+while ((await limits.readiness()).status !== "connected") await sleep(20);
+
+/** Paced admit + settle over the first `n` keys; CPU µs and Redis commands per call, over the run and 2 s after. */
+async function run(n: number, cursor: { at: number }) {
+  const total = Math.round(rate * seconds);
+  const before = parseCommandStats(await redis.info("commandstats"));
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  let done = 0;
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    const call = calls[cursor.at++ % n]!;
+    void limits.admitter.admit(call).then((admission) => {
+      setImmediate(() => admission.settle(usage));
+      done++;
+    });
+  }
+  while (done < total) await sleep(5);
+  await sleep(2000);
+  const used = process.cpuUsage(cpu);
+  const commands = commandsBetween(before, parseCommandStats(await redis.info("commandstats")));
+  delete commands.info;
+  const count = Object.values(commands).reduce((s, v) => s + v, 0);
+  return {
+    cpuUs: (used.user + used.system) / total,
+    commands: count / total,
+    scripts: (commands.evalsha ?? 0) / total,
+  };
+}
+
+const results = new Map<number, Array<{ cpuUs: number; commands: number; scripts: number }>>();
+const cursors = new Map<number, { at: number }>();
+for (const n of [1, keyCount]) cursors.set(n, { at: 0 });
+await run(Math.min(keyCount, 5000), { at: 0 }); // warm-up
+for (let round = 0; round < Number(values.rounds); round++) {
+  for (const n of round % 2 === 0 ? [1, keyCount] : [keyCount, 1]) {
+    const r = await run(n, cursors.get(n)!);
+    results.set(n, [...(results.get(n) ?? []), r]);
+    console.error(
+      `round ${round + 1}, ${n} keys: ${r.cpuUs.toFixed(1)} µs CPU/call, ${r.commands.toFixed(3)} commands/call`,
+    );
+  }
+}
+const one = median(results.get(1)!.map((r) => r.cpuUs));
+for (const [n, list] of results) {
+  const cpu = median(list.map((r) => r.cpuUs));
+  console.log(
+    `${n} keys: ${cpu.toFixed(1)} µs CPU per admit+settle (${(cpu / one).toFixed(2)}× 1 key), ${median(list.map((r) => r.commands)).toFixed(3)} Redis commands per call (${median(list.map((r) => r.scripts)).toFixed(3)} script calls)`,
+  );
+}
+await limits.close();
+let c = "0";
+do {
+  const [next, keys] = await redis.scan(c, "MATCH", `${prefix}*`, "COUNT", 1000);
+  c = next;
+  if (keys.length > 0) await redis.del(...keys);
+} while (c !== "0");
+redis.disconnect();
