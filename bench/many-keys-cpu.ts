@@ -4,8 +4,9 @@
  * runs the full pipeline (bench/gateway.yaml, Postgres, Redis) on a private redis-server, so Redis's
  * `INFO commandstats` counts only the gateways' commands. The keys are copies of one virtual key
  * (bench/lib/many-keys.ts), each warmed with one chat call so that the key cache and the metrics' label sets
- * already hold them: what is measured is a key used again after more than a lease lifetime (5 s), not a first
- * use. Rounds alternate 1 key and N keys on every gateway at a fixed rate; each run's CPU and commands are read
+ * hold them all; before each run the keys it will use get one more chat call and a 5 s pause: what is measured
+ * is a key used again after more than a lease lifetime (5 s) but well within the key cache's 60 s refresh age,
+ * not a first use or a key reload. Rounds alternate 1 key and N keys on every gateway at a fixed rate; each run's CPU and commands are read
  * over the run and the 2.5 s after it (so the idle leases it left are returned and counted too).
  *
  *   npm run build -w services/gateway   # in each checkout
@@ -196,19 +197,37 @@ try {
 
   const sets = [1, keyCount];
   const profiles: Array<{ file: string; calls: number }> = [];
+  /** Each target's tokens (one array, so pacedLoad's round-robin cursor carries on between rounds). */
+  const tokenSets = new Map<string, string[]>();
+  /** Where each target's cursor stands (pacedLoad issues every planned request). */
+  const cursors = new Map<string, number>();
+  const perRun = Math.round(rate * seconds);
   const results = new Map<string, { cpuUs: number[]; commands: number[]; p99: number[] }>();
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? gateways : [...gateways].reverse();
     for (const g of order) {
       for (const n of round % 2 === 0 ? sets : [...sets].reverse()) {
+        const tokens = tokenSets.get(`${g.label} ${n}`) ?? g.keys.slice(0, n);
+        tokenSets.set(`${g.label} ${n}`, tokens);
         const target: Target = {
           name: `${g.label} ${n}`,
           origin: g.origin,
           path: "/v1/chat/completions",
           headers: { authorization: `Bearer ${g.keys[0]}`, "content-type": "application/json" },
           model: "bench",
-          tokens: g.keys.slice(0, n),
+          tokens,
         };
+        if (n > 1) {
+          // The keys this run will use, used once more now: fresh in the key cache (well under its 60 s refresh
+          // age) and, after the pause, with no lease left (used less often than once per lease lifetime).
+          const at = cursors.get(target.name) ?? 0;
+          await warmWithChat(
+            g.origin,
+            Array.from({ length: perRun }, (_, i) => tokens[(at + i) % n]!),
+          );
+          cursors.set(target.name, at + perRun);
+          await sleep(5000);
+        }
         const statsBefore = parseCommandStats(await redis.info("commandstats"));
         const stop = await startCpu([processMeter(g.label, g.service.pid)]);
         const profiling = g.cdp !== undefined && round === 0;
