@@ -5,15 +5,19 @@
  * commands count too on a shared Redis). A key used less often than once per lease lifetime (5 s) takes a lease
  * on every call.
  *
- *   npx tsx bench/micro/lease-keys.ts [--keys 100000] [--rate 2000] [--seconds 5] [--rounds 3]
+ *   npx tsx bench/micro/lease-keys.ts [--keys 100000] [--rate 2000] [--seconds 5] [--rounds 3] [--before <dir>]
+ *
+ * `--before <dir>`: another checkout of this repository (e.g. `main`); its limits run in this same process on
+ * their own key prefix, in the same rounds, and are reported beside this checkout's.
  */
 import { randomBytes } from "node:crypto";
+import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import type { FastifyBaseLogger } from "fastify";
 import { Redis } from "ioredis";
 import { Registry } from "prom-client";
-import { createLimits } from "../../services/gateway/src/limits/index.js";
+import { createLimits, type Limits } from "../../services/gateway/src/limits/index.js";
 import type { AdmissionRequest, LimitSubject } from "../../services/gateway/src/limits/types.js";
 import { systemClock } from "../../services/gateway/src/time/clock.js";
 import { commandsBetween, parseCommandStats } from "../lib/redis-commands.js";
@@ -25,6 +29,7 @@ const { values } = parseArgs({
     rate: { type: "string", default: "2000" },
     seconds: { type: "string", default: "5" },
     rounds: { type: "string", default: "3" },
+    before: { type: "string" },
   },
 });
 const keyCount = Number(values.keys);
@@ -62,18 +67,27 @@ const calls: AdmissionRequest[] = Array.from({ length: keyCount }, () => ({
 }));
 const usage = { cost: 0, totalTokens: 25 };
 
-const limits = createLimits({
-  redisUrl,
-  keyPrefix: prefix,
-  clock: systemClock,
-  log: silent,
-  registry: new Registry(),
-});
+const open = async (label: string, create: typeof createLimits) => {
+  const limits = create({
+    redisUrl,
+    keyPrefix: `${prefix}${label}:`,
+    clock: systemClock,
+    log: silent,
+    registry: new Registry(),
+  });
+  while ((await limits.readiness()).status !== "connected") await sleep(20);
+  return { label, limits };
+};
+const variants: Array<{ label: string; limits: Limits }> = [await open("after", createLimits)];
+if (values.before !== undefined) {
+  const entry = join(resolve(values.before), "services/gateway/src/limits/index.ts");
+  const before = (await import(entry)) as { createLimits: typeof createLimits };
+  variants.push(await open("before", before.createLimits));
+}
 const redis = new Redis(redisUrl);
-while ((await limits.readiness()).status !== "connected") await sleep(20);
 
 /** Paced admit + settle over the first `n` keys; CPU µs and Redis commands per call, over the run and 2 s after. */
-async function run(n: number, cursor: { at: number }) {
+async function run(limits: Limits, n: number, cursor: { at: number }) {
   const total = Math.round(rate * seconds);
   const before = parseCommandStats(await redis.info("commandstats"));
   const cpu = process.cpuUsage();
@@ -102,27 +116,34 @@ async function run(n: number, cursor: { at: number }) {
   };
 }
 
-const results = new Map<number, Array<{ cpuUs: number; commands: number; scripts: number }>>();
-const cursors = new Map<number, { at: number }>();
-for (const n of [1, keyCount]) cursors.set(n, { at: 0 });
-await run(Math.min(keyCount, 5000), { at: 0 }); // warm-up
+const results = new Map<string, Array<{ cpuUs: number; commands: number; scripts: number }>>();
+const cursors = new Map<string, { at: number }>();
+for (const v of variants) await run(v.limits, Math.min(keyCount, 5000), { at: 0 }); // warm-up
 for (let round = 0; round < Number(values.rounds); round++) {
-  for (const n of round % 2 === 0 ? [1, keyCount] : [keyCount, 1]) {
-    const r = await run(n, cursors.get(n)!);
-    results.set(n, [...(results.get(n) ?? []), r]);
-    console.error(
-      `round ${round + 1}, ${n} keys: ${r.cpuUs.toFixed(1)} µs CPU/call, ${r.commands.toFixed(3)} commands/call`,
+  for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
+    for (const n of round % 2 === 0 ? [1, keyCount] : [keyCount, 1]) {
+      const name = `${v.label} ${n}`;
+      const cursor = cursors.get(name) ?? { at: 0 };
+      cursors.set(name, cursor);
+      const r = await run(v.limits, n, cursor);
+      results.set(name, [...(results.get(name) ?? []), r]);
+      console.error(
+        `round ${round + 1}, ${name} keys: ${r.cpuUs.toFixed(1)} µs CPU/call, ${r.commands.toFixed(3)} commands/call`,
+      );
+    }
+  }
+}
+for (const v of variants) {
+  const one = median(results.get(`${v.label} 1`)!.map((r) => r.cpuUs));
+  for (const n of [1, keyCount]) {
+    const list = results.get(`${v.label} ${n}`)!;
+    const cpu = median(list.map((r) => r.cpuUs));
+    console.log(
+      `${v.label}, ${n} keys: ${cpu.toFixed(1)} µs CPU per admit+settle (${(cpu / one).toFixed(2)}× 1 key), ${median(list.map((r) => r.commands)).toFixed(3)} Redis commands per call (${median(list.map((r) => r.scripts)).toFixed(3)} script calls)`,
     );
   }
 }
-const one = median(results.get(1)!.map((r) => r.cpuUs));
-for (const [n, list] of results) {
-  const cpu = median(list.map((r) => r.cpuUs));
-  console.log(
-    `${n} keys: ${cpu.toFixed(1)} µs CPU per admit+settle (${(cpu / one).toFixed(2)}× 1 key), ${median(list.map((r) => r.commands)).toFixed(3)} Redis commands per call (${median(list.map((r) => r.scripts)).toFixed(3)} script calls)`,
-  );
-}
-await limits.close();
+for (const v of variants) await v.limits.close();
 let c = "0";
 do {
   const [next, keys] = await redis.scan(c, "MATCH", `${prefix}*`, "COUNT", 1000);
