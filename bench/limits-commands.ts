@@ -8,15 +8,15 @@
  *
  * Needs `redis-server` on the PATH and the local Postgres (`--postgres`, default postgres://postgres@127.0.0.1:5432/postgres).
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Redis } from "ioredis";
-import { freePort, readyLine, type Service, spawnGateway, spawnService } from "./lib/children.js";
+import type { Redis } from "ioredis";
+import { readyLine, type Service, spawnGateway, spawnService } from "./lib/children.js";
 import { type BenchDatabase, createBenchDatabase, generateVirtualKey } from "./lib/full-pipeline.js";
+import { type PrivateRedis, startPrivateRedis } from "./lib/private-redis.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -119,20 +119,10 @@ async function run(
   say(`${label}: ${(total / calls).toFixed(3)} Redis commands per call over ${calls} calls (${detail})`);
 }
 
-let redisServer: ReturnType<typeof spawn> | undefined;
+let privateRedis: PrivateRedis | undefined;
 try {
-  const port = await freePort();
-  redisServer = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
-  const redisUrl = `redis://127.0.0.1:${port}`;
-  // Commands wait until the new server listens (ioredis retries the connection).
-  const redis = new Redis(redisUrl, {
-    maxRetriesPerRequest: null,
-    retryStrategy: (n) => (n > 50 ? null : 100),
-  });
-  redis.on("error", () => {});
-  await redis.ping();
+  privateRedis = await startPrivateRedis();
+  const { url: redisUrl, client: redis } = privateRedis;
   const upstreamService = spawnService("upstream", { entry: "bench/upstream.ts", env: { ...process.env } });
   services.push(upstreamService);
   const upstream = (await readyLine<{ ready: true; url: string; port: number }>(upstreamService)).url;
@@ -141,9 +131,8 @@ try {
   );
   await run("after", undefined, redisUrl, upstream, redis);
   if (flags.before !== undefined) await run("before", flags.before, redisUrl, upstream, redis);
-  redis.disconnect();
 } finally {
   await Promise.all(services.map((service) => service.stop(2000)));
   await Promise.all(databases.map((database) => database.drop().catch(() => undefined)));
-  redisServer?.kill("SIGTERM");
+  privateRedis?.stop();
 }

@@ -9,12 +9,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import type { FastifyBaseLogger } from "fastify";
 import { Redis } from "ioredis";
 import { Registry } from "prom-client";
 import { createLimits, type Limits } from "../services/gateway/src/limits/index.js";
 import type { AdmissionRequest, LimitSubject } from "../services/gateway/src/limits/types.js";
 import { systemClock } from "../services/gateway/src/time/clock.js";
+import { silentLogger } from "./lib/private-redis.js";
 
 const { values } = parseArgs({
   options: { calls: { type: "string", default: "20000" }, concurrency: { type: "string", default: "64" } },
@@ -24,17 +24,7 @@ const concurrency = Number(values.concurrency);
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefix = `bench:limits:${randomBytes(4).toString("hex")}:`;
 
-const silent = {
-  level: "silent",
-  fatal() {},
-  error() {},
-  warn() {},
-  info() {},
-  debug() {},
-  trace() {},
-  silent() {},
-  child: () => silent,
-} as unknown as FastifyBaseLogger;
+const silent = silentLogger;
 
 const subject = (scope: "key" | "user", id: string): LimitSubject => ({
   scope,

@@ -16,14 +16,12 @@
  *
  * Needs `redis-server` on the PATH and the local Postgres (`--postgres`).
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { Redis } from "ioredis";
 import { Pool } from "undici";
 import { freePort, readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
 import { processMeter, startCpu } from "./lib/cpu.js";
@@ -31,6 +29,7 @@ import { type BenchDatabase, createBenchDatabase, generateVirtualKey } from "./l
 import { benchGatewayEnv } from "./lib/gateway-env.js";
 import { completionBody, pacedLoad, type Target } from "./lib/load.js";
 import { insertKeyCopies } from "./lib/many-keys.js";
+import { type PrivateRedis, startPrivateRedis } from "./lib/private-redis.js";
 import { summarizeProfile } from "./lib/profile.js";
 import { commandsBetween, parseCommandStats } from "./lib/redis-commands.js";
 import { median } from "./lib/stats.js";
@@ -169,19 +168,10 @@ async function startGateway(
   return { label, service, origin, keys, cdp };
 }
 
-let redisServer: ReturnType<typeof spawn> | undefined;
+let privateRedis: PrivateRedis | undefined;
 try {
-  const port = await freePort();
-  redisServer = spawn("redis-server", ["--port", String(port), "--save", "", "--appendonly", "no"], {
-    stdio: "ignore",
-  });
-  const redisUrl = `redis://127.0.0.1:${port}`;
-  const redis = new Redis(redisUrl, {
-    maxRetriesPerRequest: null,
-    retryStrategy: (n) => (n > 50 ? null : 100),
-  });
-  redis.on("error", () => {});
-  await redis.ping();
+  privateRedis = await startPrivateRedis();
+  const { url: redisUrl, client: redis } = privateRedis;
   const upstream = spawnService("upstream", {
     entry: "bench/upstream.ts",
     env: { ...process.env, BENCH_UPSTREAM_API_KEY: upstreamKey },
@@ -280,9 +270,8 @@ try {
     for (const e of summary.areas) process.stdout.write(`  area ${perCall(e.ms)} ${e.name}\n`);
     for (const e of summary.functions) process.stdout.write(`  fn ${perCall(e.ms)} ${e.name}\n`);
   }
-  redis.disconnect();
 } finally {
   await Promise.all(services.map((service) => service.stop(15_000)));
   await Promise.all(databases.map((database) => database.drop().catch(() => undefined)));
-  redisServer?.kill("SIGTERM");
+  privateRedis?.stop();
 }

@@ -14,12 +14,12 @@ import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import type { FastifyBaseLogger } from "fastify";
 import { Redis } from "ioredis";
 import { Registry } from "prom-client";
 import { createLimits, type Limits } from "../../services/gateway/src/limits/index.js";
 import type { AdmissionRequest, LimitSubject } from "../../services/gateway/src/limits/types.js";
 import { systemClock } from "../../services/gateway/src/time/clock.js";
+import { silentLogger } from "../lib/private-redis.js";
 import { commandsBetween, parseCommandStats } from "../lib/redis-commands.js";
 import { median } from "../lib/stats.js";
 
@@ -37,17 +37,7 @@ const rate = Number(values.rate);
 const seconds = Number(values.seconds);
 const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefix = `bench:lease-keys:${randomBytes(4).toString("hex")}:`;
-const silent = {
-  level: "silent",
-  fatal() {},
-  error() {},
-  warn() {},
-  info() {},
-  debug() {},
-  trace() {},
-  silent() {},
-  child: () => silent,
-} as unknown as FastifyBaseLogger;
+const silent = silentLogger;
 
 const subject = (id: string): LimitSubject => ({
   scope: "key",
