@@ -89,9 +89,11 @@ export async function healthOf(docker: Docker, name: string): Promise<string> {
   return info.State.Health?.Status ?? info.State.Status;
 }
 
-/** The last lines of a container's log (stdout and stderr). */
-export async function logTail(docker: Docker, name: string, lines = 30): Promise<string> {
-  const raw = (await docker.getContainer(name).logs({ stdout: true, stderr: true, tail: lines })) as Buffer;
+/** The last lines of a container's log (stdout and stderr), of all or only those since `since` (unix seconds). */
+export async function logTail(docker: Docker, name: string, lines = 30, since?: number): Promise<string> {
+  const raw = (await docker
+    .getContainer(name)
+    .logs({ stdout: true, stderr: true, tail: lines, ...(since === undefined ? {} : { since }) })) as Buffer;
   // Strip the 8-byte multiplexing headers of a non-TTY stream.
   const out: string[] = [];
   for (let i = 0; i + 8 <= raw.length; ) {

@@ -253,6 +253,10 @@ describe("the local stack on a real engine", () => {
   it("loses no spend row when relational-db restarts under traffic", async () => {
     const r = await timed("restart under traffic", () => restartUnderTraffic(access()));
     expect(r.answered, "completions answered 200").toBeGreaterThan(0);
+    expect(
+      r.writesFailed,
+      "a spend write failed during the restart (the restart reached the spend path)",
+    ).toBe(true);
     expect(r.rows, `spend rows vs completions answered 200 (${JSON.stringify(r.statuses)})`).toBe(r.answered);
   });
 

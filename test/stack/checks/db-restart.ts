@@ -5,7 +5,7 @@
  * back).
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { waitHealthy } from "../create.js";
+import { logTail, waitHealthy } from "../create.js";
 import { chatStatus, makeKey, type StackAccess, spendOf } from "./access.js";
 
 /** What the traffic saw and what Postgres holds afterwards. */
@@ -16,6 +16,11 @@ export interface RestartOutcome {
   answered: number;
   /** Spend rows of the key once they stopped growing (or the wait ran out). */
   rows: number;
+  /**
+   * Whether the gateway logged a failed spend write during the restart (its recorder's "spend write to Postgres
+   * failed; rows kept and retried"): without one the restart did not reach the spend path.
+   */
+  writesFailed: boolean;
 }
 
 /**
@@ -41,6 +46,7 @@ export async function restartUnderTraffic(access: StackAccess, settleMs = 120_00
 
   await sleep(3000);
   phase = "during";
+  const since = Math.floor(Date.now() / 1000) - 1;
   log("docker restart relational-db (traffic running)");
   await docker.getContainer("relational-db").restart({ t: 10 });
   await waitHealthy(docker, "relational-db", 120_000);
@@ -56,6 +62,10 @@ export async function restartUnderTraffic(access: StackAccess, settleMs = 120_00
     await sleep(2000);
     rows = spendOf(access, alias).rows;
   }
-  log(`restart under traffic: ${JSON.stringify(statuses)}; ${answered} answered 200, ${rows} spend rows`);
-  return { statuses, answered, rows };
+  const gatewayLog = await logTail(docker, "gateway", 10_000, since);
+  const writesFailed = gatewayLog.includes("spend write to Postgres failed");
+  log(
+    `restart under traffic: ${JSON.stringify(statuses)}; ${answered} answered 200, ${rows} spend rows; spend writes ${writesFailed ? "failed during the restart and were retried" : "never failed"}`,
+  );
+  return { statuses, answered, rows, writesFailed };
 }
