@@ -111,7 +111,12 @@ case "$command" in
     dir="${1:-}"
     [[ -n "$dir" ]] || die "restore needs the folder a backup wrote"
     [[ -s "$dir/relational-db.sql" && -s "$dir/document-db.archive.gz" ]] || die "$dir has no relational-db.sql and document-db.archive.gz"
-    docker exec -i relational-db sh -c 'psql -q -v ON_ERROR_STOP=0 -U "$POSTGRES_USER" -d postgres' <"$dir/relational-db.sql" >/dev/null
+    # pg_dumpall --clean drops each database before creating it again; a plain DROP DATABASE fails while the
+    # gateway is connected (and everything after it then lands on the live tables, restoring nothing), so the
+    # drops are made WITH (FORCE) (PostgreSQL 13+), which ends those sessions. Errors psql reports for the
+    # connected role itself (it cannot be dropped, it already exists) are expected.
+    sed -E 's/^(DROP DATABASE IF EXISTS [^;]+);$/\1 WITH (FORCE);/' "$dir/relational-db.sql" |
+      docker exec -i relational-db sh -c 'psql -q -v ON_ERROR_STOP=0 -U "$POSTGRES_USER" -d postgres' >/dev/null
     echo "relational-db: restored from $dir/relational-db.sql"
     docker exec -i document-db sh -c 'mongorestore --quiet --drop --archive --gzip -u "$MONGO_INITDB_ROOT_USERNAME" -p "$MONGO_INITDB_ROOT_PASSWORD" --authenticationDatabase admin' <"$dir/document-db.archive.gz"
     echo "document-db: restored from $dir/document-db.archive.gz"

@@ -8,9 +8,24 @@
  * BuildKit would try to pull its `docker/dockerfile:1` frontend from a registry).
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { REPO_ROOT } from "../../infra/files.js";
+
+/**
+ * The private engine's folder the image suite and the stack rehearsal share (one after the other, never at
+ * once), so the images one builds (ours, the debootstrap base) are in the other's image store and build cache:
+ * PLATFORM_ENGINE_DIR, else /var/tmp/ai-platform-engine-<checkout hash>. Short (a unix socket path has a
+ * 108-byte limit), one per checkout, outside /tmp so it survives a reboot.
+ */
+export function sharedEngineDir(): string {
+  return (
+    process.env.PLATFORM_ENGINE_DIR ??
+    `/var/tmp/ai-platform-engine-${createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 8)}`
+  );
+}
 
 /** Result of one docker CLI call. */
 export interface DockerResult {

@@ -8,7 +8,6 @@
  * Needs root (it starts a private dockerd and may apt-get install docker.io and debootstrap).
  * IMAGES_CACHE_DIR keeps the stand-in rootfs (default ~/.cache/ai-platform-images).
  */
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -17,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../infra/files.js";
 import { installMocks, runPlatform, stackSettings } from "../infra/harness.js";
 import { buildDeclaredImage } from "./build-image.js";
-import { DockerEngine, ensureDebianPackages, stopLeftoverDaemon } from "./engine.js";
+import { DockerEngine, ensureDebianPackages, sharedEngineDir, stopLeftoverDaemon } from "./engine.js";
 import { IMAGES, type RunningContainer } from "./images.js";
 
 /** What the Pulumi program declares for one locally built image and its container. */
@@ -28,8 +27,8 @@ interface Declared {
   healthcheck: string[];
 }
 
-/** The engine's folder: short (a unix socket path has a 108-byte limit) and one per checkout. */
-const ENGINE_DIR = `/tmp/ai-platform-images-${createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 8)}`;
+/** The engine's folder, shared with the stack rehearsal (its image store and build cache). */
+const ENGINE_DIR = sharedEngineDir();
 
 let engine: DockerEngine;
 const declared = new Map<string, Declared>();

@@ -16,7 +16,7 @@ case "$1" in
       else printf 'gateway\\nrelational-db\\ndocument-db\\n'; fi ;;
   volume) [[ "$2" == ls ]] && printf 'platform-relational-db-data\\nother-volume\\nplatform-document-db-data\\n' ;;
   exec) case "$*" in
-      *pg_dumpall*) echo "-- PostgreSQL database cluster dump" ;;
+      *pg_dumpall*) printf -- '-- PostgreSQL database cluster dump\nDROP DATABASE IF EXISTS gateway;\n' ;;
       *mongodump*) printf 'mongo-archive' ;;
       *psql*|*mongorestore*) cat >"$STANDIN_LOG.stdin-$3" ;;
     esac ;;
@@ -114,6 +114,10 @@ describe("scripts/platform.sh", () => {
     expect(restored.status).toBe(0);
     expect(readFileSync(`${log}.stdin-document-db`, "utf8")).toBe("mongo-archive");
     expect(readFileSync(`${log}.stdin-relational-db`, "utf8")).toContain("PostgreSQL database cluster dump");
+    // The gateway stays connected: a plain DROP DATABASE would fail and the restore land on the live tables.
+    expect(readFileSync(`${log}.stdin-relational-db`, "utf8")).toContain(
+      "DROP DATABASE IF EXISTS gateway WITH (FORCE);",
+    );
     expect(restored.calls.some((c) => c.startsWith("docker exec -i relational-db sh -c psql"))).toBe(true);
     const missing = await run(["restore", path.join(dir, "none")]);
     expect(missing.status).toBe(1);

@@ -89,9 +89,11 @@ export async function healthOf(docker: Docker, name: string): Promise<string> {
   return info.State.Health?.Status ?? info.State.Status;
 }
 
-/** The last lines of a container's log (stdout and stderr). */
-export async function logTail(docker: Docker, name: string, lines = 30): Promise<string> {
-  const raw = (await docker.getContainer(name).logs({ stdout: true, stderr: true, tail: lines })) as Buffer;
+/** The last lines of a container's log (stdout and stderr), of all or only those since `since` (unix seconds). */
+export async function logTail(docker: Docker, name: string, lines = 30, since?: number): Promise<string> {
+  const raw = (await docker
+    .getContainer(name)
+    .logs({ stdout: true, stderr: true, tail: lines, ...(since === undefined ? {} : { since }) })) as Buffer;
   // Strip the 8-byte multiplexing headers of a non-TTY stream.
   const out: string[] = [];
   for (let i = 0; i + 8 <= raw.length; ) {
@@ -126,7 +128,8 @@ export type Seeds = Record<string, { path: string; content: Buffer; uid?: number
 
 /**
  * Creates every network, volume and container of `stack` on `docker` and starts the containers, in order.
- * Removes same-named leftovers of an earlier run first (containers, then networks and volumes).
+ * Removes same-named leftovers of an earlier run first (containers, then networks and, unless `keepVolumes`,
+ * volumes: with it, the volumes of an earlier creation are used again as `pulumi up` would, data and all).
  * @throws Error when a one-shot container exits non-zero or a waited-on container is not healthy in time.
  */
 export async function createStack(
@@ -137,9 +140,11 @@ export async function createStack(
     /** Caps nofile ulimits (the engine's own hard limit, when the machine cannot raise it); logged when applied. */
     nofileCap?: number;
     log?: (line: string) => void;
+    /** Keep existing volumes (a second creation on the same data). */
+    keepVolumes?: boolean;
   } = {},
 ): Promise<void> {
-  const { seeds = {}, nofileCap, log = () => {} } = options;
+  const { seeds = {}, nofileCap, log = () => {}, keepVolumes = false } = options;
   for (const c of [...stack.containers].reverse())
     await docker
       .getContainer(c.name)
@@ -150,14 +155,16 @@ export async function createStack(
       .getNetwork(n.name)
       .remove()
       .catch(() => {});
-  for (const v of stack.volumes)
-    await docker
-      .getVolume(v.name)
-      .remove()
-      .catch(() => {});
+  if (!keepVolumes)
+    for (const v of stack.volumes)
+      await docker
+        .getVolume(v.name)
+        .remove()
+        .catch(() => {});
 
   for (const n of stack.networks)
     await docker.createNetwork({ Name: n.name, Driver: n.driver, Attachable: n.attachable });
+  // Creating a volume that exists (keepVolumes) returns it unchanged.
   for (const v of stack.volumes) await docker.createVolume({ Name: v.name, Labels: v.labels });
 
   for (const c of stack.containers) {

@@ -221,17 +221,17 @@ export function describeStack(
 }
 
 /**
- * Runs the program for the `local` stack under the harness's mocks with the shipped `.env.example` and
- * describes what it declares. Once per process (Pulumi URNs must be unique within a stack).
+ * Runs the program for the `local` stack under the harness's mocks with `env` as its .env (default the shipped
+ * `.env.example`) and describes what it declares. Once per process (Pulumi URNs must be unique within a stack).
  */
-export async function declaredLocalStack(): Promise<StackDescription> {
+export async function declaredLocalStack(env?: Record<string, string>): Promise<StackDescription> {
   const { readFileSync } = await import("node:fs");
   const { parse } = await import("dotenv");
   const harness = await import("../infra/harness.js");
   await harness.installMocks("local");
   const { parseConfig } = await import("../../infra/config.js");
   const { REPO_ROOT } = await import("../../infra/files.js");
-  const env = parse(readFileSync(`${REPO_ROOT}.env.example`, "utf8"));
-  const run = await harness.runPlatform(parseConfig(await harness.stackSettings("local"), env));
+  const dotenv = env ?? parse(readFileSync(`${REPO_ROOT}.env.example`, "utf8"));
+  const run = await harness.runPlatform(parseConfig(await harness.stackSettings("local"), dotenv));
   return describeStack(run.registered, harness.dependenciesOf, (name) => run.containers.get(name)?.urn);
 }

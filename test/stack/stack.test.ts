@@ -3,10 +3,14 @@
  * stack under mocks, creates exactly the networks, volumes and containers it declares (./declared.ts,
  * ./create.ts) on a private Docker engine, and checks the running stack: every declared health check turns
  * healthy by Docker's own status, Prometheus has every scrape target up, no database publishes a host port, and
- * the services this repository builds run as non-root.
+ * the services this repository builds run as non-root; then, with a model the operator adds (./operator.ts), the
+ * smoke test passes (./checks/smoke.ts), a restart of relational-db under traffic loses no spend row
+ * (./checks/db-restart.ts), `scripts/platform.sh backup` then `restore` round-trip the keys and spend
+ * (./checks/backup.ts; its Mongo half runs against the document-db stand-in), and a second creation on the same
+ * volumes keeps the keys (./checks/second-run.ts).
  *
  * Images: gateway, console and scanner are built from their Dockerfiles as the program declares them (the
- * image suite's builder); every third-party image is a stand-in tagged with the pinned reference
+ * image suite's builder), from the operator's checkout (this one plus the model registered by add-model.sh); every third-party image is a stand-in tagged with the pinned reference
  * (./stand-ins/images.ts says which are Debian's real programs, which contract fakes, which answer health checks
  * only). The harness adds nothing to the declared inputs, so a wrong hostname, env name, port, volume path or
  * health-check command in infra/ makes a check fail. One seed: the hub is unreachable here, so the scanner's
@@ -14,11 +18,11 @@
  * default model's folder.
  *
  * Needs root (dockerd, apt-get) and the published host ports free (4000, 3000, 3001, 3030, 3080, 9090, 9093).
- * The engine's data root (images, build cache) is kept between runs in STACK_ENGINE_DIR (default
- * /var/tmp/ai-platform-stack-<checkout hash>); containers, networks and volumes are created afresh each run.
+ * The engine's data root (images, build cache) is kept between runs and shared with the image suite
+ * (../images/engine.ts sharedEngineDir: PLATFORM_ENGINE_DIR, default /var/tmp/ai-platform-engine-<checkout
+ * hash>); containers, networks and volumes are created afresh each run.
  */
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -27,15 +31,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../infra/files.js";
 import { DEFAULT_MODEL } from "../../scanner/src/config/env.js";
 import { buildDeclaredImage } from "../images/build-image.js";
-import { DockerEngine, ensureDebianPackages, stopLeftoverDaemon } from "../images/engine.js";
+import { DockerEngine, ensureDebianPackages, sharedEngineDir, stopLeftoverDaemon } from "../images/engine.js";
+import { backupRoundTrip } from "./checks/backup.js";
+import { restartUnderTraffic } from "./checks/db-restart.js";
+import { secondRunKeepsKeys } from "./checks/second-run.js";
+import { runSmokeTest } from "./checks/smoke.js";
 import { createStack, healthOf, type Seeds, waitHealthy } from "./create.js";
 import { declaredLocalStack, type StackDescription } from "./declared.js";
+import {
+  inCheckout,
+  OPERATOR_MODEL,
+  operatorCheckout,
+  operatorEnv,
+  removeModelServer,
+  startModelServer,
+} from "./operator.js";
 import { buildStandIns } from "./stand-ins/images.js";
 
-/** Short (a unix socket path has a 108-byte limit), one per checkout, outside /tmp so it survives reboots. */
-const ENGINE_DIR =
-  process.env.STACK_ENGINE_DIR ??
-  `/var/tmp/ai-platform-stack-${createHash("sha256").update(REPO_ROOT).digest("hex").slice(0, 8)}`;
+/** The engine's folder, shared with the image suite: the images it built are reused here. */
+const ENGINE_DIR = sharedEngineDir();
 /** The containers holding data: none may publish a port on the host. */
 const DATASTORES = ["relational-db", "document-db", "cache", "analytics-db", "object-store"];
 /** The containers of the images this repository builds. */
@@ -46,6 +60,11 @@ let engine: DockerEngine;
 let docker: Docker;
 let stack: StackDescription;
 const timings: Record<string, number> = {};
+
+/** What the checks of ./checks/ reach the running stack with. */
+function access() {
+  return { engine, docker, stack, log };
+}
 
 function log(line: string): void {
   process.stdout.write(`stack: ${line}\n`);
@@ -98,7 +117,8 @@ function scannerSeed(): Seeds {
 beforeAll(async () => {
   if (process.getuid?.() !== 0) throw new Error("the stack rehearsal needs root (dockerd, apt-get)");
   ensureDebianPackages({ dockerd: "docker.io", docker: "docker.io", debootstrap: "debootstrap" });
-  stack = await timed("declare", () => declaredLocalStack());
+  stack = await timed("declare", () => declaredLocalStack(operatorEnv()));
+  const checkout = operatorCheckout(path.join(ENGINE_DIR, "operator-checkout"));
 
   // runc refuses a container nofile limit above the daemon's own hard limit (analytics-db declares 262144).
   const nofile = Math.max(
@@ -126,8 +146,8 @@ beforeAll(async () => {
       if (image.kind !== "built") continue;
       const r = await buildDeclaredImage(engine, {
         imageName: image.ref,
-        context: image.context,
-        dockerfile: image.dockerfile,
+        context: inCheckout(checkout, image.context),
+        dockerfile: inCheckout(checkout, image.dockerfile),
       });
       if (r.status !== 0) throw new Error(`docker build of ${image.ref} failed:\n${r.tail}`);
     }
@@ -138,8 +158,20 @@ beforeAll(async () => {
     ];
     await buildStandIns(engine, pulled, path.join(ENGINE_DIR, "stand-in-context"));
   });
-  await timed("create", () => createStack(docker, stack, { seeds: scannerSeed(), nofileCap, log }));
+  await timed("create", () => createAll(false));
 });
+
+/**
+ * Creates the declared stack (`keepVolumes`: on the volumes of the earlier creation) and the operator's model
+ * server on the stack's network.
+ */
+async function createAll(keepVolumes: boolean): Promise<void> {
+  const network = stack.networks[0]?.name;
+  if (!network) throw new Error("the program declares no network");
+  await removeModelServer(docker);
+  await createStack(docker, stack, { seeds: scannerSeed(), nofileCap, log, keepVolumes });
+  await startModelServer(docker, network);
+}
 
 afterAll(async () => {
   log(`timings (s): ${JSON.stringify(timings)}`);
@@ -209,5 +241,38 @@ describe("the local stack on a real engine", () => {
       expect(uid, `${name} uid of process 1 (${await healthOf(docker, name)})`).toBeDefined();
       expect(Number(uid), `${name} uid`).toBeGreaterThan(0);
     }
+  });
+
+  it("passes scripts/smoke-test.sh with the operator's model (its eight checks, all checks passed)", async () => {
+    await waitHealthy(docker, OPERATOR_MODEL.container, 120_000);
+    const { status, output } = await timed("smoke test", () => runSmokeTest(stack));
+    expect(output).toContain("all checks passed");
+    expect(status, output).toBe(0);
+  });
+
+  it("loses no spend row when relational-db restarts under traffic", async () => {
+    const r = await timed("restart under traffic", () => restartUnderTraffic(access()));
+    expect(r.answered, "completions answered 200").toBeGreaterThan(0);
+    expect(
+      r.writesFailed,
+      "a spend write failed during the restart (the restart reached the spend path)",
+    ).toBe(true);
+    expect(r.rows, `spend rows vs completions answered 200 (${JSON.stringify(r.statuses)})`).toBe(r.answered);
+  });
+
+  it("round-trips keys and spend through scripts/platform.sh backup and restore (Mongo half: a stand-in)", async () => {
+    const r = await timed("backup and restore", () => backupRoundTrip(access()));
+    log(`backup and restore: ${JSON.stringify(r)}`);
+    expect(r.backedUp.rows, "spend rows before the backup").toBe(3);
+    expect(r.statusLost, "the revoked key before the restore").toBe(401);
+    expect(r.lost.rows, "spend rows after the loss").toBe(0);
+    expect(r.restored, "spend rows and key spend after the restore").toEqual(r.backedUp);
+    expect(r.statusRestored, "the restored key").toBe(200);
+  });
+
+  it("keeps a key made before when every container is created again on the same volumes", async () => {
+    const r = await timed("second run", () => secondRunKeepsKeys(access(), () => createAll(true)));
+    expect(r.before, "the key before the second run").toBe(200);
+    expect(r.after, "the key after the second run").toBe(200);
   });
 });

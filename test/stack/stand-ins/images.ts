@@ -7,8 +7,8 @@
  *   /docker-entrypoint-initdb.d as the official image does), redis (redis-server 7.0), prometheus, alertmanager
  *   (prometheus-alertmanager), postgresExporter (prometheus-postgres-exporter), redisExporter
  *   (prometheus-redis-exporter), caddy.
- * Contract fakes from test/fixtures (./server.ts): mongo (MongoDB 4.4 wire fake, and a `mongo` shell for its
- *   health check), langfuseWeb (Langfuse fake), presidioAnalyzer and presidioAnonymizer (Presidio fake),
+ * Contract fakes from test/fixtures (./server.ts): mongo (MongoDB 4.4 wire fake, a `mongo` shell for its
+ *   health check, and `mongodump` / `mongorestore` that copy the fake's data file for platform.sh backup), langfuseWeb (Langfuse fake), presidioAnalyzer and presidioAnonymizer (Presidio fake),
  *   librechat (answers /health only when MONGO_URI authenticates and its CONFIG_PATH file exists),
  *   minioClient (`mc mb` against the MinIO stand-in, with MC_HOST_<alias>'s credentials).
  * Health-check-only stand-ins: grafana, clickhouse (also accepts TCP on its native port 9000), minio (also
@@ -28,6 +28,14 @@ import type { DockerEngine } from "../../images/engine.js";
 import type { StandInRole } from "./server.js";
 
 const NODE_BASE = `platform-stand-in/node-bookworm:${process.version}`;
+/**
+ * The operator's model server (no part of the stack, see ../operator.ts): the contract fake of an
+ * OpenAI-compatible upstream (test/fixtures/openai-upstream.ts) on MODEL_SERVER_PORT, `GET /health` for its
+ * health; UPSTREAM_API_KEY in its environment is the bearer token it requires.
+ */
+export const MODEL_SERVER_IMAGE = "platform-stand-in/openai-upstream:latest";
+/** Port of {@link MODEL_SERVER_IMAGE}. */
+export const MODEL_SERVER_PORT = 8080;
 const TOOLS = "platform-stand-in/debian-tools:latest";
 const PACKAGES = [
   "postgresql",
@@ -84,15 +92,18 @@ fi
 exec "$@"
 `;
 
-const MONGO_SHELL = `#!/bin/sh
-STAND_IN='{"role":"mongo-shell"}' exec node /opt/stand-in/server.mjs "$@"
+/** A command of the mongo image run by the stand-in program in `role`. */
+const mongoTool = (role: string) => `#!/bin/sh
+STAND_IN='{"role":"${role}"}' exec node /opt/stand-in/server.mjs "$@"
 `;
 
 /** Files of the build context, by name. */
 const SCRIPTS: Record<string, string> = {
   "postgres-entrypoint.sh": POSTGRES_ENTRYPOINT,
   "redis-entrypoint.sh": REDIS_ENTRYPOINT,
-  mongo: MONGO_SHELL,
+  mongo: mongoTool("mongo-shell"),
+  mongodump: mongoTool("mongodump"),
+  mongorestore: mongoTool("mongorestore"),
 };
 
 const LANGFUSE_NEEDS = ["SALT", "ENCRYPTION_KEY", "NEXTAUTH_URL", "CLICKHOUSE_USER", "CLICKHOUSE_PASSWORD"];
@@ -121,6 +132,8 @@ const RECIPES: Record<ImageKey, string> = {
     "COPY postgres-entrypoint.sh /usr/local/bin/docker-entrypoint.sh",
     "RUN chmod 755 /usr/local/bin/docker-entrypoint.sh",
     `ENV PATH=${PG_BIN}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
+    // The official image's: `docker stop` / `restart` ask for a fast shutdown (SIGTERM would wait for every client).
+    "STOPSIGNAL SIGINT",
     'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]',
     'CMD ["postgres"]',
   ].join("\n"),
@@ -133,8 +146,8 @@ const RECIPES: Record<ImageKey, string> = {
     'CMD ["redis-server"]',
   ].join("\n"),
   mongo: [
-    "COPY mongo /usr/local/bin/mongo",
-    "RUN chmod 755 /usr/local/bin/mongo",
+    "COPY mongo mongodump mongorestore /usr/local/bin/",
+    "RUN chmod 755 /usr/local/bin/mongo /usr/local/bin/mongodump /usr/local/bin/mongorestore",
     node({ role: "mongo" }, "node", ["/data/db"]),
   ].join("\n"),
   clickhouse: node({ role: "http", port: 8123, health: ["/ping"], tcp: [9000] }, "101:101", [
@@ -204,7 +217,7 @@ const RECIPES: Record<ImageKey, string> = {
 
 /**
  * Builds (or finds in the build cache) the stand-in of every third-party image `refs` names, tagged with that
- * reference. `workDir` receives the build context (the bundled ./server.ts and the entrypoint scripts).
+ * reference, and {@link MODEL_SERVER_IMAGE}. `workDir` receives the build context (the bundled ./server.ts and the entrypoint scripts).
  * @returns the IMAGES key each reference stands in for.
  * @throws Error for a reference infra/images.ts does not pin, or with docker's output when a build fails.
  */
@@ -241,6 +254,11 @@ export async function buildStandIns(
   ].join("\n");
   await buildFrom(engine, TOOLS, tools, workDir);
   for (const [ref, key] of keys) await buildFrom(engine, ref, `FROM ${TOOLS}\n${RECIPES[key]}\n`, workDir);
+  const modelServer = node(
+    { role: "http", port: MODEL_SERVER_PORT, health: ["/health"], fake: "openai" },
+    "1000",
+  );
+  await buildFrom(engine, MODEL_SERVER_IMAGE, `FROM ${TOOLS}\n${modelServer}\n`, workDir);
   return keys;
 }
 

@@ -9,16 +9,28 @@
  *   what is missing); other paths go to the contract fake `fake` (test/fixtures), when there is one.
  * - `mongo`: the MongoDB 4.4 wire fake on 27017 with MONGO_INITDB_ROOT_USERNAME / _PASSWORD, data in /data/db.
  * - `mongo-shell`: the legacy `mongo` shell's health-check use: `--eval` of a ping, exit 0 when it answers ok.
+ * - `mongodump` / `mongorestore`: what scripts/platform.sh's backup and restore call (`--archive --gzip`, the
+ *   root user's `-u`/`-p`, `--authenticationDatabase admin`): they authenticate against the wire fake as the
+ *   real tools do, then write the fake's data file gzipped to stdout, or replace it (`--drop`) with the gzipped
+ *   archive read from stdin (the fake reads the file before every command). A stand-in of the Mongo half of a
+ *   backup: not MongoDB's archive format.
  * - `mc`: MinIO's client for `mb [--ignore-existing] <alias>/<bucket>` with the alias from MC_HOST_<alias>.
  */
 
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
+import { parseArgs } from "node:util";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { EJSON } from "bson";
 import { MongoClient } from "mongodb";
 import { startFakeLangfuse } from "../../fixtures/langfuse.js";
 import { startFakeMongo } from "../../fixtures/mongo-wire.js";
+import { startFakeUpstream } from "../../fixtures/openai-upstream.js";
 import { startFakePresidio } from "../../fixtures/presidio-analyzer.js";
+
+/** The wire fake's data file in the mongo stand-in (its volume is declared at /data/db). */
+const MONGO_DATA_FILE = "/data/db/stand-in.json";
 
 /** What a stand-in image does, baked into it as STAND_IN. */
 export type StandInRole =
@@ -35,10 +47,12 @@ export type StandInRole =
       /** Further TCP ports it accepts connections on (e.g. ClickHouse's native 9000). */
       tcp?: number[];
       /** The contract fake answering the other paths. */
-      fake?: "langfuse" | "presidio" | "minio" | "chat";
+      fake?: "langfuse" | "presidio" | "minio" | "chat" | "openai";
     }
   | { role: "mongo" }
   | { role: "mongo-shell" }
+  | { role: "mongodump" }
+  | { role: "mongorestore" }
   | { role: "mc" };
 
 const DEFAULT_PORTS: Record<string, number> = {
@@ -109,6 +123,9 @@ async function startFake(fake: Extract<StandInRole, { role: "http" }>["fake"]): 
     return (await startFakeLangfuse({ publicKey, secretKey })).url;
   }
   if (fake === "presidio") return (await startFakePresidio()).url;
+  // An OpenAI-compatible model server; UPSTREAM_API_KEY set: requests must carry it as their bearer token.
+  if (fake === "openai")
+    return (await startFakeUpstream({ apiKey: process.env.UPSTREAM_API_KEY, record: false })).url;
   return undefined;
 }
 
@@ -169,6 +186,51 @@ async function mongoShell(): Promise<number> {
   }
 }
 
+/**
+ * `mongodump` / `mongorestore` with `--archive --gzip`: authenticate as `-u`/`-p` against the local fake, then
+ * dump or replace its data file (stdout / stdin).
+ */
+async function mongoTool(tool: "mongodump" | "mongorestore", args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: false,
+    options: {
+      username: { type: "string", short: "u" },
+      password: { type: "string", short: "p" },
+      authenticationDatabase: { type: "string" },
+    },
+  });
+  if (!args.includes("--archive") || !args.includes("--gzip")) {
+    process.stderr.write(`${tool} stand-in: only --archive --gzip (stdin/stdout) is supported\n`);
+    return 2;
+  }
+  const auth = `${encodeURIComponent(String(values.username ?? ""))}:${encodeURIComponent(String(values.password ?? ""))}`;
+  const client = new MongoClient(
+    `mongodb://${auth}@127.0.0.1:27017/?directConnection=true&authSource=${values.authenticationDatabase ?? "admin"}`,
+    { serverSelectionTimeoutMS: 5000 },
+  );
+  try {
+    await client.connect();
+    await client.db("admin").command({ ping: 1 });
+  } catch (error) {
+    process.stderr.write(`${tool}: ${String(error)}\n`);
+    return 1;
+  } finally {
+    await client.close().catch(() => {});
+  }
+  if (tool === "mongodump") {
+    const data = existsSync(MONGO_DATA_FILE) ? readFileSync(MONGO_DATA_FILE) : Buffer.from("{}");
+    process.stdout.write(gzipSync(data));
+    return 0;
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const text = gunzipSync(Buffer.concat(chunks)).toString("utf8");
+  EJSON.parse(text); // refuses an archive that is not the fake's data
+  writeFileSync(MONGO_DATA_FILE, text);
+  return 0;
+}
+
 async function mc(args: string[]): Promise<number> {
   const positional = args.filter((a) => !a.startsWith("--"));
   if (positional[0] !== "mb" || !positional[1]) {
@@ -209,12 +271,14 @@ async function main(): Promise<void> {
       password,
       host: "0.0.0.0",
       port: 27017,
-      dataFile: "/data/db/stand-in.json",
+      dataFile: MONGO_DATA_FILE,
     });
     process.stdout.write("mongo stand-in listening on 27017\n");
     return;
   }
   if (role.role === "mongo-shell") process.exit(await mongoShell());
+  if (role.role === "mongodump" || role.role === "mongorestore")
+    process.exit(await mongoTool(role.role, process.argv.slice(2)));
   if (role.role === "mc") process.exit(await mc(process.argv.slice(2)));
   throw new Error(`STAND_IN names no known role: ${process.env.STAND_IN}`);
 }
