@@ -219,6 +219,24 @@ describe("the local stack on a real engine", () => {
     expect(down, down.join("\n")).toEqual([]);
   });
 
+  it("has its alertmanager and reloads its rules through POST /-/reload", async () => {
+    const metrics = stack.containers.find((c) => c.name === "metrics")?.ports[0];
+    if (!metrics) throw new Error("the program publishes no Prometheus port");
+    const base = `http://${metrics.ip}:${metrics.external}`;
+    let active: { url: string }[] = [];
+    for (let i = 0; i < 30 && active.length === 0; i++) {
+      const r = await fetch(`${base}/api/v1/alertmanagers`);
+      active = ((await r.json()) as { data: { activeAlertmanagers: { url: string }[] } }).data
+        .activeAlertmanagers;
+      if (active.length === 0) await sleep(2000);
+    }
+    expect(active.map((a) => a.url).join(", "), "Prometheus's active alertmanagers").toMatch(/alert/);
+    const reload = await fetch(`${base}/-/reload`, { method: "POST" });
+    expect(reload.status, await reload.text()).toBe(200);
+    const rules = (await (await fetch(`${base}/api/v1/rules`)).json()) as { data: { groups: unknown[] } };
+    expect(rules.data.groups.length, "rule groups after the reload").toBeGreaterThan(0);
+  });
+
   it("publishes no host port of a database", async () => {
     for (const name of DATASTORES) {
       const info = await docker.getContainer(name).inspect();

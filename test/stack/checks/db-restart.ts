@@ -1,9 +1,9 @@
 /**
- * `docker restart relational-db` under traffic: chat completions with one virtual key run back to back before,
+ * relational-db restarted under traffic (stopped, 2.5 s down, started): chat completions with one virtual key run back to back before,
  * during and after the restart; afterwards every completion answered 200 must have its spend row in Postgres
  * (the gateway holds the rows it could not write, spooling them to disk, and writes them once the database is
  * back). The restart is repeated until the gateway logged a failed spend write during one, so the check cannot
- * pass on a restart that fell between two writes.
+ * pass on a restart that never reached the spend path.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { logTail, waitHealthy } from "../create.js";
@@ -25,6 +25,9 @@ export interface RestartOutcome {
   /** How many restarts it took. */
   restarts: number;
 }
+
+/** How long relational-db stays stopped during a restart, ms: longer than the spend writer's 1 s interval. */
+const DOWN_MS = 2500;
 
 /** What the gateway's spend recorder logs when a write to Postgres fails (services/gateway/src/spend/recorder.ts). */
 const WRITE_FAILED = "spend write to Postgres failed";
@@ -57,13 +60,17 @@ export async function restartUnderTraffic(
   await sleep(3000);
   phase = "during";
   const since = Math.floor(Date.now() / 1000) - 1;
-  // Postgres's fast shutdown and start take about a second, the gateway writes spend once a second: a restart
-  // can fall between two writes. Restart again (up to `maxRestarts`) until a write failed during one.
+  // Postgres's fast shutdown and start take about a second and the gateway writes spend once a second, so a
+  // plain `docker restart` often falls between two writes (5 misses in a row were seen). The restart is a stop,
+  // a pause longer than the write interval, and a start; repeated (up to `maxRestarts`) until a write failed.
   let restarts = 0;
   let writesFailed = false;
   while (!writesFailed && restarts < maxRestarts) {
-    log("docker restart relational-db (traffic running)");
-    await docker.getContainer("relational-db").restart({ t: 10 });
+    log(`restarting relational-db: stop, ${DOWN_MS} ms down, start (traffic running)`);
+    const container = docker.getContainer("relational-db");
+    await container.stop({ t: 10 });
+    await sleep(DOWN_MS);
+    await container.start();
     restarts += 1;
     await sleep(3000);
     writesFailed = (await logTail(docker, "gateway", 10_000, since)).includes(WRITE_FAILED);
