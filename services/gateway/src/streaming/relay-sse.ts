@@ -8,12 +8,14 @@
  * (OpenAI API reference, chat completion chunk object: `usage` is "only present if" it was asked for).
  */
 
+import { isUtf8 } from "node:buffer";
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from "../pipeline/types.js";
 import { chunkText, type OutputMeter } from "./output-meter.js";
+import { PieceWriter } from "./piece-writer.js";
 import { type ChunkHead, chunkHead, lengthStop, streamFailure } from "./stream-end.js";
 
 export interface RelayOptions {
@@ -113,9 +115,10 @@ export async function relaySse(
     guardDecisions: [],
   };
   let first = true;
+  const out = new PieceWriter(res);
   const write = (data: string) => {
     if (first) options.open?.();
-    res.write(encoder.encode(data));
+    out.write(encoder.encode(data));
     options.onPayload?.(data);
     if (first) {
       first = false;
@@ -129,7 +132,8 @@ export async function relaySse(
   let started = false;
   /** No more upstream events are taken (cut at the limit, or the first event was not a chunk). */
   let stopped = false;
-  let head: ChunkHead = {};
+  /** The last chunk relayed: its head fields go on the chunks a cut adds. */
+  let last: Chunk | undefined;
   const choices = new Set<number>();
   const cut = () => {
     stopped = true;
@@ -140,6 +144,7 @@ export async function relaySse(
     const usage = options.stripUsage
       ? undefined
       : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    const head = last === undefined ? {} : chunkHead(last);
     for (const payload of lengthStop(head, [...choices], usage)) emit(payload);
   };
   const onEvent = (event: EventSourceMessage) => {
@@ -174,13 +179,15 @@ export async function relaySse(
       if (!meter.fits(chunkText(chunk))) return cut();
       meter.commit();
     }
-    head = chunkHead(chunk);
+    last = chunk;
     if (Array.isArray(chunk.choices)) {
       for (const choice of chunk.choices) if (typeof choice?.index === "number") choices.add(choice.index);
     }
     if (chunk.usage) outcome.usage = chunk.usage;
-    if (!usagePattern.test(data)) {
-      emit(options.stripUsage ? data.replace(nullUsagePattern, "") : data);
+    // A cheap substring check first: most chunks carry no `"usage"` at all (the client did not ask for it).
+    const mentionsUsage = data.includes('"usage"');
+    if (!mentionsUsage || !usagePattern.test(data)) {
+      emit(options.stripUsage && mentionsUsage ? data.replace(nullUsagePattern, "") : data);
       return;
     }
     if (!options.stripUsage) emit(data);
@@ -223,6 +230,7 @@ export async function relaySse(
     await readEvents(
       upstream,
       res,
+      out,
       onEvent,
       guard === undefined ? undefined : () => drainQueue(guard),
       () => outcome.blocked !== undefined || stopped,
@@ -246,25 +254,39 @@ export async function relaySse(
 }
 
 /**
- * Feeds `upstream`'s server-sent events to `onEvent` as they arrive, writes to `res` corked per piece read, runs
- * `afterFeed` (the output guard's turn) after each piece, and stops when the client left or `stopped()` says so.
+ * Feeds `upstream`'s server-sent events to `onEvent` as they arrive, runs `afterFeed` (the output guard's turn)
+ * after each piece, writes what the relay wrote to `out` for that piece in one write (the piece's own bytes when it
+ * went out unchanged, {@link PieceWriter}), and stops when the client left or `stopped()` says so.
  * Backpressure: while `res` needs draining, reading pauses. Throws what reading the upstream throws.
  */
 export async function readEvents(
   upstream: AsyncIterable<Buffer>,
   res: ServerResponse,
+  out: PieceWriter,
   onEvent: (event: EventSourceMessage) => void,
   afterFeed: (() => Promise<void>) | undefined,
   stopped: () => boolean,
 ): Promise<void> {
   const parser = createParser({ onEvent });
   const decoder = new TextDecoder();
+  /** Every piece so far was whole UTF-8 (the decoder holds no partial character). */
+  let whole = true;
+  let first = true;
   for await (const piece of upstream) {
     if (res.destroyed) break;
-    res.cork();
-    parser.feed(decoder.decode(piece, { stream: true }));
-    if (afterFeed !== undefined) await afterFeed();
-    res.uncork();
+    const text = decoder.decode(piece, { stream: true });
+    // The decoded text is the piece's bytes exactly when the piece is whole UTF-8 and no BOM was dropped.
+    whole = whole && isUtf8(piece);
+    const exact = whole && !(first && piece[0] === 0xef);
+    first = false;
+    out.hold();
+    try {
+      parser.feed(text);
+      if (afterFeed !== undefined) await afterFeed();
+    } finally {
+      if (exact) out.release(piece, text);
+      else out.release();
+    }
     if (stopped()) break;
     if (res.writableNeedDrain) await Promise.race([once(res, "drain"), once(res, "close")]);
   }
