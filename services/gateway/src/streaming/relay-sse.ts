@@ -16,6 +16,7 @@ import { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from "../pipeline/types.js";
 import { chunkText, type OutputMeter } from "./output-meter.js";
 import { PieceWriter } from "./piece-writer.js";
+import { plainContentChunk } from "./plain-chunk.js";
 import { type ChunkHead, chunkHead, lengthStop, streamFailure } from "./stream-end.js";
 
 export interface RelayOptions {
@@ -132,8 +133,8 @@ export async function relaySse(
   let started = false;
   /** No more upstream events are taken (cut at the limit, or the first event was not a chunk). */
   let stopped = false;
-  /** The last chunk relayed: its head fields go on the chunks a cut adds. */
-  let last: Chunk | undefined;
+  /** The last chunk relayed (parsed, or its text when read as a plain chunk): its head goes on a cut's chunks. */
+  let last: Chunk | string | undefined;
   const choices = new Set<number>();
   const cut = () => {
     stopped = true;
@@ -144,7 +145,7 @@ export async function relaySse(
     const usage = options.stripUsage
       ? undefined
       : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-    const head = last === undefined ? {} : chunkHead(last);
+    const head = last === undefined ? {} : chunkHead(typeof last === "string" ? JSON.parse(last) : last);
     for (const payload of lengthStop(head, [...choices], usage)) emit(payload);
   };
   const onEvent = (event: EventSourceMessage) => {
@@ -156,34 +157,43 @@ export async function relaySse(
       emit(data);
       return;
     }
-    let chunk: Chunk;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      chunk = undefined as unknown as Chunk;
-    }
-    if (chunk === null || typeof chunk !== "object") {
-      if (!started) {
-        stopped = true;
-        outcome.unsent = true;
+    // Past the first event, a plain content chunk is read without parsing it whole (plain-chunk.ts).
+    const plain = started ? plainContentChunk(data) : undefined;
+    let chunk: Chunk | undefined;
+    if (plain === undefined) {
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        chunk = undefined;
+      }
+      if (chunk === null || typeof chunk !== "object") {
+        if (!started) {
+          stopped = true;
+          outcome.unsent = true;
+          return;
+        }
+        // A later event that is no chunk: relayed as it came, its bytes counted as output (erring high).
+        if (meter !== undefined && !meter.fits(data)) return cut();
+        meter?.commit();
+        emit(data);
         return;
       }
-      // A later event that is no chunk: relayed as it came, its bytes counted as output (erring high).
-      if (meter !== undefined && !meter.fits(data)) return cut();
-      meter?.commit();
-      emit(data);
-      return;
     }
     started = true;
     if (meter !== undefined) {
-      if (!meter.fits(chunkText(chunk))) return cut();
+      if (!meter.fits(plain === undefined ? chunkText(chunk!) : plain.text)) return cut();
       meter.commit();
     }
-    last = chunk;
-    if (Array.isArray(chunk.choices)) {
-      for (const choice of chunk.choices) if (typeof choice?.index === "number") choices.add(choice.index);
+    if (plain !== undefined) {
+      last = data;
+      choices.add(plain.index);
+    } else {
+      last = chunk!;
+      if (Array.isArray(chunk!.choices)) {
+        for (const choice of chunk!.choices) if (typeof choice?.index === "number") choices.add(choice.index);
+      }
+      if (chunk!.usage) outcome.usage = chunk!.usage;
     }
-    if (chunk.usage) outcome.usage = chunk.usage;
     // A cheap substring check first: most chunks carry no `"usage"` at all (the client did not ask for it).
     const mentionsUsage = data.includes('"usage"');
     if (!mentionsUsage || !usagePattern.test(data)) {
@@ -191,7 +201,7 @@ export async function relaySse(
       return;
     }
     if (!options.stripUsage) emit(data);
-    else if ((chunk.choices?.length ?? 0) > 0) {
+    else if (chunk !== undefined && (chunk.choices?.length ?? 0) > 0) {
       const { usage: _asked, ...withoutUsage } = chunk;
       emit(JSON.stringify(withoutUsage));
     }
