@@ -3,6 +3,7 @@ import type { EventSourceMessage } from "eventsource-parser";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputGuard, Usage } from "../pipeline/types.js";
 import type { OutputMeter } from "./output-meter.js";
+import { PieceWriter } from "./piece-writer.js";
 import { endGuarded, guardFailure, readEvents } from "./relay-sse.js";
 import { isStreamTimeout, StreamTimeoutError } from "./stream-end.js";
 
@@ -133,8 +134,9 @@ export async function relayNative(
   /** Whole released content text per index, and whether any of it was rewritten (then repeats are too). */
   const texts = new Map<number, string>();
   let rewritten = false;
+  const out = new PieceWriter(res);
   const write = (item: Item, released: string) => {
-    if (item.wire !== undefined) return void res.write(item.wire);
+    if (item.wire !== undefined) return out.write(item.wire);
     const event = item.event!;
     let json = event.json;
     if (item.content !== undefined) {
@@ -146,7 +148,7 @@ export async function relayNative(
         json = reader.mask(json, texts, text);
       }
     } else if (rewritten && json !== undefined) json = reader.mask(json, texts, undefined);
-    res.write(sse(event.event, json === event.json ? event.data : JSON.stringify(json)));
+    out.write(sse(event.event, json === event.json ? event.data : JSON.stringify(json)));
   };
   const queued: Item[] = [];
   const emit = (item: Item) => (guard === undefined ? write(item, item.payload) : queued.push(item));
@@ -183,7 +185,7 @@ export async function relayNative(
   const block = (refusal: GatewayError) => {
     ended = true;
     outcome.blocked = refusal;
-    if (!res.destroyed) res.write(reader.error(refusal.status, refusal.type, refusal.message));
+    if (!res.destroyed) out.write(reader.error(refusal.status, refusal.type, refusal.message));
   };
   /** Hands the queued items to the guard in order, writing what it releases (its payloads map 1:1 to items, in order). */
   const held: Item[] = [];
@@ -208,6 +210,7 @@ export async function relayNative(
     await readEvents(
       upstream,
       res,
+      out,
       onEvent,
       guard === undefined ? undefined : () => drain(guard),
       () => stopped || outcome.blocked !== undefined,

@@ -83,7 +83,9 @@ export class OutputMeter {
   tokens = 0;
   private bytes = 0;
   private textChunks = 0;
-  private pending = { tokens: 0, bytes: 0, textChunks: 0 };
+  private pendingTokens = 0;
+  private pendingBytes = 0;
+  private pendingTextChunks = 0;
 
   /**
    * @param limit the call's reservation, tokens: {@link OutputMeter.fits} says whether a chunk stays within it.
@@ -97,21 +99,25 @@ export class OutputMeter {
   /** Whether the output so far plus `text` stays within the limit; remembers `text` for {@link commit}. */
   fits(text: string): boolean {
     if (text === "") {
-      this.pending = { tokens: this.tokens, bytes: this.bytes, textChunks: this.textChunks };
+      this.pendingTokens = this.tokens;
+      this.pendingBytes = this.bytes;
+      this.pendingTextChunks = this.textChunks;
       return true;
     }
     const bytes = this.bytes + Buffer.byteLength(text);
     const textChunks = this.textChunks + 1;
     const tokens =
       this.count === undefined ? Math.max(textChunks, Math.ceil(bytes / 4)) : this.tokens + this.count(text);
-    this.pending = { tokens, bytes, textChunks };
+    this.pendingTokens = tokens;
+    this.pendingBytes = bytes;
+    this.pendingTextChunks = textChunks;
     return tokens <= this.limit;
   }
 
   /** Counts the text last given to {@link fits} (it was relayed). */
   commit(): void {
-    this.tokens = this.pending.tokens;
-    this.bytes = this.pending.bytes;
-    this.textChunks = this.pending.textChunks;
+    this.tokens = this.pendingTokens;
+    this.bytes = this.pendingBytes;
+    this.textChunks = this.pendingTextChunks;
   }
 }

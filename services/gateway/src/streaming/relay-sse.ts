@@ -8,12 +8,15 @@
  * (OpenAI API reference, chat completion chunk object: `usage` is "only present if" it was asked for).
  */
 
+import { isUtf8 } from "node:buffer";
 import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from "../pipeline/types.js";
 import { chunkText, type OutputMeter } from "./output-meter.js";
+import { PieceWriter } from "./piece-writer.js";
+import { plainContentChunk } from "./plain-chunk.js";
 import { type ChunkHead, chunkHead, lengthStop, streamFailure } from "./stream-end.js";
 
 export interface RelayOptions {
@@ -113,9 +116,10 @@ export async function relaySse(
     guardDecisions: [],
   };
   let first = true;
+  const out = new PieceWriter(res);
   const write = (data: string) => {
     if (first) options.open?.();
-    res.write(encoder.encode(data));
+    out.write(encoder.encode(data));
     options.onPayload?.(data);
     if (first) {
       first = false;
@@ -129,7 +133,8 @@ export async function relaySse(
   let started = false;
   /** No more upstream events are taken (cut at the limit, or the first event was not a chunk). */
   let stopped = false;
-  let head: ChunkHead = {};
+  /** The last chunk relayed (parsed, or its text when read as a plain chunk): its head goes on a cut's chunks. */
+  let last: Chunk | string | undefined;
   const choices = new Set<number>();
   const cut = () => {
     stopped = true;
@@ -140,6 +145,7 @@ export async function relaySse(
     const usage = options.stripUsage
       ? undefined
       : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    const head = last === undefined ? {} : chunkHead(typeof last === "string" ? JSON.parse(last) : last);
     for (const payload of lengthStop(head, [...choices], usage)) emit(payload);
   };
   const onEvent = (event: EventSourceMessage) => {
@@ -151,40 +157,51 @@ export async function relaySse(
       emit(data);
       return;
     }
-    let chunk: Chunk;
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      chunk = undefined as unknown as Chunk;
-    }
-    if (chunk === null || typeof chunk !== "object") {
-      if (!started) {
-        stopped = true;
-        outcome.unsent = true;
+    // Past the first event, a plain content chunk is read without parsing it whole (plain-chunk.ts).
+    const plain = started ? plainContentChunk(data) : undefined;
+    let chunk: Chunk | undefined;
+    if (plain === undefined) {
+      try {
+        chunk = JSON.parse(data);
+      } catch {
+        chunk = undefined;
+      }
+      if (chunk === null || typeof chunk !== "object") {
+        if (!started) {
+          stopped = true;
+          outcome.unsent = true;
+          return;
+        }
+        // A later event that is no chunk: relayed as it came, its bytes counted as output (erring high).
+        if (meter !== undefined && !meter.fits(data)) return cut();
+        meter?.commit();
+        emit(data);
         return;
       }
-      // A later event that is no chunk: relayed as it came, its bytes counted as output (erring high).
-      if (meter !== undefined && !meter.fits(data)) return cut();
-      meter?.commit();
-      emit(data);
-      return;
     }
     started = true;
     if (meter !== undefined) {
-      if (!meter.fits(chunkText(chunk))) return cut();
+      if (!meter.fits(plain === undefined ? chunkText(chunk!) : plain.text)) return cut();
       meter.commit();
     }
-    head = chunkHead(chunk);
-    if (Array.isArray(chunk.choices)) {
-      for (const choice of chunk.choices) if (typeof choice?.index === "number") choices.add(choice.index);
+    if (plain !== undefined) {
+      last = data;
+      choices.add(plain.index);
+    } else {
+      last = chunk!;
+      if (Array.isArray(chunk!.choices)) {
+        for (const choice of chunk!.choices) if (typeof choice?.index === "number") choices.add(choice.index);
+      }
+      if (chunk!.usage) outcome.usage = chunk!.usage;
     }
-    if (chunk.usage) outcome.usage = chunk.usage;
-    if (!usagePattern.test(data)) {
-      emit(options.stripUsage ? data.replace(nullUsagePattern, "") : data);
+    // A cheap substring check first: most chunks carry no `"usage"` at all (the client did not ask for it).
+    const mentionsUsage = data.includes('"usage"');
+    if (!mentionsUsage || !usagePattern.test(data)) {
+      emit(options.stripUsage && mentionsUsage ? data.replace(nullUsagePattern, "") : data);
       return;
     }
     if (!options.stripUsage) emit(data);
-    else if ((chunk.choices?.length ?? 0) > 0) {
+    else if (chunk !== undefined && (chunk.choices?.length ?? 0) > 0) {
       const { usage: _asked, ...withoutUsage } = chunk;
       emit(JSON.stringify(withoutUsage));
     }
@@ -223,6 +240,7 @@ export async function relaySse(
     await readEvents(
       upstream,
       res,
+      out,
       onEvent,
       guard === undefined ? undefined : () => drainQueue(guard),
       () => outcome.blocked !== undefined || stopped,
@@ -246,25 +264,39 @@ export async function relaySse(
 }
 
 /**
- * Feeds `upstream`'s server-sent events to `onEvent` as they arrive, writes to `res` corked per piece read, runs
- * `afterFeed` (the output guard's turn) after each piece, and stops when the client left or `stopped()` says so.
+ * Feeds `upstream`'s server-sent events to `onEvent` as they arrive, runs `afterFeed` (the output guard's turn)
+ * after each piece, writes what the relay wrote to `out` for that piece in one write (the piece's own bytes when it
+ * went out unchanged, {@link PieceWriter}), and stops when the client left or `stopped()` says so.
  * Backpressure: while `res` needs draining, reading pauses. Throws what reading the upstream throws.
  */
 export async function readEvents(
   upstream: AsyncIterable<Buffer>,
   res: ServerResponse,
+  out: PieceWriter,
   onEvent: (event: EventSourceMessage) => void,
   afterFeed: (() => Promise<void>) | undefined,
   stopped: () => boolean,
 ): Promise<void> {
   const parser = createParser({ onEvent });
   const decoder = new TextDecoder();
+  /** Every piece so far was whole UTF-8 (the decoder holds no partial character). */
+  let whole = true;
+  let first = true;
   for await (const piece of upstream) {
     if (res.destroyed) break;
-    res.cork();
-    parser.feed(decoder.decode(piece, { stream: true }));
-    if (afterFeed !== undefined) await afterFeed();
-    res.uncork();
+    const text = decoder.decode(piece, { stream: true });
+    // The decoded text is the piece's bytes exactly when the piece is whole UTF-8 and no BOM was dropped.
+    whole = whole && isUtf8(piece);
+    const exact = whole && !(first && piece[0] === 0xef);
+    first = false;
+    out.hold();
+    try {
+      parser.feed(text);
+      if (afterFeed !== undefined) await afterFeed();
+    } finally {
+      if (exact) out.release(piece, text);
+      else out.release();
+    }
     if (stopped()) break;
     if (res.writableNeedDrain) await Promise.race([once(res, "drain"), once(res, "close")]);
   }

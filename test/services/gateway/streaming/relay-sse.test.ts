@@ -17,13 +17,13 @@ afterEach(async () => {
 });
 
 /**
- * Relays `events` (each one SSE `data:` payload, sent as its own upstream piece) through a real
- * http.ServerResponse and returns the payloads the client received and the relay's outcome.
+ * Relays `pieces` (the upstream's body, one yield each) through a real http.ServerResponse and returns the body
+ * the client received and the relay's outcome.
  */
-async function relay(
-  events: string[],
+async function relayPieces(
+  pieces: Buffer[],
   options: RelayOptions,
-): Promise<{ received: string[]; outcome: RelayOutcome }> {
+): Promise<{ body: string; outcome: RelayOutcome }> {
   // Settles with relaySse's own promise, so the outcome is awaited, not read before the relay has returned it.
   let relayed: ((outcome: Promise<RelayOutcome>) => void) | undefined;
   const outcome = new Promise<RelayOutcome>((resolve) => {
@@ -32,7 +32,7 @@ async function relay(
   server = createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream" });
     async function* upstream() {
-      for (const data of events) yield Buffer.from(`data: ${data}\n\n`);
+      yield* pieces;
     }
     relayed?.(relaySse(upstream(), res, options));
   });
@@ -40,7 +40,22 @@ async function relay(
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
-  return { received: sseData(body), outcome: await outcome };
+  return { body, outcome: await outcome };
+}
+
+/**
+ * Relays `events` (each one SSE `data:` payload, sent as its own upstream piece) and returns the payloads the
+ * client received and the relay's outcome.
+ */
+async function relay(
+  events: string[],
+  options: RelayOptions,
+): Promise<{ received: string[]; outcome: RelayOutcome }> {
+  const { body, outcome } = await relayPieces(
+    events.map((data) => Buffer.from(`data: ${data}\n\n`)),
+    options,
+  );
+  return { received: sseData(body), outcome };
 }
 
 const chunk = (content: string, usage: string) =>
@@ -98,5 +113,34 @@ describe("relaySse when the client asked for usage", () => {
     ];
     const { received } = await relay(events, { stripUsage: false });
     expect(received).toEqual(events);
+  });
+});
+
+describe("relaySse writes each upstream piece's events in one write", () => {
+  const text = (content: string) =>
+    `{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":${JSON.stringify(content)}}}]}`;
+
+  it("sends pieces relayed unchanged byte for byte, several events to a piece", async () => {
+    const pieces = [
+      `data: ${text("Grüße ")}\n\ndata: ${text("😀")}\n\n`,
+      `data: ${text("done")}\n\n`,
+      "data: [DONE]\n\n",
+    ];
+    const { body, outcome } = await relayPieces(
+      pieces.map((p) => Buffer.from(p)),
+      { stripUsage: false },
+    );
+    expect(body).toBe(pieces.join(""));
+    expect(outcome.completed).toBe(true);
+  });
+
+  it("re-encodes what is not the gateway's wire form and keeps characters split across pieces whole", async () => {
+    const bytes = Buffer.from(`: keep-alive\n\ndata:${text("é😀")}\r\n\r\ndata: [DONE]\n\n`);
+    const split = bytes.indexOf(Buffer.from("😀")) + 2; // inside the emoji's four bytes
+    const { body } = await relayPieces([bytes.subarray(0, split), bytes.subarray(split)], {
+      stripUsage: false,
+    });
+    // The comment is not relayed and each event goes out as `data: <payload>\n\n`, the text intact.
+    expect(body).toBe(`data: ${text("é😀")}\n\ndata: [DONE]\n\n`);
   });
 });
