@@ -5,7 +5,7 @@ import type { GuardDecision, StreamOutputGuard, Usage } from "../pipeline/types.
 import type { OutputMeter } from "./output-meter.js";
 import { PieceWriter } from "./piece-writer.js";
 import { endGuarded, guardFailure, readEvents } from "./relay-sse.js";
-import { isStreamTimeout, StreamTimeoutError } from "./stream-end.js";
+import { classifyStreamFailure } from "./stream-end.js";
 
 type Obj = Record<string, unknown>;
 
@@ -141,7 +141,8 @@ export async function relayNative(
     let json = event.json;
     if (item.content !== undefined) {
       const text = released === item.payload ? item.content.text : (releasedText(released) ?? "");
-      texts.set(item.content.index, (texts.get(item.content.index) ?? "") + text);
+      // The whole text is kept only for the guard's rewrites (`reader.mask`), which need it.
+      if (guard !== undefined) texts.set(item.content.index, (texts.get(item.content.index) ?? "") + text);
       options.onContent?.(text);
       if (text !== item.content.text && json !== undefined) {
         rewritten = true;
@@ -222,15 +223,9 @@ export async function relayNative(
     // Reading fails when the client left too (the upstream request is aborted with it): no upstream error then.
     if (!res.destroyed) {
       outcome.upstreamError = error as Error;
-      const timeout = isStreamTimeout(error);
-      outcome.errorStatus = timeout ? 504 : 502;
-      const message =
-        error instanceof StreamTimeoutError
-          ? error.message
-          : timeout
-            ? `The upstream sent nothing for ${options.idleTimeoutMs / 1000} s (stream_timeout); the stream was ended.`
-            : "The upstream stream failed before it finished.";
-      res.write(reader.error(outcome.errorStatus, timeout ? "timeout" : "upstream_error", message));
+      const failure = classifyStreamFailure(error, options.idleTimeoutMs);
+      outcome.errorStatus = failure.status;
+      res.write(reader.error(failure.status, failure.type, failure.message));
     }
   }
   if (!res.destroyed) res.end();

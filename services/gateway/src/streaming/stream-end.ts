@@ -53,25 +53,34 @@ function isBodyTimeout(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "UND_ERR_BODY_TIMEOUT";
 }
 
+/** Why a stream failed mid-way: its error `type`, HTTP-like `status` (504 timeout, 502 otherwise) and message. */
+export interface StreamFailure {
+  type: "timeout" | "upstream_error";
+  status: 502 | 504;
+  message: string;
+}
+
 /**
- * The error event's payload for a stream that failed mid-way: `timeout` (code 504) when the idle timeout or
- * the maximum duration ended it (`idleTimeoutMs` is named in the message), else `upstream_error` (502).
+ * Classifies a stream that failed mid-way: `timeout` (504) when the idle timeout or the maximum duration ended
+ * it (`idleTimeoutMs` is named in the message), else `upstream_error` (502). Each API writes it in its own shape.
  */
-export function streamFailure(error: unknown, idleTimeoutMs: number | undefined): string {
-  let body: { message: string; type: string; code: string };
-  if (error instanceof StreamTimeoutError) {
-    body = { message: error.message, type: "timeout", code: "504" };
-  } else if (isBodyTimeout(error)) {
+export function classifyStreamFailure(error: unknown, idleTimeoutMs: number | undefined): StreamFailure {
+  if (error instanceof StreamTimeoutError) return { type: "timeout", status: 504, message: error.message };
+  if (isBodyTimeout(error)) {
     const seconds = idleTimeoutMs === undefined ? "" : ` for ${idleTimeoutMs / 1000} s`;
-    body = {
-      message: `The upstream sent nothing${seconds} (stream_timeout); the stream was ended.`,
+    return {
       type: "timeout",
-      code: "504",
+      status: 504,
+      message: `The upstream sent nothing${seconds} (stream_timeout); the stream was ended.`,
     };
-  } else {
-    body = { message: "The upstream stream failed before it finished.", type: "upstream_error", code: "502" };
   }
-  return JSON.stringify({ error: { ...body, param: null } });
+  return { type: "upstream_error", status: 502, message: "The upstream stream failed before it finished." };
+}
+
+/** The chat completions error event's payload for a stream that failed mid-way ({@link classifyStreamFailure}). */
+export function streamFailure(error: unknown, idleTimeoutMs: number | undefined): string {
+  const { type, status, message } = classifyStreamFailure(error, idleTimeoutMs);
+  return JSON.stringify({ error: { message, type, code: String(status), param: null } });
 }
 
 /** Whether {@link streamFailure} reports `error` as a timeout. */

@@ -28,12 +28,17 @@ export class StreamText {
     }
     for (const choice of chunk.choices ?? []) {
       const content = choice.delta?.content ?? choice.text;
-      if ((choice.index ?? 0) !== 0 || typeof content !== "string") continue;
-      const room = this.maxChars - this.length;
-      this.parts.push(content.length > room ? content.slice(0, room) : content);
-      this.length += Math.min(content.length, room);
-      if (content.length > room) this.cut = true;
+      if ((choice.index ?? 0) === 0 && typeof content === "string") this.addText(content);
     }
+  }
+
+  /** Takes a piece of the answer's text as it was relayed (a native stream's text delta), up to the cap. */
+  addText(content: string): void {
+    if (this.cut) return;
+    const room = this.maxChars - this.length;
+    this.parts.push(content.length > room ? content.slice(0, room) : content);
+    this.length += Math.min(content.length, room);
+    if (content.length > room) this.cut = true;
   }
 
   /** The text so far, marked when it was cut at the cap. */

@@ -6,14 +6,13 @@
  * one; the call is settled and counted when the stream ends.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { GatewayError } from "../../errors/gateway-error.js";
 import type { UpstreamResponse } from "../../router/router.js";
 import { type NativeEventReader, relayNative } from "../../streaming/native-relay.js";
 import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
-import { STREAM_TEXT_MAX_CHARS } from "../../streaming/stream-text.js";
+import { StreamText } from "../../streaming/stream-text.js";
 import type { CallContext, PipelineDeps } from "../types.js";
 import { finish, settle } from "./account.js";
-import { firstByte, openStream, streamDeadline, streamEnding } from "./answer.js";
+import { ensureEventStream, firstByte, openStream, streamDeadline, streamEnding } from "./answer.js";
 
 /**
  * Relays `upstream`'s event stream read by `reader` (see the module comment); settles and counts the call.
@@ -27,36 +26,24 @@ export async function answerNativeStream(
   reply: FastifyReply,
   reader: NativeEventReader,
 ): Promise<void> {
-  const contentType = String(upstream.headers["content-type"] ?? "");
-  if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
-    upstream.body.on("error", () => {}).destroy(); // undici reports its own abort as an error
-    throw new GatewayError(
-      502,
-      "The upstream answered the stream with a body that is not server-sent events.",
-      {
-        type: "upstream_error",
-      },
-    );
-  }
+  ensureEventStream(upstream, "its API's events");
   openStream(call, upstream, deps, request, reply);
   const res = reply.raw;
   const { deployment } = upstream;
   const deadline = streamDeadline(upstream, deps);
   const outputGuard = deps.guard?.streamOutput(call);
-  let text = "";
+  const text = deps.collectOutput ? new StreamText() : undefined;
   const outcome = await relayNative(upstream.body, res, {
     reader,
     meter: new OutputMeter(call.completionEstimate, tokenizerFor(deployment.upstreamModel)),
     promptTokens: call.promptEstimate,
     idleTimeoutMs: deps.router.streamTimeoutOf(deployment),
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),
-    ...(deps.collectOutput
-      ? { onContent: (piece: string) => (text = (text + piece).slice(0, STREAM_TEXT_MAX_CHARS)) }
-      : {}),
+    ...(text === undefined ? {} : { onContent: (piece: string) => text.addText(piece) }),
     onFirstEvent: () => firstByte(call, upstream, deps),
   }).finally(() => clearTimeout(deadline));
   if (!upstream.body.destroyed) upstream.body.destroy();
-  if (deps.collectOutput) call.output = text;
+  if (text !== undefined) call.output = text.value();
   call.decisions.push(...outcome.guardDecisions);
   const left = res.destroyed && !outcome.completed && !reader.completed;
   const ended = streamEnding(outcome.upstreamError, outcome.blocked, left);

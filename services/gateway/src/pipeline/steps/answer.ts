@@ -141,15 +141,30 @@ export async function answerJson(
   return sent;
 }
 
-/** 502 for a streamed answer that is not server-sent events of chat completion chunks (nothing was sent yet). */
-const notSse = (what: string) =>
+/** 502 for a streamed answer that is not server-sent events of `events` (nothing was sent yet). */
+const notSse = (what: string, events = "chat completion chunks") =>
   new GatewayError(
     502,
-    `The upstream answered the stream with ${what}, not server-sent events of chat completion chunks.`,
+    `The upstream answered the stream with ${what}, not server-sent events of ${events}.`,
     {
       type: "upstream_error",
     },
   );
+
+/**
+ * Checks that a streamed answer is `text/event-stream` before anything is sent; otherwise drops its body.
+ * @param events what the events should be, for the message (e.g. "chat completion chunks").
+ * @throws GatewayError 502 `upstream_error` naming the content type the upstream sent.
+ */
+export function ensureEventStream(upstream: UpstreamResponse, events?: string): void {
+  const contentType = String(upstream.headers["content-type"] ?? "");
+  if (/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) return;
+  upstream.body.on("error", () => {}).destroy(); // undici reports its own abort as an error
+  throw notSse(
+    contentType === "" ? "a body without a content type" : `a body of type ${contentType.split(";")[0]}`,
+    events,
+  );
+}
 
 /** How {@link answerStream} treats one call's stream. */
 export interface StreamAnswerOptions {
@@ -178,13 +193,7 @@ export async function answerStream(
   reply: FastifyReply,
   options: StreamAnswerOptions,
 ): Promise<void> {
-  const contentType = String(upstream.headers["content-type"] ?? "");
-  if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) {
-    upstream.body.on("error", () => {}).destroy(); // undici reports its own abort as an error
-    throw notSse(
-      contentType === "" ? "a body without a content type" : `a body of type ${contentType.split(";")[0]}`,
-    );
-  }
+  ensureEventStream(upstream);
   const res = reply.raw;
   const open = () => openStream(call, upstream, deps, request, reply, options.contentType);
   const outputGuard = deps.guard?.streamOutput(call);
