@@ -11,12 +11,10 @@
  * Needs the local Postgres (`--postgres`) and Redis (`--redis`).
  */
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
+import { readyLine, repoRoot, type Service, spawnService } from "./lib/children.js";
 import { processMeter, startCpu } from "./lib/cpu.js";
-import { type BenchDatabase, createBenchDatabase, generateVirtualKey } from "./lib/full-pipeline.js";
-import { benchGatewayEnv } from "./lib/gateway-env.js";
+import { type BenchDatabase, startFullPipelineGateway } from "./lib/full-pipeline.js";
 import { gcBetween, readGcTotals } from "./lib/gc.js";
 import { pacedLoad, type Target } from "./lib/load.js";
 import { median } from "./lib/stats.js";
@@ -61,25 +59,14 @@ try {
   const targets: Array<{ label: string; target: Target; pid: number }> = [];
   for (const size of variants) {
     const label = size === 0 ? "default" : `--max-semi-space-size=${size}`;
-    const database = await createBenchDatabase(String(flags.postgres), "gcsemi");
-    databases.push(database);
-    const env = benchGatewayEnv(
-      {
-        port: 0,
-        masterKey,
-        upstreamUrl,
-        upstreamKey,
-        redisKeyPrefix: `gc-${process.pid}-${size}:`,
-      },
-      database.url,
-      String(flags.redis),
+    const { service, origin, database, key } = await startFullPipelineGateway(
+      label,
+      { port: 0, masterKey, upstreamUrl, upstreamKey, redisKeyPrefix: `gc-${process.pid}-${size}:` },
+      { adminUrl: String(flags.postgres), databasePrefix: "gcsemi", redisUrl: String(flags.redis) },
+      { checkout: repoRoot, nodeFlags: size === 0 ? [] : [`--max-semi-space-size=${size}`] },
     );
-    const { service, origin } = await spawnGateway(label, env, {
-      entry: join(repoRoot, "services/gateway/dist/server.js"),
-      nodeFlags: size === 0 ? [] : [`--max-semi-space-size=${size}`],
-    });
+    databases.push(database);
     services.push(service);
-    const key = await generateVirtualKey(origin, masterKey);
     const target: Target = {
       name: label,
       origin,

@@ -23,10 +23,9 @@ import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { Pool } from "undici";
-import { freePort, readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
+import { freePort, readyLine, repoRoot, type Service, spawnService } from "./lib/children.js";
 import { processMeter, startCpu } from "./lib/cpu.js";
-import { type BenchDatabase, createBenchDatabase, generateVirtualKey } from "./lib/full-pipeline.js";
-import { benchGatewayEnv } from "./lib/gateway-env.js";
+import { type BenchDatabase, startFullPipelineGateway } from "./lib/full-pipeline.js";
 import { completionBody, pacedLoad, type Target } from "./lib/load.js";
 import { insertKeyCopies } from "./lib/many-keys.js";
 import { type PrivateRedis, startPrivateRedis } from "./lib/private-redis.js";
@@ -133,9 +132,9 @@ async function startGateway(
   redisUrl: string,
   upstreamUrl: string,
 ): Promise<Gateway> {
-  const database = await createBenchDatabase(String(flags.postgres), "manykeys");
-  databases.push(database);
-  const env = benchGatewayEnv(
+  const inspectPort = await freePort();
+  const { service, origin, database, key } = await startFullPipelineGateway(
+    label,
     {
       port: 0,
       masterKey,
@@ -144,17 +143,11 @@ async function startGateway(
       config: join(dir, "bench", "gateway.yaml"),
       redisKeyPrefix: `${label}:`,
     },
-    database.url,
-    redisUrl,
+    { adminUrl: String(flags.postgres), databasePrefix: "manykeys", redisUrl },
+    { checkout: dir, nodeFlags: flags.profile ? [`--inspect=127.0.0.1:${inspectPort}`] : [] },
   );
-  const inspectPort = await freePort();
-  const { service, origin } = await spawnGateway(label, env, {
-    entry: join(dir, "services/gateway/dist/server.js"),
-    cwd: dir,
-    nodeFlags: flags.profile ? [`--inspect=127.0.0.1:${inspectPort}`] : [],
-  });
+  databases.push(database);
   services.push(service);
-  const key = await generateVirtualKey(origin, masterKey);
   const began = Date.now();
   const keys = [key, ...(await insertKeyCopies(database.url, key, keyCount - 1))];
   await warmWithChat(origin, keys);

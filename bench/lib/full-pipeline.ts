@@ -3,7 +3,10 @@
  * (virtual keys, spend) and Redis (limits), called with a virtual key instead of the master key, as the targets
  * of docs/architecture.md assume. The database is a fresh one on the local Postgres, dropped at the end.
  */
+import { join } from "node:path";
 import pg from "pg";
+import { type Service, spawnGateway } from "./children.js";
+import { type BenchGatewaySettings, benchGatewayEnv } from "./gateway-env.js";
 
 /** A throw-away database on the local Postgres. */
 export interface BenchDatabase {
@@ -71,4 +74,45 @@ export async function generateVirtualKey(gatewayOrigin: string, masterKey: strin
   if (typeof key !== "string" || !key.startsWith("sk-"))
     throw new Error(`POST /key/generate returned no key: ${text.slice(0, 300)}`);
   return key;
+}
+
+/** A full-pipeline gateway started by {@link startFullPipelineGateway}: its process, origin, database and key. */
+export interface FullPipelineGateway {
+  service: Service;
+  origin: string;
+  database: BenchDatabase;
+  /** A virtual key made with the master key (`POST /key/generate`). */
+  key: string;
+}
+
+/**
+ * Starts a built gateway (`<checkout>/services/gateway/dist/server.js`) with the full pipeline: a fresh
+ * database on `adminUrl`'s Postgres, Redis at `redisUrl` under `settings.redisKeyPrefix`, then makes a virtual
+ * key. The caller stops the service and drops the database.
+ * @throws Error when the gateway does not start or the key cannot be made.
+ */
+export async function startFullPipelineGateway(
+  label: string,
+  settings: BenchGatewaySettings,
+  infra: { adminUrl: string; databasePrefix: string; redisUrl: string },
+  launch: { checkout: string; nodeFlags?: string[] },
+): Promise<FullPipelineGateway> {
+  const database = await createBenchDatabase(infra.adminUrl, infra.databasePrefix);
+  try {
+    const env = benchGatewayEnv(settings, database.url, infra.redisUrl);
+    const { service, origin } = await spawnGateway(label, env, {
+      entry: join(launch.checkout, "services/gateway/dist/server.js"),
+      cwd: launch.checkout,
+      nodeFlags: launch.nodeFlags ?? [],
+    });
+    try {
+      return { service, origin, database, key: await generateVirtualKey(origin, settings.masterKey) };
+    } catch (error) {
+      await service.stop(2000);
+      throw error;
+    }
+  } catch (error) {
+    await database.drop().catch(() => undefined);
+    throw error;
+  }
 }
