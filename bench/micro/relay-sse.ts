@@ -1,26 +1,35 @@
 /**
  * Micro-benchmark of relaying a long chat stream (`npx tsx --conditions=development bench/micro/relay-sse.ts
- * [--baseline <checkout>]`): one process, a real HTTP server on loopback and a raw-socket client that discards what
+ * [--streams N] [--collect] [--baseline <checkout>]`): one process, a real HTTP server on loopback and a raw-socket client that discards what
  * it reads. Each stream is 1,000 `chat.completion.chunk` events (one word each, `"usage":null` as an upstream
  * adds when `stream_options.include_usage` is asked for), the usage chunk and `[DONE]`, one upstream piece per
  * event with a turn of the event loop between pieces (as when they arrive apart). Side by side in rotating order,
  * three rounds: `pass-through` writes each piece as it is (the floor: what any Node proxy pays), `relaySse` of
  * this checkout with an {@link OutputMeter} (the estimate) as the gateway relays it, and, with `--baseline`, the
- * same from another checkout (e.g. main before a change). Prints process CPU (user + system) per stream, ms, and
+ * same from another checkout (e.g. main before a change). With `--collect`, each relay also collects the text the
+ * client got, as the answer step does when an observer wants the output (tracing): a checkout with
+ * `streaming/released-text.ts` through `onText`, an older one through `onPayload` and `StreamText.add`. Prints process CPU (user + system) per stream, ms, and
  * its ratio to the pass-through's; the client's and the fake upstream's share is in every row alike.
  */
 import { once } from "node:events";
+import { existsSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import { parseArgs } from "node:util";
 import { OutputMeter } from "../../services/gateway/src/streaming/output-meter.js";
-import { relaySse } from "../../services/gateway/src/streaming/relay-sse.js";
+import { type RelayOptions, relaySse } from "../../services/gateway/src/streaming/relay-sse.js";
+import { StreamText } from "../../services/gateway/src/streaming/stream-text.js";
 
 type Relay = typeof relaySse;
 type Meter = typeof OutputMeter;
+type Text = typeof StreamText;
+/** How a checkout's relay hands over the client's text, given a fresh StreamText per stream (`--collect`). */
+type Collect = (() => Partial<RelayOptions>) | undefined;
 
-const { values } = parseArgs({ options: { baseline: { type: "string" }, streams: { type: "string" } } });
+const { values } = parseArgs({
+  options: { baseline: { type: "string" }, streams: { type: "string" }, collect: { type: "boolean" } },
+});
 const STREAMS = Number(values.streams ?? 40);
 const CHUNKS = 1000;
 const words = "The quick brown fox jumps over the lazy dog while the gateway counts every token".split(" ");
@@ -50,16 +59,39 @@ variants.set("pass-through", async (res) => {
   for await (const piece of upstream()) res.write(piece);
   res.end();
 });
-const relayWith = (relay: Relay, Meter: Meter) => async (res: ServerResponse) => {
+const relayWith = (relay: Relay, Meter: Meter, collect: Collect) => async (res: ServerResponse) => {
   res.writeHead(200, { "content-type": "text/event-stream" });
-  await relay(upstream(), res, { stripUsage: false, meter: new Meter(16_384, undefined), promptTokens: 5 });
+  await relay(upstream(), res, {
+    stripUsage: false,
+    meter: new Meter(16_384, undefined),
+    promptTokens: 5,
+    ...collect?.(),
+  });
 };
-variants.set("relaySse", relayWith(relaySse, OutputMeter));
+/** The collection of `--collect` for a checkout's streaming directory (see the module comment). */
+const collectFor = (src: string, Text: Text): Collect => {
+  if (values.collect !== true) return undefined;
+  if (existsSync(`${src}/released-text.ts`))
+    return () => {
+      const text = new Text();
+      return { onText: (piece: string) => text.addText(piece) };
+    };
+  return () => {
+    const text = new Text();
+    return { onPayload: (payload: string) => text.add(payload) };
+  };
+};
+const here = new URL("../../services/gateway/src/streaming", import.meta.url).pathname;
+variants.set("relaySse", relayWith(relaySse, OutputMeter, collectFor(here, StreamText)));
 if (values.baseline !== undefined) {
   const src = `${values.baseline}/services/gateway/src/streaming`;
   const before = (await import(`${src}/relay-sse.ts`)) as { relaySse: Relay };
   const meter = (await import(`${src}/output-meter.ts`)) as { OutputMeter: Meter };
-  variants.set("relaySse (baseline)", relayWith(before.relaySse, meter.OutputMeter));
+  const text = (await import(`${src}/stream-text.ts`)) as { StreamText: Text };
+  variants.set(
+    "relaySse (baseline)",
+    relayWith(before.relaySse, meter.OutputMeter, collectFor(src, text.StreamText)),
+  );
 }
 
 const server = createServer((req, res) => void variants.get(decodeURIComponent(req.url!.slice(1)))!(res));

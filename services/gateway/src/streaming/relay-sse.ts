@@ -17,7 +17,9 @@ import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from ".
 import { chunkText, type OutputMeter } from "./output-meter.js";
 import { PieceWriter } from "./piece-writer.js";
 import { plainContentChunk } from "./plain-chunk.js";
+import { ReleasedText } from "./released-text.js";
 import { type ChunkHead, chunkHead, lengthStop, streamFailure } from "./stream-end.js";
+import { parsedPayloadText } from "./stream-text.js";
 
 export interface RelayOptions {
   /** Remove usage from what the client sees (the client did not ask for it). */
@@ -34,6 +36,12 @@ export interface RelayOptions {
   guard?: StreamOutputGuard;
   /** Called with every `data:` payload written to the client (after the guard), `[DONE]` included. */
   onPayload?: (payload: string) => void;
+  /**
+   * Called, in order, with the text of each payload written to the client (after the guard) that has any: what
+   * `StreamText.add` takes from it (`payloadText`, stream-text.ts), never "". A payload is parsed for it only when
+   * the relay did not read it already, i.e. when the guard rewrote it ({@link ReleasedText}).
+   */
+  onText?: (text: string) => void;
   /**
    * Counts output tokens; a chunk that would take the count past `meter.limit` is not relayed and the stream
    * ends there with `finish_reason: "length"` ({@link lengthStop}).
@@ -117,10 +125,13 @@ export async function relaySse(
   };
   let first = true;
   const out = new PieceWriter(res);
-  const write = (data: string) => {
+  const collected = options.onText === undefined ? undefined : new ReleasedText(options.onText);
+  /** Writes one payload; `text` is its text as read, when it went out as read (see {@link ReleasedText.written}). */
+  const write = (data: string, text?: string) => {
     if (first) options.open?.();
     out.write(encoder.encode(data));
     options.onPayload?.(data);
+    collected?.written(data, text);
     if (first) {
       first = false;
       options.onFirstChunk?.();
@@ -128,7 +139,14 @@ export async function relaySse(
   };
   /** Payloads (and `[DONE]`) parsed but not yet handed to the guard. */
   const queued: string[] = [];
-  const emit = guard === undefined ? write : (data: string) => queued.push(data);
+  /** Sends a payload read (or made) by the relay on its way: `text` is its text, when collected. */
+  const emit =
+    guard === undefined
+      ? write
+      : (data: string, text?: string) => {
+          queued.push(data);
+          if (collected !== undefined && data !== "[DONE]") collected.handed(data, text);
+        };
   /** An event was seen that parsed as a JSON object (or `[DONE]`). */
   let started = false;
   /** No more upstream events are taken (cut at the limit, or the first event was not a chunk). */
@@ -146,7 +164,8 @@ export async function relaySse(
       ? undefined
       : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
     const head = last === undefined ? {} : chunkHead(typeof last === "string" ? JSON.parse(last) : last);
-    for (const payload of lengthStop(head, [...choices], usage)) emit(payload);
+    // A length stop's chunks carry no text (an empty `delta`, or an empty legacy `text`).
+    for (const payload of lengthStop(head, [...choices], usage)) emit(payload, "");
   };
   const onEvent = (event: EventSourceMessage) => {
     if (stopped) return;
@@ -154,7 +173,7 @@ export async function relaySse(
     if (data === "[DONE]") {
       started = true;
       outcome.completed = true;
-      emit(data);
+      emit(data, "");
       return;
     }
     // Past the first event, a plain content chunk is read without parsing it whole (plain-chunk.ts).
@@ -175,7 +194,7 @@ export async function relaySse(
         // A later event that is no chunk: relayed as it came, its bytes counted as output (erring high).
         if (meter !== undefined && !meter.fits(data)) return cut();
         meter?.commit();
-        emit(data);
+        emit(data, ""); // not JSON, or no object: no text
         return;
       }
     }
@@ -196,29 +215,31 @@ export async function relaySse(
     }
     // A cheap substring check first: most chunks carry no `"usage"` at all (the client did not ask for it).
     const mentionsUsage = data.includes('"usage"');
-    if (!mentionsUsage || !usagePattern.test(data)) {
-      emit(options.stripUsage && mentionsUsage ? data.replace(nullUsagePattern, "") : data);
-      return;
-    }
-    if (!options.stripUsage) emit(data);
+    let payload: string | undefined;
+    if (!mentionsUsage || !usagePattern.test(data))
+      payload = options.stripUsage && mentionsUsage ? data.replace(nullUsagePattern, "") : data;
+    else if (!options.stripUsage) payload = data;
     else if (chunk !== undefined && (chunk.choices?.length ?? 0) > 0) {
       const { usage: _asked, ...withoutUsage } = chunk;
-      emit(JSON.stringify(withoutUsage));
+      payload = JSON.stringify(withoutUsage);
     }
+    if (payload === undefined) return;
+    // The payload has the chunk's choices as read (removing `usage` leaves them as they are): its text too.
+    emit(payload, collected === undefined ? undefined : readText(payload, plain, chunk));
   };
   let ended = false;
   /** Ends the stream with the guard's refusal as an error event (no `[DONE]`). */
   const block = (refusal: GatewayError) => {
     ended = true;
     outcome.blocked = refusal;
-    if (!res.destroyed) write(JSON.stringify(refusal.toBody()));
+    if (!res.destroyed) write(JSON.stringify(refusal.toBody()), ""); // an error body: no choices
   };
   /** The guarded end: release what the guard held, then `[DONE]`, or its block as an error event. */
   const end = async (guard: StreamOutputGuard, done: boolean) => {
     if (ended) return;
     ended = true;
     const released = await endGuarded(guard, res, outcome.guardDecisions, block, write);
-    if (released && done) write("[DONE]");
+    if (released && done) write("[DONE]", "");
   };
   /** Hands the queued payloads to the guard; a guard that throws ends the stream like a block. */
   const drainQueue = async (guard: StreamOutputGuard) => {
@@ -261,6 +282,19 @@ export async function relaySse(
   }
   if (!res.destroyed) res.end();
   return outcome;
+}
+
+/**
+ * The text of `payload`, a chunk read as `plain` (a plain content chunk) or else parsed as `chunk`, with the same
+ * choices: `payloadText` (stream-text.ts) without parsing it again.
+ */
+function readText(
+  payload: string,
+  plain: { index: number; text: string } | undefined,
+  chunk: unknown,
+): string {
+  if (plain !== undefined) return plain.index === 0 ? plain.text : "";
+  return parsedPayloadText(payload, chunk);
 }
 
 /**

@@ -8,6 +8,62 @@
 /** Text kept at most, characters. */
 export const STREAM_TEXT_MAX_CHARS = 65_536;
 
+/** A parsed chunk as far as its text goes. */
+interface TextChunk {
+  choices?: unknown;
+}
+
+/** A choice as far as its text goes. */
+interface TextChoice {
+  index?: unknown;
+  text?: unknown;
+  delta?: { content?: unknown } | null;
+}
+
+/**
+ * The text of the first choice in a parsed chunk: for each choice whose `index` is 0 (or absent), its
+ * `delta.content`, else its `text` (a legacy completion's chunk), when that is a string; all such joined ("" for none,
+ * or when `chunk` is no object with a `choices` array).
+ */
+export function firstChoiceText(chunk: unknown): string {
+  const choices = (chunk as TextChunk | null)?.choices;
+  if (!Array.isArray(choices)) return "";
+  let text = "";
+  for (const choice of choices as unknown[]) {
+    if (choice === null || typeof choice !== "object") continue;
+    const { index, delta, text: legacy } = choice as TextChoice;
+    const content = delta?.content ?? legacy;
+    if ((index ?? 0) === 0 && typeof content === "string") text += content;
+  }
+  return text;
+}
+
+/** Whether `payload` can carry text at all (it names `"content"` or `"text"`); one that cannot is never parsed. */
+function mayCarryText(payload: string): boolean {
+  return payload.includes('"content"') || payload.includes('"text"');
+}
+
+/**
+ * The text {@link StreamText.add} takes from one SSE `data:` payload: {@link firstChoiceText} of the parsed
+ * payload; "" for `[DONE]`, a payload that is not JSON, or one that names neither `"content"` nor `"text"`.
+ */
+export function payloadText(payload: string): string {
+  if (payload === "[DONE]" || !mayCarryText(payload)) return "";
+  try {
+    return firstChoiceText(JSON.parse(payload));
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * {@link payloadText} of a payload already parsed: `chunk` is what `JSON.parse` made of `payload` (or of a payload
+ * with the same choices, e.g. the same chunk with its `usage` removed). Parses nothing.
+ */
+export function parsedPayloadText(payload: string, chunk: unknown): string {
+  return mayCarryText(payload) ? firstChoiceText(chunk) : "";
+}
+
 /** See the module comment. */
 export class StreamText {
   private parts: string[] = [];
@@ -16,20 +72,11 @@ export class StreamText {
 
   constructor(private readonly maxChars = STREAM_TEXT_MAX_CHARS) {}
 
-  /** Takes one SSE `data:` payload; ignores `[DONE]`, errors and chunks that are not JSON. */
+  /** Takes one SSE `data:` payload ({@link payloadText}); ignores `[DONE]`, errors and chunks that are not JSON. */
   add(payload: string): void {
-    if (this.cut || payload === "[DONE]" || !(payload.includes('"content"') || payload.includes('"text"')))
-      return;
-    let chunk: { choices?: Array<{ index?: number; text?: unknown; delta?: { content?: unknown } }> };
-    try {
-      chunk = JSON.parse(payload);
-    } catch {
-      return;
-    }
-    for (const choice of chunk.choices ?? []) {
-      const content = choice.delta?.content ?? choice.text;
-      if ((choice.index ?? 0) === 0 && typeof content === "string") this.addText(content);
-    }
+    if (this.cut) return;
+    const text = payloadText(payload);
+    if (text !== "") this.addText(text);
   }
 
   /** Takes a piece of the answer's text as it was relayed (a native stream's text delta), up to the cap. */

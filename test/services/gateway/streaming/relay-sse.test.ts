@@ -1,12 +1,15 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { StreamOutputGuard } from "../../../../services/gateway/src/pipeline/types.js";
+import { OutputMeter } from "../../../../services/gateway/src/streaming/output-meter.js";
 import {
   type RelayOptions,
   type RelayOutcome,
   relaySse,
 } from "../../../../services/gateway/src/streaming/relay-sse.js";
+import { StreamText } from "../../../../services/gateway/src/streaming/stream-text.js";
 import { sseData } from "../../../helpers/sse.js";
 
 let server: Server | undefined;
@@ -142,5 +145,86 @@ describe("relaySse writes each upstream piece's events in one write", () => {
     });
     // The comment is not relayed and each event goes out as `data: <payload>\n\n`, the text intact.
     expect(body).toBe(`data: ${text("é😀")}\n\ndata: [DONE]\n\n`);
+  });
+});
+
+describe("relaySse onText: the text of what the client got, as StreamText.add reads it, parsing no payload twice", () => {
+  const head = `"id":"c1","object":"chat.completion.chunk","created":1,"model":"m"`;
+  /** A plain content chunk (read without JSON.parse) in OpenAI's member order. */
+  const plain = (content: string, index = 0) =>
+    `{${head},"choices":[{"index":${index},"delta":{"content":${JSON.stringify(content)}},"finish_reason":null}],"usage":null}`;
+  const events = [
+    `{${head},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],"usage":null}`,
+    plain("Hello "),
+    plain("ignored: choice 1", 1),
+    `{${head},"choices":[{"index":1,"delta":{"content":"also ignored"}},{"index":0,"delta":{"content":"my "}}],"usage":null}`,
+    `{"object":"text_completion","choices":[{"index":0,"text":"secret ","finish_reason":null}]}`,
+    `{"choices":[{"delta":{"content":"friend"}}], "usage": null}`,
+    "not json, relayed as it came",
+    "[1,2]",
+    `{${head},"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}`,
+    `{${head},"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":5,"total_tokens":6}}`,
+    "[DONE]",
+  ];
+
+  /** Holds every payload; at the end releases them with "secret" masked, an extra chunk first, the last one dropped. */
+  const maskingGuard = (): StreamOutputGuard => {
+    const held: string[] = [];
+    return {
+      onData: (payload) => {
+        held.push(payload);
+        return "hold";
+      },
+      onEnd: () => ({
+        decisions: [],
+        release: [plain("[note] "), ...held.slice(0, -1).map((p) => p.replaceAll("secret", "******"))],
+      }),
+    };
+  };
+  const passingGuard = (): StreamOutputGuard => ({
+    onData: (p) => [p],
+    onEnd: () => ({ decisions: [], release: [] }),
+  });
+
+  const cases: Array<[string, () => Partial<RelayOptions>]> = [
+    ["no guard, usage stripped", () => ({ stripUsage: true })],
+    ["no guard, usage kept", () => ({ stripUsage: false })],
+    ["a guard passing each payload at once", () => ({ stripUsage: true, guard: passingGuard() })],
+    ["a guard holding, masking, adding and dropping", () => ({ stripUsage: true, guard: maskingGuard() })],
+    ["a stream cut at its reservation", () => ({ stripUsage: true, meter: new OutputMeter(3, undefined) })],
+  ];
+  for (const [name, options] of cases) {
+    it(`${name}: the same text as StreamText.add of each payload written`, async () => {
+      const byPayload = new StreamText();
+      const byText = new StreamText();
+      const { received } = await relay(events, {
+        stripUsage: true,
+        ...options(),
+        onPayload: (payload) => byPayload.add(payload),
+        onText: (text) => byText.addText(text),
+      });
+      const fromClient = new StreamText();
+      for (const data of received) fromClient.add(data);
+      expect(byText.value()).toBe(byPayload.value());
+      expect(byText.value()).toBe(fromClient.value());
+    });
+  }
+
+  it("parses an unchanged payload only where the relay reads it, a rewritten one once more", async () => {
+    const parse = vi.spyOn(JSON, "parse");
+    const texts: string[] = [];
+    let calls: unknown[];
+    try {
+      await relay(events, { stripUsage: false, guard: maskingGuard(), onText: (text) => texts.push(text) });
+    } finally {
+      calls = parse.mock.calls.map(([arg]) => arg);
+      parse.mockRestore();
+    }
+    const whole = calls.filter((arg) => typeof arg === "string" && arg.includes('"choices"'));
+    // Read by the relay: every chunk but the plain ones; parsed again: the rewritten one and the one the guard added.
+    const read = [0, 3, 4, 5, 8, 9].map((i) => events[i]!);
+    const rewritten = events[4]!.replace("secret", "******");
+    expect(whole.sort()).toEqual([...read, rewritten, plain("[note] ")].sort());
+    expect(texts.join("")).toBe("[note] Hello my ****** friend");
   });
 });

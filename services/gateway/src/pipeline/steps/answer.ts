@@ -207,7 +207,7 @@ export async function answerStream(
     promptTokens: call.promptEstimate,
     idleTimeoutMs: deps.router.streamTimeoutOf(upstream.deployment),
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),
-    ...(text === undefined ? {} : { onPayload: (payload: string) => text.add(payload) }),
+    ...(text === undefined ? {} : { onText: (piece: string) => text.addText(piece) }),
     onFirstChunk: () => firstByte(call, upstream, deps),
   }).finally(() => clearTimeout(deadline));
   if (!upstream.body.destroyed) upstream.body.destroy();
