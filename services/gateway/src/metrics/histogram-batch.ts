@@ -6,10 +6,10 @@
  *
  * Exact: a flush adds each series' pending values in the order they were observed, the sum value by value (the
  * same floating-point order as direct observes), the count and the bucket counts (integers) per bucket at its
- * end; what is read equals what direct observes would have given. prom-client validates and hashes each series'
- * labels once per flush: the first value goes through its `observe` (which also creates the series), the rest
- * straight into the series it keeps (prom-client 15's `hashMap` entries, checked before use; with any other
- * shape every value goes through `observe`).
+ * end; what is read equals what direct observes would have given. Values go straight into the series prom-client
+ * keeps (prom-client 15's `hashMap` entries, found by the key prom-client itself makes, computed once per label
+ * set, and checked before use); a series prom-client does not hold yet gets its first value through `observe`,
+ * which creates it; with any other storage shape every value goes through `observe`.
  *
  * Memory: pending values live in one list per batch, emptied at each flush; when nobody reads the registry the
  * batch flushes itself once `maxPending` values wait, so it never holds more than `maxPending` values (a number
@@ -133,27 +133,35 @@ export class HistogramBatch {
     /** The series written directly in this flush, and per bucket of each the values that fell in it. */
     const written: PendingObservations[] = [];
     const scratch: number[] = [];
+    const writeDirectly = (series: PendingObservations) => {
+      series.offset = scratch.length;
+      for (let b = 0; b < series.bounds.length; b++) scratch.push(0);
+      written.push(series);
+    };
     for (let i = 0; i < values.length; i++) {
       const series = owners[i] as PendingObservations;
       const value = values[i] as number;
-      const { stored } = series;
-      if (series.flushed === flush && stored !== undefined) {
-        stored.sum += value;
-        stored.count += 1;
-        const bucket = bucketOf(series.bounds, value);
-        if (bucket >= 0) scratch[series.offset + bucket] = (scratch[series.offset + bucket] ?? 0) + 1;
-      } else if (series.flushed === flush) {
-        series.histogram.observe(series.labels, value);
-      } else {
-        // The first value of the series in this flush: prom-client validates, hashes and creates the series.
+      if (series.flushed !== flush) {
+        // The series' first value in this flush: prom-client's storage of it, or prom-client creates it.
         series.flushed = flush;
-        series.histogram.observe(series.labels, value);
         series.stored = storedSeries(series);
-        if (series.stored === undefined) continue;
-        series.offset = scratch.length;
-        for (let b = 0; b < series.bounds.length; b++) scratch.push(0);
-        written.push(series);
+        if (series.stored === undefined) {
+          series.histogram.observe(series.labels, value);
+          series.stored = storedSeries(series);
+          if (series.stored !== undefined) writeDirectly(series);
+          continue;
+        }
+        writeDirectly(series);
       }
+      const { stored } = series;
+      if (stored === undefined) {
+        series.histogram.observe(series.labels, value);
+        continue;
+      }
+      stored.sum += value;
+      stored.count += 1;
+      const bucket = bucketOf(series.bounds, value);
+      if (bucket >= 0) scratch[series.offset + bucket] = (scratch[series.offset + bucket] ?? 0) + 1;
     }
     for (const series of written) addBuckets(series, scratch);
   }
