@@ -6,6 +6,7 @@
  */
 import { Counter, Histogram, type Registry } from "prom-client";
 import { CounterBatch, type PendingSeries, seriesKey } from "../metrics/counter-batch.js";
+import { HistogramBatch, type PendingObservations } from "../metrics/histogram-batch.js";
 import type { GuardDecision } from "./types.js";
 
 /** The three guardrail metrics and how a decision is counted in them. */
@@ -30,9 +31,14 @@ export function decisionStatus(d: GuardDecision): string {
 /** Registers the guardrail metrics on `registry` (call once per registry). */
 export function createGuardrailMetrics(registry: Registry): GuardrailMetrics {
   const registers = [registry];
-  // The counters are added up per label set and folded in when the registry is read (metrics/counter-batch.ts).
+  // Counts and latencies are kept per label set and folded in when the registry is read (metrics/counter-batch.ts,
+  // metrics/histogram-batch.ts).
   const batch = new CounterBatch();
-  const collect = () => batch.flush();
+  const observations = new HistogramBatch();
+  const collect = () => {
+    batch.flush();
+    observations.flush();
+  };
   const requests = new Counter({
     name: "litellm_guardrail_requests_total",
     help: "Guardrail decisions, by guardrail, status (allow, mask, block, error, monitor_mask, monitor_block) and hook",
@@ -53,11 +59,12 @@ export function createGuardrailMetrics(registry: Registry): GuardrailMetrics {
     labelNames: ["guardrail_name", "hook_type"] as const,
     buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers,
+    collect,
   });
-  /** Per (guardrail, status, hook): the counter series and the latency labels, made once. */
+  /** Per (guardrail, status, hook): the counter and latency series, made once. */
   const series = new Map<
     string,
-    { requests: PendingSeries; errors: PendingSeries; latency: Record<string, string> }
+    { requests: PendingSeries; errors: PendingSeries; latency: PendingObservations }
   >();
   return {
     requests,
@@ -71,13 +78,13 @@ export function createGuardrailMetrics(registry: Registry): GuardrailMetrics {
         found = {
           requests: batch.series(requests, { guardrail_name: d.guardrail, status, hook_type: d.hook }),
           errors: batch.series(errors, { guardrail_name: d.guardrail }),
-          latency: { guardrail_name: d.guardrail, hook_type: d.hook },
+          latency: observations.series(latency, { guardrail_name: d.guardrail, hook_type: d.hook }),
         };
         series.set(key, found);
       }
       batch.add(found.requests, 1);
       if (d.action === "error") batch.add(found.errors, 1);
-      latency.observe(found.latency, d.latencyMs / 1000);
+      observations.observe(found.latency, d.latencyMs / 1000);
     },
   };
 }

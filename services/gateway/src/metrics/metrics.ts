@@ -15,6 +15,8 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { CounterBatch } from "./counter-batch.js";
+import { GaugeBatch } from "./gauge-batch.js";
+import { HistogramBatch } from "./histogram-batch.js";
 
 const keyLabels = ["hashed_api_key", "api_key_alias", "user"] as const;
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -28,6 +30,16 @@ export interface GatewayMetrics {
    * the registry is read (`counter-batch.ts`). Write those counters through it on the request path.
    */
   batch: CounterBatch;
+  /**
+   * Pending observations of the per-call histograms (latencies, time to first token), folded into them whenever
+   * the registry is read (`histogram-batch.ts`). Observe those histograms through it on the request path.
+   */
+  histograms: HistogramBatch;
+  /**
+   * Last values of the per-call gauges (remaining upstream limits, budgets), handed to them whenever the registry
+   * is read (`gauge-batch.ts`). Set those gauges only through it.
+   */
+  gauges: GaugeBatch;
   /**
    * Requests answered, by status (labels: hashed_api_key, api_key_alias, user, route, requested_model,
    * status_code). `route` is the endpoint's canonical path (`/v1/chat/completions`, `/v1/responses`, …), as
@@ -110,11 +122,19 @@ export function createMetrics(): GatewayMetrics {
   ] as const;
   const keyBudgetLabels = ["hashed_api_key", "api_key_alias"] as const;
   const batch = new CounterBatch();
-  // prom-client runs a metric's collect() before reporting it: the batched counters are current when read.
-  const collect = () => batch.flush();
+  const histograms = new HistogramBatch();
+  const gauges = new GaugeBatch();
+  // prom-client runs a metric's collect() before reporting it: the batched metrics are current when read.
+  const collect = () => {
+    batch.flush();
+    histograms.flush();
+    gauges.flush();
+  };
   return {
     registry,
     batch,
+    histograms,
+    gauges,
     requests: new Counter({
       name: "litellm_proxy_total_requests_metric_total",
       help: "Total requests made to the proxy, by status code",
@@ -163,6 +183,7 @@ export function createMetrics(): GatewayMetrics {
       labelNames: ["requested_model", "model", "hashed_api_key", "api_key_alias"],
       buckets: latencyBuckets,
       registers,
+      collect,
     }),
     overheadLatency: new Histogram({
       name: "litellm_overhead_latency_metric",
@@ -170,6 +191,7 @@ export function createMetrics(): GatewayMetrics {
       labelNames: ["model_group", "api_provider", "litellm_model_name"],
       buckets: overheadBuckets,
       registers,
+      collect,
     }),
     llmApiLatency: new Histogram({
       name: "litellm_llm_api_latency_metric",
@@ -177,6 +199,7 @@ export function createMetrics(): GatewayMetrics {
       labelNames: ["requested_model", "model"],
       buckets: latencyBuckets,
       registers,
+      collect,
     }),
     timeToFirstToken: new Histogram({
       name: "litellm_llm_api_time_to_first_token_metric",
@@ -184,6 +207,7 @@ export function createMetrics(): GatewayMetrics {
       labelNames: ["requested_model", "model"],
       buckets: latencyBuckets,
       registers,
+      collect,
     }),
     deploymentState: new Gauge({
       name: "litellm_deployment_state",
@@ -198,6 +222,7 @@ export function createMetrics(): GatewayMetrics {
       help: "x-ratelimit-remaining-requests returned by the LLM API deployment",
       labelNames: deploymentLimitLabels,
       registers,
+      collect,
     }),
     remainingTokens: new Gauge({
       name: "litellm_remaining_tokens_metric",
@@ -205,6 +230,7 @@ export function createMetrics(): GatewayMetrics {
       help: "x-ratelimit-remaining-tokens returned by the LLM API deployment",
       labelNames: deploymentLimitLabels,
       registers,
+      collect,
     }),
     apiKeyMaxBudget: new Gauge({
       name: "litellm_api_key_max_budget_metric",
@@ -212,6 +238,7 @@ export function createMetrics(): GatewayMetrics {
       help: "Maximum budget set for the API key, USD",
       labelNames: keyBudgetLabels,
       registers,
+      collect,
     }),
     remainingApiKeyBudget: new Gauge({
       name: "litellm_remaining_api_key_budget_metric",
@@ -219,6 +246,7 @@ export function createMetrics(): GatewayMetrics {
       help: "Remaining budget for the API key in its current period, USD",
       labelNames: keyBudgetLabels,
       registers,
+      collect,
     }),
     apiKeyBudgetRemainingHours: new Gauge({
       name: "litellm_api_key_budget_remaining_hours_metric",
@@ -226,6 +254,7 @@ export function createMetrics(): GatewayMetrics {
       help: "Hours before the API key's budget is reset",
       labelNames: keyBudgetLabels,
       registers,
+      collect,
     }),
     userMaxBudget: new Gauge({
       name: "litellm_user_max_budget_metric",
@@ -233,6 +262,7 @@ export function createMetrics(): GatewayMetrics {
       help: "Maximum budget set for the user, USD",
       labelNames: ["user"],
       registers,
+      collect,
     }),
     remainingUserBudget: new Gauge({
       name: "litellm_remaining_user_budget_metric",
@@ -240,6 +270,7 @@ export function createMetrics(): GatewayMetrics {
       help: "Remaining budget for the user in their current period, USD",
       labelNames: ["user"],
       registers,
+      collect,
     }),
     userBudgetRemainingHours: new Gauge({
       name: "litellm_user_budget_remaining_hours_metric",
@@ -247,6 +278,7 @@ export function createMetrics(): GatewayMetrics {
       help: "Hours before the user's budget is reset",
       labelNames: ["user"],
       registers,
+      collect,
     }),
   };
 }

@@ -6,9 +6,13 @@
 import type { Deployment } from "../config/types.js";
 import type { LimitSubject } from "../limits/types.js";
 import { type PendingSeries, seriesKey } from "./counter-batch.js";
+import type { PendingGauge } from "./gauge-batch.js";
+import type { PendingObservations } from "./histogram-batch.js";
 import type { GatewayMetrics } from "./metrics.js";
 
 const MS_PER_HOUR = 3_600_000;
+/** Subjects of a call whose budget series a call's series remembers (a call has a key's and a user's). */
+const MAX_LAST_BUDGETS = 4;
 
 /** Everything about a finished call the metrics need. Times in ms, money in USD. */
 export interface CallMetricFacts {
@@ -49,9 +53,23 @@ interface CallSeries {
   totalTokens: PendingSeries;
   inputTokens: PendingSeries;
   outputTokens: PendingSeries;
-  totalLatency: Record<string, string>;
-  llmApiLatency: Record<string, string>;
-  overheadLatency: Record<string, string>;
+  totalLatency: PendingObservations;
+  llmApiLatency: PendingObservations;
+  overheadLatency: PendingObservations;
+  remainingRequests: PendingGauge;
+  remainingTokens: PendingGauge;
+  /** The budget series this call's subjects used last time (a key's and a user's: the same call after call). */
+  lastBudgets: BudgetSeries[];
+}
+
+/** The three budget gauges of one key (with an alias) or user. */
+interface BudgetSeries {
+  scope: LimitSubject["scope"];
+  id: string;
+  alias: string;
+  max: PendingGauge;
+  remaining: PendingGauge;
+  hours: PendingGauge;
 }
 
 /** The request/failure counter series of one label set. */
@@ -61,6 +79,9 @@ interface Caches {
   calls: Map<string, CallSeries>;
   requests: SeriesCache;
   failures: SeriesCache;
+  keyBudgets: Map<string, BudgetSeries>;
+  userBudgets: Map<string, BudgetSeries>;
+  timeToFirstToken: Map<string, PendingObservations>;
 }
 
 const caches = new WeakMap<GatewayMetrics, Caches>();
@@ -68,7 +89,14 @@ const caches = new WeakMap<GatewayMetrics, Caches>();
 function cachesOf(metrics: GatewayMetrics): Caches {
   let found = caches.get(metrics);
   if (found === undefined) {
-    found = { calls: new Map(), requests: new Map(), failures: new Map() };
+    found = {
+      calls: new Map(),
+      requests: new Map(),
+      failures: new Map(),
+      keyBudgets: new Map(),
+      userBudgets: new Map(),
+      timeToFirstToken: new Map(),
+    };
     caches.set(metrics, found);
   }
   return found;
@@ -78,29 +106,40 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
   const { caller, deployment: d, requestedModel } = facts;
   const model = `${d.provider}/${d.upstreamModel}`;
   const tokenLabels = { ...caller, requested_model: requestedModel, model, model_id: d.id };
-  const { batch } = metrics;
+  const { batch, histograms, gauges } = metrics;
   // Created at 0 if the router has not set it yet; the router owns its value.
   metrics.deploymentState.inc(
     { litellm_model_name: d.upstreamModel, model_id: d.id, api_provider: d.provider },
     0,
   );
+  const limitLabels = {
+    model_group: requestedModel,
+    api_provider: d.provider,
+    litellm_model_name: d.upstreamModel,
+    model_id: d.id,
+    hashed_api_key: caller.hashed_api_key,
+    api_key_alias: caller.api_key_alias,
+  };
   return {
     spend: batch.series(metrics.spend, { ...caller, model }),
     totalTokens: batch.series(metrics.totalTokens, tokenLabels),
     inputTokens: batch.series(metrics.inputTokens, tokenLabels),
     outputTokens: batch.series(metrics.outputTokens, tokenLabels),
-    totalLatency: {
+    totalLatency: histograms.series(metrics.totalLatency, {
       requested_model: requestedModel,
       model,
       hashed_api_key: caller.hashed_api_key,
       api_key_alias: caller.api_key_alias,
-    },
-    llmApiLatency: { requested_model: requestedModel, model },
-    overheadLatency: {
+    }),
+    llmApiLatency: histograms.series(metrics.llmApiLatency, { requested_model: requestedModel, model }),
+    overheadLatency: histograms.series(metrics.overheadLatency, {
       model_group: requestedModel,
       api_provider: d.provider,
       litellm_model_name: d.upstreamModel,
-    },
+    }),
+    remainingRequests: gauges.series(metrics.remainingRequests, limitLabels),
+    remainingTokens: gauges.series(metrics.remainingTokens, limitLabels),
+    lastBudgets: [],
   };
 }
 
@@ -110,8 +149,9 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
  * Budget gauges follow LiteLLM: remaining = max budget − (the subject's spend as read with the key + this
  * call's cost); `+Inf` for a subject without a budget; reset hours only for budgets with a period. The
  * `litellm_deployment_state` series of the deployment is created at 0 if the router has not set it yet (the
- * router owns its value; a call that was answered never lowers a state the router raised). The counters go
- * through `metrics.batch`; each label set's series and label objects are made once.
+ * router owns its value; a call that was answered never lowers a state the router raised). Counters, histograms
+ * and gauges go through `metrics.batch`, `metrics.histograms` and `metrics.gauges`; each label set's series
+ * handles are made once.
  */
 export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFacts): void {
   const { caller, deployment: d } = facts;
@@ -128,21 +168,46 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
     series = newCallSeries(metrics, facts);
     calls.set(key, series);
   }
-  const { batch } = metrics;
+  const { batch, histograms } = metrics;
   batch.add(series.spend, facts.cost);
   batch.add(series.totalTokens, facts.totalTokens);
   batch.add(series.inputTokens, facts.promptTokens);
   batch.add(series.outputTokens, facts.completionTokens);
 
-  metrics.totalLatency.observe(series.totalLatency, facts.totalMs / 1000);
-  metrics.llmApiLatency.observe(series.llmApiLatency, facts.upstreamMs / 1000);
-  metrics.overheadLatency.observe(
-    series.overheadLatency,
-    Math.max(0, facts.totalMs - facts.upstreamMs) / 1000,
-  );
+  histograms.observe(series.totalLatency, facts.totalMs / 1000);
+  histograms.observe(series.llmApiLatency, facts.upstreamMs / 1000);
+  histograms.observe(series.overheadLatency, Math.max(0, facts.totalMs - facts.upstreamMs) / 1000);
 
-  recordUpstreamLimits(metrics, facts);
-  for (const subject of facts.subjects) recordBudget(metrics, subject, facts);
+  recordUpstreamLimits(metrics, series, facts.upstreamHeaders);
+  const { subjects } = facts;
+  for (let i = 0; i < subjects.length; i++)
+    recordBudget(metrics, series, i, subjects[i] as LimitSubject, facts);
+}
+
+/**
+ * Observes a stream's time to its first forwarded chunk (`litellm_llm_api_time_to_first_token_metric`, labels
+ * requested_model and `provider/upstream model`), through `metrics.histograms`.
+ * @param requestedModel a bounded label value (a configured alias).
+ * @param seconds from the request's arrival to the first chunk forwarded; finite.
+ * @throws TypeError when `seconds` is not finite.
+ */
+export function recordTimeToFirstToken(
+  metrics: GatewayMetrics,
+  requestedModel: string,
+  deployment: Deployment,
+  seconds: number,
+): void {
+  const cache = cachesOf(metrics).timeToFirstToken;
+  const key = seriesKey([requestedModel, deployment.provider, deployment.upstreamModel]);
+  let series = cache.get(key);
+  if (series === undefined) {
+    series = metrics.histograms.series(metrics.timeToFirstToken, {
+      requested_model: requestedModel,
+      model: `${deployment.provider}/${deployment.upstreamModel}`,
+    });
+    cache.set(key, series);
+  }
+  metrics.histograms.observe(series, seconds);
 }
 
 /**
@@ -198,43 +263,86 @@ export function recordRequest(
   metrics.batch.add(failures, 1);
 }
 
-function recordUpstreamLimits(metrics: GatewayMetrics, facts: CallMetricFacts): void {
-  const requests = headerNumber(facts.upstreamHeaders, "x-ratelimit-remaining-requests");
-  const tokens = headerNumber(facts.upstreamHeaders, "x-ratelimit-remaining-tokens");
-  if (requests === undefined && tokens === undefined) return;
-  const d = facts.deployment;
-  const labels = {
-    model_group: facts.requestedModel,
-    api_provider: d.provider,
-    litellm_model_name: d.upstreamModel,
-    model_id: d.id,
-    hashed_api_key: facts.caller.hashed_api_key,
-    api_key_alias: facts.caller.api_key_alias,
-  };
-  if (requests !== undefined) metrics.remainingRequests.set(labels, requests);
-  if (tokens !== undefined) metrics.remainingTokens.set(labels, tokens);
+function recordUpstreamLimits(
+  metrics: GatewayMetrics,
+  series: CallSeries,
+  headers: CallMetricFacts["upstreamHeaders"],
+): void {
+  const requests = headerNumber(headers, "x-ratelimit-remaining-requests");
+  const tokens = headerNumber(headers, "x-ratelimit-remaining-tokens");
+  if (requests !== undefined) metrics.gauges.set(series.remainingRequests, requests);
+  if (tokens !== undefined) metrics.gauges.set(series.remainingTokens, tokens);
 }
 
-function recordBudget(metrics: GatewayMetrics, subject: LimitSubject, facts: CallMetricFacts): void {
+/** The budget gauges of a key (with its alias) or a user, made once per label set. */
+function newBudgetSeries(
+  metrics: GatewayMetrics,
+  scope: LimitSubject["scope"],
+  id: string,
+  alias: string,
+): BudgetSeries {
+  const { gauges } = metrics;
+  if (scope === "key") {
+    const labels = { hashed_api_key: id, api_key_alias: alias };
+    return {
+      scope,
+      id,
+      alias,
+      max: gauges.series(metrics.apiKeyMaxBudget, labels),
+      remaining: gauges.series(metrics.remainingApiKeyBudget, labels),
+      hours: gauges.series(metrics.apiKeyBudgetRemainingHours, labels),
+    };
+  }
+  const labels = { user: id };
+  return {
+    scope,
+    id,
+    alias,
+    max: gauges.series(metrics.userMaxBudget, labels),
+    remaining: gauges.series(metrics.remainingUserBudget, labels),
+    hours: gauges.series(metrics.userBudgetRemainingHours, labels),
+  };
+}
+
+/** The budget series of `subject` (its `index`-th of the call), made once per label set. */
+function budgetSeriesOf(
+  metrics: GatewayMetrics,
+  call: CallSeries,
+  index: number,
+  subject: LimitSubject,
+  callerAlias: string,
+  callerKey: string,
+): BudgetSeries {
+  const { scope, id } = subject;
+  const alias = scope === "user" ? "" : id === callerKey ? callerAlias : (subject.alias ?? "");
+  const last = call.lastBudgets[index];
+  if (last !== undefined && last.scope === scope && last.id === id && last.alias === alias) return last;
+  const cache = scope === "key" ? cachesOf(metrics).keyBudgets : cachesOf(metrics).userBudgets;
+  const key = scope === "key" ? seriesKey([id, alias]) : id;
+  let series = cache.get(key);
+  if (series === undefined) {
+    series = newBudgetSeries(metrics, scope, id, alias);
+    cache.set(key, series);
+  }
+  if (index < MAX_LAST_BUDGETS) call.lastBudgets[index] = series;
+  return series;
+}
+
+function recordBudget(
+  metrics: GatewayMetrics,
+  call: CallSeries,
+  index: number,
+  subject: LimitSubject,
+  facts: CallMetricFacts,
+): void {
   const max = subject.maxBudget ?? Number.POSITIVE_INFINITY;
   const remaining = max - (subject.spend + facts.cost);
-  const hours =
-    subject.budgetResetAt === null
-      ? undefined
-      : Math.max(0, subject.budgetResetAt - facts.nowEpochMs) / MS_PER_HOUR;
-  if (subject.scope === "key") {
-    const own = subject.id === facts.caller.hashed_api_key;
-    const labels = {
-      hashed_api_key: subject.id,
-      api_key_alias: own ? facts.caller.api_key_alias : (subject.alias ?? ""),
-    };
-    metrics.apiKeyMaxBudget.set(labels, max);
-    metrics.remainingApiKeyBudget.set(labels, remaining);
-    if (hours !== undefined) metrics.apiKeyBudgetRemainingHours.set(labels, hours);
-  } else {
-    const labels = { user: subject.id };
-    metrics.userMaxBudget.set(labels, max);
-    metrics.remainingUserBudget.set(labels, remaining);
-    if (hours !== undefined) metrics.userBudgetRemainingHours.set(labels, hours);
+  const { hashed_api_key, api_key_alias } = facts.caller;
+  const series = budgetSeriesOf(metrics, call, index, subject, api_key_alias, hashed_api_key);
+  const { gauges } = metrics;
+  gauges.set(series.max, max);
+  gauges.set(series.remaining, remaining);
+  if (subject.budgetResetAt !== null) {
+    gauges.set(series.hours, Math.max(0, subject.budgetResetAt - facts.nowEpochMs) / MS_PER_HOUR);
   }
 }

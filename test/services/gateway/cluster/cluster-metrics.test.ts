@@ -5,7 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { redisMetrics } from "../../../../services/gateway/src/cache/redis.js";
 import { merge } from "../../../../services/gateway/src/cluster/cluster-metrics.js";
+import type { Deployment } from "../../../../services/gateway/src/config/types.js";
+import type { LimitSubject } from "../../../../services/gateway/src/limits/types.js";
 import { createMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
+import { recordCallMetrics } from "../../../../services/gateway/src/metrics/record-call.js";
 
 const caller = { hashed_api_key: "h1", api_key_alias: "a", user: "u" };
 const deployment = { litellm_model_name: "m", model_id: "d1", api_provider: "openai" };
@@ -59,5 +62,54 @@ describe("cluster metrics", () => {
         .filter((l) => l.startsWith("# TYPE"))
         .sort();
     expect(names(merged)).toEqual(names(await single.registry.metrics()));
+  });
+
+  it("includes what the workers recorded through their batches, not yet handed to prom-client", async () => {
+    const deployment: Deployment = {
+      id: "d1",
+      modelName: "general",
+      provider: "openai",
+      upstreamModel: "m",
+      apiBase: "http://upstream.local/v1",
+      tags: [],
+      created: 0,
+    };
+    const subject: LimitSubject = {
+      scope: "key",
+      id: "h1",
+      rpmLimit: null,
+      tpmLimit: null,
+      maxBudget: 10,
+      budgetDuration: null,
+      budgetResetAt: null,
+      spend: 0,
+    };
+    const recorded = async (calls: number, spend: number) => {
+      const metrics = createMetrics();
+      for (let i = 0; i < calls; i++) {
+        recordCallMetrics(metrics, {
+          caller,
+          subjects: [{ ...subject, spend: spend + i }],
+          requestedModel: "general",
+          deployment,
+          promptTokens: 1,
+          completionTokens: 1,
+          totalTokens: 2,
+          cost: 0,
+          totalMs: 20,
+          upstreamMs: 10,
+          upstreamHeaders: { "x-ratelimit-remaining-requests": String(100 - i) },
+          nowEpochMs: 0,
+        });
+      }
+      return metrics.registry.getMetricsAsJSON();
+    };
+    const text = await merge([await recorded(3, 0), await recorded(5, 1)]);
+    expect(sample(text, "litellm_request_total_latency_metric_count")).toBe(8);
+    expect(sample(text, "litellm_overhead_latency_metric_bucket", 'le="0.01"')).toBe(8);
+    expect(sample(text, "litellm_llm_api_latency_metric_sum")).toBeCloseTo(0.08);
+    expect(sample(text, "litellm_remaining_requests_metric")).toBe(96); // each worker's last, the lowest
+    expect(sample(text, "litellm_remaining_api_key_budget_metric")).toBe(5); // 10 − (1 + 4)
+    expect(sample(text, "litellm_total_tokens_metric_total")).toBe(16);
   });
 });

@@ -2,12 +2,13 @@
  * recordCallMetrics: one finished call's facts into LiteLLM-named series, read back from the registry's text
  * exposition (what Prometheus scrapes).
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Deployment } from "../../../../services/gateway/src/config/types.js";
 import { createMetrics, type GatewayMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
 import {
   type CallMetricFacts,
   recordCallMetrics,
+  recordTimeToFirstToken,
 } from "../../../../services/gateway/src/metrics/record-call.js";
 import { keySubject, userSubject } from "../limits/subjects.js";
 
@@ -144,5 +145,45 @@ describe("recordCallMetrics", () => {
     m.deploymentState.set(labels, 2);
     recordCallMetrics(m, facts());
     expect(await sample(m, "litellm_deployment_state", { model_id: "dep-1" })).toBe(2);
+  });
+
+  it("hands histograms and gauges to prom-client once per series per scrape, not once per call", async () => {
+    const m = createMetrics();
+    const key = keySubject({ id: KEY, maxBudget: 10, budgetResetAt: NOW + 3_600_000 });
+    const observe = vi.spyOn(m.totalLatency, "observe");
+    const set = vi.spyOn(m.remainingApiKeyBudget, "set");
+    const headers = { "x-ratelimit-remaining-requests": "5" };
+    for (let i = 0; i < 50; i++) {
+      recordCallMetrics(m, facts({ subjects: [key], totalMs: 100 + i, upstreamHeaders: headers }));
+    }
+    expect(observe.mock.calls.length + set.mock.calls.length).toBe(0);
+    expect(await sample(m, "litellm_request_total_latency_metric_count")).toBe(50);
+    expect(observe.mock.calls.length).toBeLessThanOrEqual(1);
+    expect(set).toHaveBeenCalledTimes(1);
+    // The last call's remaining budget: 10 − 0.25.
+    expect(await sample(m, "litellm_remaining_api_key_budget_metric", { hashed_api_key: KEY })).toBe(9.75);
+  });
+
+  it("observes a stream's time to first token under requested_model and provider/model", async () => {
+    const m = createMetrics();
+    recordTimeToFirstToken(m, "general", deployment, 0.25);
+    recordTimeToFirstToken(m, "general", deployment, 0.5);
+    const labels = { requested_model: "general", model: "openai/gpt-x" };
+    expect(await sample(m, "litellm_llm_api_time_to_first_token_metric_count", labels)).toBe(2);
+    expect(await sample(m, "litellm_llm_api_time_to_first_token_metric_sum", labels)).toBe(0.75);
+    expect(() => recordTimeToFirstToken(m, "general", deployment, Number.NaN)).toThrow(TypeError);
+  });
+
+  it("follows a caller's subjects when they change from call to call", async () => {
+    const m = createMetrics();
+    const other = keySubject({ id: "cd".repeat(32), alias: "team", maxBudget: 5, spend: 1 });
+    recordCallMetrics(m, facts({ subjects: [other, userSubject({ id: "alice", maxBudget: 3 })] }));
+    recordCallMetrics(m, facts({ subjects: [{ ...other, alias: "renamed" }, userSubject({ id: "bob" })] }));
+    const remaining = (labels: Record<string, string>) =>
+      sample(m, "litellm_remaining_api_key_budget_metric", labels);
+    expect(await remaining({ api_key_alias: "team" })).toBe(3.75);
+    expect(await remaining({ api_key_alias: "renamed" })).toBe(3.75);
+    expect(await sample(m, "litellm_user_max_budget_metric", { user: "alice" })).toBe(3);
+    expect(await sample(m, "litellm_user_max_budget_metric", { user: "bob" })).toBe(Number.POSITIVE_INFINITY);
   });
 });

@@ -13,6 +13,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { recordTimeToFirstToken } from "../../metrics/record-call.js";
 import type { UpstreamResponse } from "../../router/router.js";
 import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
 import { relaySse, type StreamEncoder } from "../../streaming/relay-sse.js";
@@ -268,13 +269,11 @@ export function streamDeadline(upstream: UpstreamResponse, deps: PipelineDeps): 
 
 /** A stream's first event reached the client: the call's time to first token (`firstByteAtEpoch`, the metric). */
 export function firstByte(call: CallContext, upstream: UpstreamResponse, deps: PipelineDeps): void {
-  const { deployment } = upstream;
   call.firstByteAtEpoch = deps.clock.now();
-  deps.metrics.timeToFirstToken.observe(
-    {
-      requested_model: requestedModelLabel(call),
-      model: `${deployment.provider}/${deployment.upstreamModel}`,
-    },
+  recordTimeToFirstToken(
+    deps.metrics,
+    requestedModelLabel(call),
+    upstream.deployment,
     (performance.now() - call.startedAt) / 1000,
   );
 }
