@@ -46,6 +46,61 @@ describe("spend batches", () => {
     expect((await check.query("SELECT spend FROM users WHERE user_id = 'idem'")).rows[0].spend).toBe("0.3");
   });
 
+  it("store every column as recorded: times to the millisecond, tiny and large costs exactly, flags and sanitised numbers", async () => {
+    const db = await database();
+    await instance(db.url); // migrates the database
+    const pool = createPool(db.url, recordingLogger());
+    cleanups.push(() => pool.end());
+    const start = Date.UTC(2026, 2, 3, 4, 5, 6, 789);
+    const rows = [
+      spendRow({ spend: 1.2e-7, startTime: start, endTime: start + 1, stream: true, status: 200 }),
+      spendRow({
+        spend: 123456.789012,
+        promptTokens: 2_000_000,
+        completionTokens: 7,
+        totalTokens: 2_000_007,
+      }),
+      spendRow({
+        spend: Number.NaN,
+        promptTokens: -3,
+        completionTokens: 2.6,
+        startTime: Number.NaN,
+        status: 1.5,
+      }),
+      spendRow({ keyAlias: 'a "quoted", {braced} \\ alias', userId: "NULL", callType: "aembedding" }),
+    ];
+    const now = Date.UTC(2026, 5, 1, 0, 0, 0, 1);
+    expect(await writeSpendBatch(pool, rows, now)).toBe(4);
+    const check = await sqlClient(db);
+    const stored = await check.query(
+      `SELECT request_id, spend::text AS spend, prompt_tokens, completion_tokens, status, stream, call_type, key_alias,
+              user_id, (extract(epoch FROM start_time) * 1000)::bigint::text AS start_ms,
+              (extract(epoch FROM end_time) * 1000)::bigint::text AS end_ms
+       FROM spend_logs`,
+    );
+    const byId = new Map(stored.rows.map((r) => [r.request_id, r]));
+    const [tiny, large, malformed, quoted] = rows.map((r) => byId.get(r.requestId));
+    expect(tiny).toMatchObject({
+      spend: "0.00000012",
+      stream: true,
+      start_ms: String(start),
+      end_ms: String(start + 1),
+    });
+    expect(large).toMatchObject({ spend: "123456.789012", prompt_tokens: 2_000_000, stream: false });
+    expect(malformed).toMatchObject({
+      spend: "0",
+      prompt_tokens: 0,
+      completion_tokens: 3,
+      status: 0,
+      start_ms: String(now),
+    });
+    expect(quoted).toMatchObject({
+      key_alias: 'a "quoted", {braced} \\ alias',
+      user_id: "NULL",
+      call_type: "aembedding",
+    });
+  });
+
   it("two instances writing the same keys in opposite orders neither deadlock nor lose spend", async () => {
     const db = await database();
     const a = await instance(db.url);
