@@ -5,10 +5,11 @@
  * (the worst outage: every export waits for its timeout). Both Langfuses are the contract fake of
  * test/fixtures/langfuse.ts, in this process. Reports latency (p50/p99, medians of rounds), RSS at the start
  * and end, and the down gateway's `gateway_trace_dropped_total` / `gateway_trace_export_failures_total`.
- * Writes bench/TRACES.md. `npm run bench:traces -- --help` for the flags.
+ * With `--batch-sizes`, one more gateway per size traces to the answering Langfuse with that TRACE_BATCH_SIZE.
+ * Writes bench/TRACES.md (or `--output`). `npm run bench:traces -- --help` for the flags.
  */
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { startFakeLangfuse } from "../test/fixtures/langfuse.js";
 import { memoryKiB, readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
@@ -20,6 +21,8 @@ const { values: flags } = parseArgs({
     rate: { type: "string", default: "300" },
     seconds: { type: "string", default: "20" },
     rounds: { type: "string", default: "3" },
+    "batch-sizes": { type: "string", default: "" },
+    output: { type: "string", default: "bench/TRACES.md" },
     help: { type: "boolean", default: false },
   },
 });
@@ -27,7 +30,11 @@ if (flags.help) {
   console.log(`npm run bench:traces -- [--rate 300] [--seconds 20] [--rounds 3]
   --rate      requests per second on each gateway (open loop)
   --seconds   length of one round on one gateway
-  --rounds    rounds; each gateway is loaded once per round, in turn (3 × 20 s: a minute of outage)`);
+  --rounds    rounds; each gateway is loaded once per round, in turn (3 × 20 s: a minute of outage)
+  --batch-sizes <list>
+              also run, for each size, a gateway tracing to the answering Langfuse with that
+              TRACE_BATCH_SIZE (spans per export request; the default gateway's is the gateway's own, 64)
+  --output    results file (default bench/TRACES.md)`);
   process.exit(0);
 }
 const rate = Number(flags.rate);
@@ -72,6 +79,11 @@ async function main(): Promise<void> {
     await startGateway("langfuse-up", traceTo(answering)),
     await startGateway("langfuse-down", traceTo(hanging)),
   ];
+  for (const size of String(flags["batch-sizes"]).split(",").filter(Boolean)) {
+    gateways.push(
+      await startGateway(`langfuse-up, batch ${size}`, { ...traceTo(answering), TRACE_BATCH_SIZE: size }),
+    );
+  }
   const rssStart = new Map(gateways.map((g) => [g.name, memoryKiB(g.service.pid).rss]));
   const results = new Map<string, PacedResult[]>(gateways.map((g) => [g.name, []]));
   for (let round = 1; round <= rounds; round++) {
@@ -110,7 +122,8 @@ async function main(): Promise<void> {
 
 Written by \`npm run bench:traces\` (${new Date().toISOString()}): ${rate} req/s open loop, ${rounds} rounds of
 ${seconds} s per gateway, taken in turn; latency figures are medians of the rounds (ms, from the load
-generator). "langfuse-down" traces to a Langfuse that accepts connections and never answers.
+generator). "langfuse-down" traces to a Langfuse that accepts connections and never answers; "batch N" is
+the answering one with TRACE_BATCH_SIZE=N (the others use the gateway's default, 64).
 
 | gateway | 2xx | other | p50 ms | p99 ms | p50 × no-tracing | p99 × no-tracing | RSS MiB start → end | dropped / export failures / queued spans |
 |---|---|---|---|---|---|---|---|---|
@@ -118,7 +131,7 @@ ${rows.join("\n")}
 
 Spans the answering Langfuse received: ${answering.observations.length}.
 `;
-  writeFileSync(join(repoRoot, "bench", "TRACES.md"), report);
+  writeFileSync(resolve(repoRoot, String(flags.output)), report);
   console.log(report);
   await answering.close();
   await hanging.close();
