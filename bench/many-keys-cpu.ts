@@ -22,12 +22,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { Pool } from "undici";
 import { freePort, readyLine, repoRoot, type Service, spawnService } from "./lib/children.js";
 import { processMeter, startCpu } from "./lib/cpu.js";
 import { type BenchDatabase, startFullPipelineGateway } from "./lib/full-pipeline.js";
-import { completionBody, pacedLoad, type Target } from "./lib/load.js";
-import { insertKeyCopies } from "./lib/many-keys.js";
+import { inspector } from "./lib/inspector.js";
+import { pacedLoad, type Target } from "./lib/load.js";
+import { chatOnce, insertKeyCopies } from "./lib/many-keys.js";
 import { type PrivateRedis, startPrivateRedis } from "./lib/private-redis.js";
 import { summarizeProfile } from "./lib/profile.js";
 import { commandsBetween, parseCommandStats } from "./lib/redis-commands.js";
@@ -65,67 +65,6 @@ interface Gateway {
   cdp?: (method: string, params?: object) => Promise<unknown>;
 }
 
-/** The minimal WebSocket this script uses (Node 20's global one, behind --experimental-websocket). */
-interface Socket {
-  onopen: (() => void) | null;
-  onerror: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: string }) => void) | null;
-  send(data: string): void;
-}
-
-/** A Chrome DevTools protocol client on the inspector listening on `port`. */
-async function inspector(port: number): Promise<(method: string, params?: object) => Promise<unknown>> {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{
-    webSocketDebuggerUrl: string;
-  }>;
-  const WebSocketClass = (globalThis as { WebSocket?: new (url: string) => Socket }).WebSocket;
-  if (WebSocketClass === undefined) throw new Error("--profile needs NODE_OPTIONS=--experimental-websocket");
-  const socket = new WebSocketClass(targets[0]!.webSocketDebuggerUrl);
-  await new Promise<void>((resolve, reject) => {
-    socket.onopen = resolve;
-    socket.onerror = reject;
-  });
-  const pending = new Map<number, (message: { result?: unknown; error?: { message: string } }) => void>();
-  socket.onmessage = (event) => {
-    const message = JSON.parse(event.data) as { id?: number; result?: unknown; error?: { message: string } };
-    if (message.id !== undefined) pending.get(message.id)?.(message);
-    if (message.id !== undefined) pending.delete(message.id);
-  };
-  let next = 0;
-  return (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const id = ++next;
-      pending.set(id, (m) => (m.error ? reject(new Error(m.error.message)) : resolve(m.result)));
-      socket.send(JSON.stringify({ id, method, params }));
-    });
-}
-
-/** One chat call per key, `concurrency` at a time. @throws when a call is not answered 200. */
-async function warmWithChat(origin: string, keys: string[], concurrency = 16): Promise<void> {
-  const pool = new Pool(origin, { connections: concurrency, keepAliveTimeout: 60_000 });
-  const body = completionBody("bench");
-  let next = 0;
-  const worker = async () => {
-    while (next < keys.length) {
-      const key = keys[next++]!;
-      const res = await pool.request({
-        path: "/v1/chat/completions",
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body,
-      });
-      const text = await res.body.text();
-      if (res.statusCode !== 200)
-        throw new Error(`warm-up call answered ${res.statusCode}: ${text.slice(0, 200)}`);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: concurrency }, worker));
-  } finally {
-    await pool.close();
-  }
-}
-
 async function startGateway(
   label: string,
   dir: string,
@@ -150,7 +89,7 @@ async function startGateway(
   services.push(service);
   const began = Date.now();
   const keys = [key, ...(await insertKeyCopies(database.url, key, keyCount - 1))];
-  await warmWithChat(origin, keys);
+  await chatOnce(origin, keys);
   say(
     `${label}: ${keys.length} keys inserted and warmed with a chat call each (${(Date.now() - began) / 1000} s)`,
   );
@@ -204,7 +143,7 @@ try {
           // The keys this run will use, used once more now: fresh in the key cache (well under its 60 s refresh
           // age) and, after the pause, with no lease left (used less often than once per lease lifetime).
           const at = cursors.get(target.name) ?? 0;
-          await warmWithChat(
+          await chatOnce(
             g.origin,
             Array.from({ length: perRun }, (_, i) => tokens[(at + i) % n]!),
           );

@@ -9,6 +9,7 @@
 import pg from "pg";
 import { Pool } from "undici";
 import { generateKey, hashKey, keyDisplayName } from "../../services/gateway/src/keys/key-material.js";
+import { completionBody } from "./load.js";
 
 /** Columns the copies get new values for; every other column of `keys` is copied from the template row. */
 const OWN_COLUMNS = new Set(["token", "key_name", "key_alias"]);
@@ -87,4 +88,34 @@ export async function heapUsedBytes(origin: string): Promise<number> {
   const text = await res.text();
   const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})?\s+([0-9.eE+-]+)$/m.exec(text);
   return match === null ? Number.NaN : Number(match[1]);
+}
+
+/**
+ * One chat call (`POST /v1/chat/completions`, model `bench`) per key, `concurrency` at a time: each key is then
+ * in the gateway's key cache and has taken (and, a second later, returned) a lease.
+ * @throws when a call is not answered 200.
+ */
+export async function chatOnce(origin: string, keys: string[], concurrency = 16): Promise<void> {
+  const pool = new Pool(origin, { connections: concurrency, keepAliveTimeout: 60_000 });
+  const body = completionBody("bench");
+  let next = 0;
+  const worker = async () => {
+    while (next < keys.length) {
+      const key = keys[next++]!;
+      const res = await pool.request({
+        path: "/v1/chat/completions",
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200)
+        throw new Error(`warm-up call answered ${res.statusCode}: ${text.slice(0, 200)}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    await pool.close();
+  }
 }
