@@ -301,9 +301,9 @@ async function workers(deps: ScalingDeps, s: ScalingSettings): Promise<WorkersRo
 
 /**
  * Runs the scaling parts the settings ask for, in order: sizes, long streams, distinct keys, workers. Long streams
- * come before the distinct keys: a gateway left holding 100,000 keys' state spends CPU on it for a while (lease
- * sweeps, a major GC over a bigger heap; `bench/many-keys-idle.ts`), which the streams' per-process CPU would
- * otherwise count as theirs.
+ * come before the distinct keys: a gateway left holding 100,000 keys' state spends CPU on it for a while (V8's
+ * memory-reducing major GCs over the bigger heap, up to a minute and more later; `bench/many-keys-idle.ts`), which
+ * the streams' per-process CPU would otherwise count as theirs.
  */
 export async function runScaling(deps: ScalingDeps, s: ScalingSettings): Promise<ScalingResults> {
   const out: ScalingResults = { settings: s, sizes: [], keys: [], workers: [] };
