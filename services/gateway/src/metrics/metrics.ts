@@ -13,10 +13,10 @@
  * Every label value is bounded: key hashes and aliases of existing keys, user ids of existing users, model
  * aliases and deployments of the config. A value a client picks freely never becomes a label.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { CompactHistogram } from "./compact-histogram.js";
 import { CounterBatch } from "./counter-batch.js";
 import { GaugeBatch } from "./gauge-batch.js";
-import { HistogramBatch } from "./histogram-batch.js";
 
 const keyLabels = ["hashed_api_key", "api_key_alias", "user"] as const;
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -30,11 +30,6 @@ export interface GatewayMetrics {
    * the registry is read (`counter-batch.ts`). Write those counters through it on the request path.
    */
   batch: CounterBatch;
-  /**
-   * Pending observations of the per-call histograms (latencies, time to first token), folded into them whenever
-   * the registry is read (`histogram-batch.ts`). Observe those histograms through it on the request path.
-   */
-  histograms: HistogramBatch;
   /**
    * Last values of the per-call gauges (remaining upstream limits, budgets), handed to them whenever the registry
    * is read (`gauge-batch.ts`). Set those gauges only through it.
@@ -66,14 +61,17 @@ export interface GatewayMetrics {
   inputTokens: Counter<TokenLabel>;
   /** `litellm_output_tokens_metric_total`: completion tokens. */
   outputTokens: Counter<TokenLabel>;
-  /** Whole request, seconds (for streams: until the last byte). */
-  totalLatency: Histogram<"requested_model" | "model" | "hashed_api_key" | "api_key_alias">;
+  /**
+   * Whole request, seconds (for streams: until the last byte). The histograms keep their series compactly
+   * (`compact-histogram.ts`: one per key here); observe them per label set through `series`/`observeSeries`.
+   */
+  totalLatency: CompactHistogram<"requested_model" | "model" | "hashed_api_key" | "api_key_alias">;
   /** Time the gateway itself added, seconds: total minus time spent waiting on the upstream. */
-  overheadLatency: Histogram<"model_group" | "api_provider" | "litellm_model_name">;
+  overheadLatency: CompactHistogram<"model_group" | "api_provider" | "litellm_model_name">;
   /** Upstream call, seconds (for streams: until the upstream's last byte). */
-  llmApiLatency: Histogram<"requested_model" | "model">;
+  llmApiLatency: CompactHistogram<"requested_model" | "model">;
   /** Streams: from the request's arrival to the first chunk forwarded, seconds. */
-  timeToFirstToken: Histogram<"requested_model" | "model">;
+  timeToFirstToken: CompactHistogram<"requested_model" | "model">;
   /** 0 healthy, 1 partial outage (cooling down after failures), 2 complete outage. LiteLLM labels it with
    * `api_base` too; the gateway leaves that label out so that no upstream URL leaves through /metrics. */
   deploymentState: Gauge<"litellm_model_name" | "model_id" | "api_provider">;
@@ -122,18 +120,15 @@ export function createMetrics(): GatewayMetrics {
   ] as const;
   const keyBudgetLabels = ["hashed_api_key", "api_key_alias"] as const;
   const batch = new CounterBatch();
-  const histograms = new HistogramBatch();
   const gauges = new GaugeBatch();
   // prom-client runs a metric's collect() before reporting it: the batched metrics are current when read.
   const collect = () => {
     batch.flush();
-    histograms.flush();
     gauges.flush();
   };
   return {
     registry,
     batch,
-    histograms,
     gauges,
     requests: new Counter({
       name: "litellm_proxy_total_requests_metric_total",
@@ -177,37 +172,33 @@ export function createMetrics(): GatewayMetrics {
       registers,
       collect,
     }),
-    totalLatency: new Histogram({
+    totalLatency: new CompactHistogram({
       name: "litellm_request_total_latency_metric",
       help: "Total latency of a request through the gateway, seconds",
       labelNames: ["requested_model", "model", "hashed_api_key", "api_key_alias"],
       buckets: latencyBuckets,
       registers,
-      collect,
     }),
-    overheadLatency: new Histogram({
+    overheadLatency: new CompactHistogram({
       name: "litellm_overhead_latency_metric",
       help: "Latency the gateway adds on top of the upstream call, seconds",
       labelNames: ["model_group", "api_provider", "litellm_model_name"],
       buckets: overheadBuckets,
       registers,
-      collect,
     }),
-    llmApiLatency: new Histogram({
+    llmApiLatency: new CompactHistogram({
       name: "litellm_llm_api_latency_metric",
       help: "Latency of the upstream LLM API call, seconds",
       labelNames: ["requested_model", "model"],
       buckets: latencyBuckets,
       registers,
-      collect,
     }),
-    timeToFirstToken: new Histogram({
+    timeToFirstToken: new CompactHistogram({
       name: "litellm_llm_api_time_to_first_token_metric",
       help: "Time to the first streamed chunk, seconds",
       labelNames: ["requested_model", "model"],
       buckets: latencyBuckets,
       registers,
-      collect,
     }),
     deploymentState: new Gauge({
       name: "litellm_deployment_state",

@@ -7,7 +7,6 @@ import type { Deployment } from "../config/types.js";
 import type { LimitSubject } from "../limits/types.js";
 import { type PendingSeries, seriesKey } from "./counter-batch.js";
 import type { PendingGauge } from "./gauge-batch.js";
-import type { PendingObservations } from "./histogram-batch.js";
 import type { GatewayMetrics } from "./metrics.js";
 
 const MS_PER_HOUR = 3_600_000;
@@ -53,9 +52,10 @@ interface CallSeries {
   totalTokens: PendingSeries;
   inputTokens: PendingSeries;
   outputTokens: PendingSeries;
-  totalLatency: PendingObservations;
-  llmApiLatency: PendingObservations;
-  overheadLatency: PendingObservations;
+  /** Slots of the latency histograms' series (`CompactHistogram.series`). */
+  totalLatency: number;
+  llmApiLatency: number;
+  overheadLatency: number;
   remainingRequests: PendingGauge;
   remainingTokens: PendingGauge;
   /** The budget series this call's subjects used last time (a key's and a user's: the same call after call). */
@@ -81,7 +81,7 @@ interface Caches {
   failures: SeriesCache;
   keyBudgets: Map<string, BudgetSeries>;
   userBudgets: Map<string, BudgetSeries>;
-  timeToFirstToken: Map<string, PendingObservations>;
+  timeToFirstToken: Map<string, number>;
 }
 
 const caches = new WeakMap<GatewayMetrics, Caches>();
@@ -106,7 +106,7 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
   const { caller, deployment: d, requestedModel } = facts;
   const model = `${d.provider}/${d.upstreamModel}`;
   const tokenLabels = { ...caller, requested_model: requestedModel, model, model_id: d.id };
-  const { batch, histograms, gauges } = metrics;
+  const { batch, gauges } = metrics;
   // Created at 0 if the router has not set it yet; the router owns its value.
   metrics.deploymentState.inc(
     { litellm_model_name: d.upstreamModel, model_id: d.id, api_provider: d.provider },
@@ -125,14 +125,14 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
     totalTokens: batch.series(metrics.totalTokens, tokenLabels),
     inputTokens: batch.series(metrics.inputTokens, tokenLabels),
     outputTokens: batch.series(metrics.outputTokens, tokenLabels),
-    totalLatency: histograms.series(metrics.totalLatency, {
+    totalLatency: metrics.totalLatency.series({
       requested_model: requestedModel,
       model,
       hashed_api_key: caller.hashed_api_key,
       api_key_alias: caller.api_key_alias,
     }),
-    llmApiLatency: histograms.series(metrics.llmApiLatency, { requested_model: requestedModel, model }),
-    overheadLatency: histograms.series(metrics.overheadLatency, {
+    llmApiLatency: metrics.llmApiLatency.series({ requested_model: requestedModel, model }),
+    overheadLatency: metrics.overheadLatency.series({
       model_group: requestedModel,
       api_provider: d.provider,
       litellm_model_name: d.upstreamModel,
@@ -150,8 +150,8 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
  * call's cost); `+Inf` for a subject without a budget; reset hours only for budgets with a period. The
  * `litellm_deployment_state` series of the deployment is created at 0 if the router has not set it yet (the
  * router owns its value; a call that was answered never lowers a state the router raised). Counters, histograms
- * and gauges go through `metrics.batch`, `metrics.histograms` and `metrics.gauges`; each label set's series
- * handles are made once.
+ * and gauges go through `metrics.batch`, the histograms' `observeSeries` and `metrics.gauges`; each label
+ * set's series handles are made once.
  */
 export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFacts): void {
   const { caller, deployment: d } = facts;
@@ -168,15 +168,18 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
     series = newCallSeries(metrics, facts);
     calls.set(key, series);
   }
-  const { batch, histograms } = metrics;
+  const { batch } = metrics;
   batch.add(series.spend, facts.cost);
   batch.add(series.totalTokens, facts.totalTokens);
   batch.add(series.inputTokens, facts.promptTokens);
   batch.add(series.outputTokens, facts.completionTokens);
 
-  histograms.observe(series.totalLatency, facts.totalMs / 1000);
-  histograms.observe(series.llmApiLatency, facts.upstreamMs / 1000);
-  histograms.observe(series.overheadLatency, Math.max(0, facts.totalMs - facts.upstreamMs) / 1000);
+  metrics.totalLatency.observeSeries(series.totalLatency, facts.totalMs / 1000);
+  metrics.llmApiLatency.observeSeries(series.llmApiLatency, facts.upstreamMs / 1000);
+  metrics.overheadLatency.observeSeries(
+    series.overheadLatency,
+    Math.max(0, facts.totalMs - facts.upstreamMs) / 1000,
+  );
 
   recordUpstreamLimits(metrics, series, facts.upstreamHeaders);
   const { subjects } = facts;
@@ -186,7 +189,7 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
 
 /**
  * Observes a stream's time to its first forwarded chunk (`litellm_llm_api_time_to_first_token_metric`, labels
- * requested_model and `provider/upstream model`), through `metrics.histograms`.
+ * requested_model and `provider/upstream model`).
  * @param requestedModel a bounded label value (a configured alias).
  * @param seconds from the request's arrival to the first chunk forwarded; finite.
  * @throws TypeError when `seconds` is not finite.
@@ -201,13 +204,13 @@ export function recordTimeToFirstToken(
   const key = seriesKey([requestedModel, deployment.provider, deployment.upstreamModel]);
   let series = cache.get(key);
   if (series === undefined) {
-    series = metrics.histograms.series(metrics.timeToFirstToken, {
+    series = metrics.timeToFirstToken.series({
       requested_model: requestedModel,
       model: `${deployment.provider}/${deployment.upstreamModel}`,
     });
     cache.set(key, series);
   }
-  metrics.histograms.observe(series, seconds);
+  metrics.timeToFirstToken.observeSeries(series, seconds);
 }
 
 /**
