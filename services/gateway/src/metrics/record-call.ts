@@ -139,7 +139,8 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
     }),
     remainingRequests: gauges.series(metrics.remainingRequests, limitLabels),
     remainingTokens: gauges.series(metrics.remainingTokens, limitLabels),
-    lastBudgets: [],
+    // Sized to the call's subjects: an empty array grows to 17 slots at its first write.
+    lastBudgets: new Array(Math.min(facts.subjects.length, MAX_LAST_BUDGETS)),
   };
 }
 
