@@ -14,20 +14,10 @@
  * Memory: slots are never freed (`remove` and `reset` empty them; the same label set reuses its slot); label
  * values are bounded (see `metrics.ts`), so is this.
  */
-import { createRequire } from "node:module";
 import { format } from "node:util";
 import { Histogram, type HistogramConfiguration, type LabelValues } from "prom-client";
-
-type Labels = Record<string, string | number>;
-
-/** The helpers of prom-client 15 (`lib/util.js`, `lib/validation.js`) whose behaviour reads must match. */
-const promRequire = createRequire(import.meta.url);
-const { getLabels } = promRequire("prom-client/lib/util.js") as {
-  getLabels: (labelNames: readonly string[], args: unknown[]) => Labels;
-};
-const { validateLabel } = promRequire("prom-client/lib/validation.js") as {
-  validateLabel: (labelNames: readonly string[], labels: Labels) => void;
-};
+import { getLabels, validateLabel } from "./prom-internals.js";
+import { LabelIndex, type Labels, SeriesStore } from "./series-store.js";
 
 /** One value of `getForPromString()`, in the shape (and key order) prom-client's histogram builds. */
 interface ExportValue {
@@ -51,21 +41,11 @@ interface HistogramFields {
   hashMap?: unknown;
 }
 
-const INITIAL_SLOTS = 16;
-
 /** A histogram storing its series compactly; see the module comment. */
 export class CompactHistogram<T extends string = string> extends Histogram<T> {
-  /** Slot of each label set ever used, by {@link labelKey}. */
-  private slots!: Map<string, number>;
-  /** Labels of each slot (those of its first observe once it holds a series). */
-  private slotLabels!: Labels[];
-  /** Per slot `stride` numbers: sum, count, then the count of each bucket (not cumulative). */
-  private data!: Float64Array;
-  /** 1 when the slot holds a series (observed or zeroed since created, removed or reset). */
-  private live!: Uint8Array;
-  /** Slots holding a series, in the order prom-client would list them. */
-  private order!: number[];
-  private stride!: number;
+  private index!: LabelIndex;
+  /** Per slot: sum, count, then the count of each bucket (not cumulative). */
+  private store!: SeriesStore;
 
   /** @throws Error as prom-client's `Histogram`, or when `enableExemplars` is set or two bounds are equal. */
   constructor(config: HistogramConfiguration<T>) {
@@ -76,23 +56,19 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
       throw new Error(`${config.name}: bucket bounds must be distinct`);
     }
     delete fields.hashMap; // prom-client's storage, unused here
-    this.stride = fields.upperBounds.length + 2;
-    this.slots = new Map();
-    this.slotLabels = [];
-    this.data = new Float64Array(INITIAL_SLOTS * this.stride);
-    this.live = new Uint8Array(INITIAL_SLOTS);
-    this.order = [];
+    this.index = new LabelIndex(fields.labelNames);
+    this.store = new SeriesStore(fields.upperBounds.length + 2);
     if (fields.labelNames.length === 0) this.zero({} as LabelValues<T>); // as prom-client: present from the start
   }
 
   /** Label sets that have a slot (ever used, even if removed since). */
   get slotCount(): number {
-    return this.slotLabels.length;
+    return this.index.size;
   }
 
   /** Bytes of the typed arrays holding every slot's numbers (capacity included). */
   get storedBytes(): number {
-    return this.data.byteLength + this.live.byteLength;
+    return this.store.storedBytes;
   }
 
   /**
@@ -102,7 +78,7 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
    */
   series(labels: LabelValues<T>): number {
     validateLabel(this.fields().labelNames, labels as Labels);
-    return this.slotOf(labels as Labels);
+    return this.index.slotOf(labels as Labels);
   }
 
   /**
@@ -111,9 +87,10 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
    */
   observeSeries(slot: number, value: number): void {
     if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${format(value)}`);
-    if (this.live[slot] !== 1) this.revive(slot, this.slotLabels[slot] as Labels);
-    const base = slot * this.stride;
-    const { data } = this;
+    const { store } = this;
+    if (!store.isLive(slot)) store.revive(slot, this.index.labelsOf(slot));
+    const base = slot * store.stride;
+    const { data } = store;
     data[base] = (data[base] as number) + value;
     data[base + 1] = (data[base + 1] as number) + 1;
     const bounds = this.fields().upperBounds;
@@ -139,26 +116,19 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
   }
 
   override zero(labels: LabelValues<T>): void {
-    const slot = this.slotOf(labels as Labels);
-    this.data.fill(0, slot * this.stride, (slot + 1) * this.stride);
-    this.slotLabels[slot] = labels as Labels;
-    if (this.live[slot] !== 1) this.revive(slot, labels as Labels);
+    this.store.revive(this.index.slotOf(labels as Labels), labels as Labels);
   }
 
   override remove(...args: unknown[]): void {
-    const { labelNames, sortedLabelNames } = this.fields();
+    const { labelNames } = this.fields();
     const labels = getLabels(labelNames, args);
     validateLabel(labelNames, labels);
-    const slot = this.slots.get(labelKey(labels, sortedLabelNames));
-    if (slot === undefined || this.live[slot] !== 1) return;
-    this.live[slot] = 0;
-    this.order.splice(this.order.indexOf(slot), 1);
+    const slot = this.index.find(labels);
+    if (slot !== undefined) this.store.remove(slot);
   }
 
   override reset(): void {
-    if (this.order === undefined) return; // prom-client's constructor calls it before this one's fields exist
-    this.live.fill(0);
-    this.order = [];
+    this.store?.reset(); // prom-client's constructor calls it before this one's fields exist
   }
 
   /** What prom-client's `Histogram.getForPromString` returns (its `get()` and the registry's text use it). */
@@ -176,10 +146,10 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
     }
     const bucketName = `${name}_bucket`;
     const values: ExportValue[] = [];
-    const { data } = this;
-    for (const slot of this.order) {
-      const base = slot * this.stride;
-      const sharedLabels = this.slotLabels[slot] as Labels;
+    const { data, stride, order, labels } = this.store;
+    for (const slot of order) {
+      const base = slot * stride;
+      const sharedLabels = labels[slot] as Labels;
       let acc = 0;
       for (let b = 0; b < upperBounds.length; b++) {
         acc += data[base + 2 + b] as number;
@@ -201,55 +171,10 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
   private observeLabels(labels: Labels, value: unknown): void {
     validateLabel(this.fields().labelNames, labels);
     if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${format(value)}`);
-    const slot = this.slotOf(labels);
-    if (this.live[slot] !== 1) this.revive(slot, labels);
+    const slot = this.index.slotOf(labels);
+    if (!this.store.isLive(slot)) this.store.revive(slot, labels);
     this.observeSeries(slot, value as number);
   }
-
-  /** The slot of `labels`' key, made (empty) if new. */
-  private slotOf(labels: Labels): number {
-    const hash = labelKey(labels, this.fields().sortedLabelNames);
-    let slot = this.slots.get(hash);
-    if (slot === undefined) {
-      slot = this.slotLabels.length;
-      this.slots.set(hash, slot);
-      this.slotLabels.push(labels);
-      if (slot >= this.live.length) this.grow();
-    }
-    return slot;
-  }
-
-  /** Gives an empty slot a new series at the end of the order, with `labels`. */
-  private revive(slot: number, labels: Labels): void {
-    this.data.fill(0, slot * this.stride, (slot + 1) * this.stride);
-    this.slotLabels[slot] = labels;
-    this.live[slot] = 1;
-    this.order.push(slot);
-  }
-
-  private grow(): void {
-    const slots = this.live.length * 2;
-    const data = new Float64Array(slots * this.stride);
-    data.set(this.data);
-    const live = new Uint8Array(slots);
-    live.set(this.live);
-    this.data = data;
-    this.live = live;
-  }
-}
-
-/**
- * prom-client's key of a label set (`hashObject` of `lib/util.js`: the same text, so the same label sets share a
- * series), built in one piece: a flat string, not the tree of cons strings `+=` builds, which a Map would keep
- * (see `seriesKey` in `counter-batch.ts`).
- */
-function labelKey(labels: Labels, sortedLabelNames: readonly string[]): string {
-  const parts: string[] = [];
-  for (const name of sortedLabelNames) {
-    const value = labels[name];
-    if (value !== undefined) parts.push(`${name}:${value},`);
-  }
-  return parts.join("");
 }
 
 /** prom-client's `setValuePair`: the same keys in the same order. */

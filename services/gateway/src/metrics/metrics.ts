@@ -13,10 +13,11 @@
  * Every label value is bounded: key hashes and aliases of existing keys, user ids of existing users, model
  * aliases and deployments of the config. A value a client picks freely never becomes a label.
  */
-import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { CompactCounter } from "./compact-counter.js";
 import { CompactHistogram } from "./compact-histogram.js";
-import { CounterBatch } from "./counter-batch.js";
 import { GaugeBatch } from "./gauge-batch.js";
+import { LabelIndex } from "./series-store.js";
 
 const keyLabels = ["hashed_api_key", "api_key_alias", "user"] as const;
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -26,25 +27,23 @@ const overheadBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.0
 export interface GatewayMetrics {
   registry: Registry;
   /**
-   * Pending increments of the per-call counters (requests, failures, spend, tokens), folded into them whenever
-   * the registry is read (`counter-batch.ts`). Write those counters through it on the request path.
-   */
-  batch: CounterBatch;
-  /**
    * Last values of the per-call gauges (remaining upstream limits, budgets), handed to them whenever the registry
    * is read (`gauge-batch.ts`). Set those gauges only through it.
    */
   gauges: GaugeBatch;
   /**
+   * The per-call counters keep their series compactly (`compact-counter.ts`); write them per label set through
+   * `series`/`add` on the request path.
+   *
    * Requests answered, by status (labels: hashed_api_key, api_key_alias, user, route, requested_model,
    * status_code). `route` is the endpoint's canonical path (`/v1/chat/completions`, `/v1/responses`, …), as
    * LiteLLM labels it.
    */
-  requests: Counter<
+  requests: CompactCounter<
     "hashed_api_key" | "api_key_alias" | "user" | "route" | "requested_model" | "status_code"
   >;
   /** Failed requests (labels: …, route, requested_model, exception_status, exception_class). */
-  failures: Counter<
+  failures: CompactCounter<
     | "hashed_api_key"
     | "api_key_alias"
     | "user"
@@ -54,13 +53,13 @@ export interface GatewayMetrics {
     | "exception_class"
   >;
   /** USD spent (labels: …, model). */
-  spend: Counter<"hashed_api_key" | "api_key_alias" | "user" | "model">;
+  spend: CompactCounter<"hashed_api_key" | "api_key_alias" | "user" | "model">;
   /** `litellm_total_tokens_metric_total`: prompt + completion tokens (labels: …, requested_model, model, model_id). */
-  totalTokens: Counter<TokenLabel>;
+  totalTokens: CompactCounter<TokenLabel>;
   /** `litellm_input_tokens_metric_total`: prompt tokens. */
-  inputTokens: Counter<TokenLabel>;
+  inputTokens: CompactCounter<TokenLabel>;
   /** `litellm_output_tokens_metric_total`: completion tokens. */
-  outputTokens: Counter<TokenLabel>;
+  outputTokens: CompactCounter<TokenLabel>;
   /**
    * Whole request, seconds (for streams: until the last byte). The histograms keep their series compactly
    * (`compact-histogram.ts`: one per key here); observe them per label set through `series`/`observeSeries`.
@@ -119,58 +118,52 @@ export function createMetrics(): GatewayMetrics {
     "model_id",
   ] as const;
   const keyBudgetLabels = ["hashed_api_key", "api_key_alias"] as const;
-  const batch = new CounterBatch();
   const gauges = new GaugeBatch();
-  // prom-client runs a metric's collect() before reporting it: the batched metrics are current when read.
-  const collect = () => {
-    batch.flush();
-    gauges.flush();
-  };
+  // prom-client runs a metric's collect() before reporting it: the batched gauges are current when read.
+  const collect = () => gauges.flush();
+  // The three token counters share their label sets' slots (and keys).
+  const tokenIndex = new LabelIndex(tokenLabels);
   return {
     registry,
-    batch,
     gauges,
-    requests: new Counter({
+    requests: new CompactCounter({
       name: "litellm_proxy_total_requests_metric_total",
       help: "Total requests made to the proxy, by status code",
       labelNames: [...requestLabels, "status_code"],
       registers,
-      collect,
     }),
-    failures: new Counter({
+    failures: new CompactCounter({
       name: "litellm_proxy_failed_requests_metric_total",
       help: "Failed responses from the proxy, by exception class and status",
       labelNames: [...requestLabels, "exception_status", "exception_class"],
       registers,
-      collect,
     }),
-    spend: new Counter({
+    spend: new CompactCounter({
       name: "litellm_spend_metric_total",
       help: "Total spend on LLM requests, USD",
       labelNames: spendLabels,
       registers,
-      collect,
     }),
-    totalTokens: new Counter({
+    totalTokens: new CompactCounter({
       name: "litellm_total_tokens_metric_total",
       help: "Input + output tokens",
       labelNames: tokenLabels,
+      index: tokenIndex,
       registers,
-      collect,
     }),
-    inputTokens: new Counter({
+    inputTokens: new CompactCounter({
       name: "litellm_input_tokens_metric_total",
       help: "Input (prompt) tokens",
       labelNames: tokenLabels,
+      index: tokenIndex,
       registers,
-      collect,
     }),
-    outputTokens: new Counter({
+    outputTokens: new CompactCounter({
       name: "litellm_output_tokens_metric_total",
       help: "Output (completion) tokens",
       labelNames: tokenLabels,
+      index: tokenIndex,
       registers,
-      collect,
     }),
     totalLatency: new CompactHistogram({
       name: "litellm_request_total_latency_metric",

@@ -3,9 +3,10 @@
  * equals, to the byte, what a plain prom-client Histogram given the same calls reads, whichever API wrote them;
  * and its series live in its typed arrays, not in prom-client's per-series objects.
  */
-import { AggregatorRegistry, Histogram, type HistogramConfiguration, Registry } from "prom-client";
+import { Histogram, type HistogramConfiguration, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { CompactHistogram } from "../../../../services/gateway/src/metrics/compact-histogram.js";
+import { expectSameReads } from "./same-reads.js";
 
 const buckets = [0.001, 0.01, 0.1, 1, 10];
 type Label = "model" | "key";
@@ -26,8 +27,6 @@ function twins(config: Partial<HistogramConfiguration<Label>> = {}) {
   return { plain, compact, plainRegistry, compactRegistry };
 }
 
-type Twins = ReturnType<typeof twins>;
-
 /** Deterministic values over every bucket, past the last bound, on bounds, and with sums that round. */
 function values(n: number): number[] {
   let x = 12345;
@@ -43,26 +42,6 @@ function labelSets(n: number): Record<Label, string>[] {
   return Array.from({ length: n }, (_, i) =>
     i % 5 === 0 ? { key: `k${i}`, model: `m${i % 3}` } : { model: `m${i % 3}`, key: `k${i}` },
   );
-}
-
-/** Expects every read of the two registries to be the same, aggregation over two "workers" included. */
-async function expectSameReads(t: Twins): Promise<void> {
-  expect(await t.compactRegistry.metrics()).toBe(await t.plainRegistry.metrics());
-  expect(JSON.stringify(await t.compact.get())).toBe(JSON.stringify(await t.plain.get()));
-  const compactJson = await t.compactRegistry.getMetricsAsJSON();
-  const plainJson = await t.plainRegistry.getMetricsAsJSON();
-  expect(JSON.stringify(compactJson)).toBe(JSON.stringify(plainJson));
-  // As the cluster's primary does: workers' JSON (through IPC, so serialized) aggregated.
-  const overIpc = (json: unknown) => JSON.parse(JSON.stringify(json));
-  const compactSum = AggregatorRegistry.aggregate([
-    overIpc(compactJson),
-    overIpc(await t.compactRegistry.getMetricsAsJSON()),
-  ]);
-  const plainSum = AggregatorRegistry.aggregate([
-    overIpc(plainJson),
-    overIpc(await t.plainRegistry.getMetricsAsJSON()),
-  ]);
-  expect(await compactSum.metrics()).toBe(await plainSum.metrics());
 }
 
 describe("CompactHistogram", () => {

@@ -1,8 +1,8 @@
 /**
- * Calls of many keys through recordCallMetrics: the per-key latency histogram reads (text and get()) as a plain
- * prom-client Histogram observed directly with the same values, and keeps one compact slot per key.
+ * Calls of many keys through recordCallMetrics: the per-key latency histogram and token counter read (text and
+ * get()) as plain prom-client metrics written directly with the same values, and keep one compact slot per key.
  */
-import { Histogram, Registry } from "prom-client";
+import { Counter, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import type { Deployment } from "../../../../services/gateway/src/config/types.js";
 import { createMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
@@ -19,7 +19,7 @@ const deployments: Deployment[] = ["gpt-x", "gpt-y"].map((upstreamModel, i) => (
 }));
 const KEYS = 300;
 
-describe("per-key latency series", () => {
+describe("per-key series", () => {
   it("read as direct prom-client observes and take one compact slot per label set", async () => {
     const m = createMetrics();
     const referenceRegistry = new Registry();
@@ -28,6 +28,12 @@ describe("per-key latency series", () => {
       help: "Total latency of a request through the gateway, seconds",
       labelNames: ["requested_model", "model", "hashed_api_key", "api_key_alias"],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers: [referenceRegistry],
+    });
+    const tokens = new Counter({
+      name: "litellm_input_tokens_metric_total",
+      help: "Input (prompt) tokens",
+      labelNames: ["hashed_api_key", "api_key_alias", "user", "requested_model", "model", "model_id"],
       registers: [referenceRegistry],
     });
     for (let i = 0; i < 3 * KEYS; i++) {
@@ -44,7 +50,7 @@ describe("per-key latency series", () => {
         subjects: [],
         requestedModel: "general",
         deployment,
-        promptTokens: 1,
+        promptTokens: i % 5,
         completionTokens: 1,
         totalTokens: 2,
         cost: 0,
@@ -61,13 +67,24 @@ describe("per-key latency series", () => {
         },
         totalMs / 1000,
       );
+      const tokenLabels = {
+        ...caller,
+        requested_model: "general",
+        model: `openai/${deployment.upstreamModel}`,
+        model_id: deployment.id,
+      };
+      tokens.inc(tokenLabels, i % 5);
     }
-    const name = "litellm_request_total_latency_metric";
-    expect(await m.registry.getSingleMetricAsString(name)).toBe(
-      await referenceRegistry.getSingleMetricAsString(name),
-    );
+    for (const name of ["litellm_request_total_latency_metric", "litellm_input_tokens_metric_total"]) {
+      expect(await m.registry.getSingleMetricAsString(name)).toBe(
+        await referenceRegistry.getSingleMetricAsString(name),
+      );
+    }
     expect(JSON.stringify(await m.totalLatency.get())).toBe(JSON.stringify(await reference.get()));
+    expect(JSON.stringify(await m.inputTokens.get())).toBe(JSON.stringify(await tokens.get()));
     expect(m.totalLatency.slotCount).toBe(KEYS);
-    expect((m.totalLatency as unknown as { hashMap?: unknown }).hashMap).toBeUndefined();
+    for (const metric of [m.totalLatency, m.inputTokens, m.spend, m.requests]) {
+      expect((metric as unknown as { hashMap?: unknown }).hashMap).toBeUndefined();
+    }
   });
 });
