@@ -15,6 +15,7 @@
  */
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { CompactCounter } from "./compact-counter.js";
+import { CompactGauge } from "./compact-gauge.js";
 import { CompactHistogram } from "./compact-histogram.js";
 import { GaugeBatch } from "./gauge-batch.js";
 import { LabelIndex } from "./series-store.js";
@@ -28,7 +29,8 @@ export interface GatewayMetrics {
   registry: Registry;
   /**
    * Last values of the per-call gauges (remaining upstream limits, budgets), handed to them whenever the registry
-   * is read (`gauge-batch.ts`). Set those gauges only through it.
+   * is read (`gauge-batch.ts`). Set those gauges only through it. They keep their series compactly
+   * (`compact-gauge.ts`).
    */
   gauges: GaugeBatch;
   /**
@@ -75,21 +77,21 @@ export interface GatewayMetrics {
    * `api_base` too; the gateway leaves that label out so that no upstream URL leaves through /metrics. */
   deploymentState: Gauge<"litellm_model_name" | "model_id" | "api_provider">;
   /** The upstream's `x-ratelimit-remaining-requests` as last seen on a response of the deployment. */
-  remainingRequests: Gauge<DeploymentLimitLabel>;
+  remainingRequests: CompactGauge<DeploymentLimitLabel>;
   /** The upstream's `x-ratelimit-remaining-tokens` as last seen on a response of the deployment. */
-  remainingTokens: Gauge<DeploymentLimitLabel>;
+  remainingTokens: CompactGauge<DeploymentLimitLabel>;
   /** A key's budget, USD (`+Inf` when it has none). */
-  apiKeyMaxBudget: Gauge<"hashed_api_key" | "api_key_alias">;
+  apiKeyMaxBudget: CompactGauge<"hashed_api_key" | "api_key_alias">;
   /** A key's budget left in the current period, USD (`+Inf` when it has none; negative when overspent). */
-  remainingApiKeyBudget: Gauge<"hashed_api_key" | "api_key_alias">;
+  remainingApiKeyBudget: CompactGauge<"hashed_api_key" | "api_key_alias">;
   /** Hours until a key's budget period resets (absent for lifetime budgets). */
-  apiKeyBudgetRemainingHours: Gauge<"hashed_api_key" | "api_key_alias">;
+  apiKeyBudgetRemainingHours: CompactGauge<"hashed_api_key" | "api_key_alias">;
   /** A user's budget, USD (`+Inf` when they have none). */
-  userMaxBudget: Gauge<"user">;
+  userMaxBudget: CompactGauge<"user">;
   /** A user's budget left in the current period, USD. */
-  remainingUserBudget: Gauge<"user">;
+  remainingUserBudget: CompactGauge<"user">;
   /** Hours until a user's budget period resets. */
-  userBudgetRemainingHours: Gauge<"user">;
+  userBudgetRemainingHours: CompactGauge<"user">;
 }
 
 type TokenLabel = "hashed_api_key" | "api_key_alias" | "user" | "requested_model" | "model" | "model_id";
@@ -123,6 +125,10 @@ export function createMetrics(): GatewayMetrics {
   const collect = () => gauges.flush();
   // The three token counters share their label sets' slots (and keys).
   const tokenIndex = new LabelIndex(tokenLabels);
+  // So do the gauges of a deployment's limits, of a key's budget and of a user's budget.
+  const limitIndex = new LabelIndex(deploymentLimitLabels);
+  const keyBudgetIndex = new LabelIndex(keyBudgetLabels);
+  const userBudgetIndex = new LabelIndex(["user"]);
   return {
     registry,
     gauges,
@@ -200,68 +206,76 @@ export function createMetrics(): GatewayMetrics {
       labelNames: ["litellm_model_name", "model_id", "api_provider"],
       registers,
     }),
-    remainingRequests: new Gauge({
+    remainingRequests: new CompactGauge({
       name: "litellm_remaining_requests_metric",
       aggregator: "min",
       help: "x-ratelimit-remaining-requests returned by the LLM API deployment",
       labelNames: deploymentLimitLabels,
       registers,
+      index: limitIndex,
       collect,
     }),
-    remainingTokens: new Gauge({
+    remainingTokens: new CompactGauge({
       name: "litellm_remaining_tokens_metric",
       aggregator: "min",
       help: "x-ratelimit-remaining-tokens returned by the LLM API deployment",
       labelNames: deploymentLimitLabels,
       registers,
+      index: limitIndex,
       collect,
     }),
-    apiKeyMaxBudget: new Gauge({
+    apiKeyMaxBudget: new CompactGauge({
       name: "litellm_api_key_max_budget_metric",
       aggregator: "max",
       help: "Maximum budget set for the API key, USD",
       labelNames: keyBudgetLabels,
       registers,
+      index: keyBudgetIndex,
       collect,
     }),
-    remainingApiKeyBudget: new Gauge({
+    remainingApiKeyBudget: new CompactGauge({
       name: "litellm_remaining_api_key_budget_metric",
       aggregator: "min",
       help: "Remaining budget for the API key in its current period, USD",
       labelNames: keyBudgetLabels,
       registers,
+      index: keyBudgetIndex,
       collect,
     }),
-    apiKeyBudgetRemainingHours: new Gauge({
+    apiKeyBudgetRemainingHours: new CompactGauge({
       name: "litellm_api_key_budget_remaining_hours_metric",
       aggregator: "min",
       help: "Hours before the API key's budget is reset",
       labelNames: keyBudgetLabels,
       registers,
+      index: keyBudgetIndex,
       collect,
     }),
-    userMaxBudget: new Gauge({
+    userMaxBudget: new CompactGauge({
       name: "litellm_user_max_budget_metric",
       aggregator: "max",
       help: "Maximum budget set for the user, USD",
       labelNames: ["user"],
       registers,
+      index: userBudgetIndex,
       collect,
     }),
-    remainingUserBudget: new Gauge({
+    remainingUserBudget: new CompactGauge({
       name: "litellm_remaining_user_budget_metric",
       aggregator: "min",
       help: "Remaining budget for the user in their current period, USD",
       labelNames: ["user"],
       registers,
+      index: userBudgetIndex,
       collect,
     }),
-    userBudgetRemainingHours: new Gauge({
+    userBudgetRemainingHours: new CompactGauge({
       name: "litellm_user_budget_remaining_hours_metric",
       aggregator: "min",
       help: "Hours before the user's budget is reset",
       labelNames: ["user"],
       registers,
+      index: userBudgetIndex,
       collect,
     }),
   };

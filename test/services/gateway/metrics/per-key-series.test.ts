@@ -1,8 +1,8 @@
 /**
- * Calls of many keys through recordCallMetrics: the per-key latency histogram and token counter read (text and
+ * Calls of many keys through recordCallMetrics: the per-key latency histogram, token counter and remaining-limit gauge read (text and
  * get()) as plain prom-client metrics written directly with the same values, and keep one compact slot per key.
  */
-import { Counter, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import type { Deployment } from "../../../../services/gateway/src/config/types.js";
 import { createMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
@@ -36,6 +36,20 @@ describe("per-key series", () => {
       labelNames: ["hashed_api_key", "api_key_alias", "user", "requested_model", "model", "model_id"],
       registers: [referenceRegistry],
     });
+    const remaining = new Gauge({
+      name: "litellm_remaining_requests_metric",
+      aggregator: "min",
+      help: "x-ratelimit-remaining-requests returned by the LLM API deployment",
+      labelNames: [
+        "model_group",
+        "api_provider",
+        "litellm_model_name",
+        "hashed_api_key",
+        "api_key_alias",
+        "model_id",
+      ],
+      registers: [referenceRegistry],
+    });
     for (let i = 0; i < 3 * KEYS; i++) {
       const k = (i * 7) % KEYS;
       const deployment = deployments[k % 2] as Deployment;
@@ -56,8 +70,20 @@ describe("per-key series", () => {
         cost: 0,
         totalMs,
         upstreamMs: totalMs / 2,
+        upstreamHeaders: { "x-ratelimit-remaining-requests": String(1000 - i) },
         nowEpochMs: 0,
       });
+      remaining.set(
+        {
+          model_group: "general",
+          api_provider: "openai",
+          litellm_model_name: deployment.upstreamModel,
+          model_id: deployment.id,
+          hashed_api_key: caller.hashed_api_key,
+          api_key_alias: caller.api_key_alias,
+        },
+        1000 - i,
+      );
       reference.observe(
         {
           requested_model: "general",
@@ -75,7 +101,11 @@ describe("per-key series", () => {
       };
       tokens.inc(tokenLabels, i % 5);
     }
-    for (const name of ["litellm_request_total_latency_metric", "litellm_input_tokens_metric_total"]) {
+    for (const name of [
+      "litellm_request_total_latency_metric",
+      "litellm_input_tokens_metric_total",
+      "litellm_remaining_requests_metric",
+    ]) {
       expect(await m.registry.getSingleMetricAsString(name)).toBe(
         await referenceRegistry.getSingleMetricAsString(name),
       );
@@ -83,7 +113,7 @@ describe("per-key series", () => {
     expect(JSON.stringify(await m.totalLatency.get())).toBe(JSON.stringify(await reference.get()));
     expect(JSON.stringify(await m.inputTokens.get())).toBe(JSON.stringify(await tokens.get()));
     expect(m.totalLatency.slotCount).toBe(KEYS);
-    for (const metric of [m.totalLatency, m.inputTokens, m.spend, m.requests]) {
+    for (const metric of [m.totalLatency, m.inputTokens, m.spend, m.requests, m.remainingRequests]) {
       expect((metric as unknown as { hashMap?: unknown }).hashMap).toBeUndefined();
     }
   });
