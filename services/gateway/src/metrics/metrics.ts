@@ -13,10 +13,12 @@
  * Every label value is bounded: key hashes and aliases of existing keys, user ids of existing users, model
  * aliases and deployments of the config. A value a client picks freely never becomes a label.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import { CounterBatch } from "./counter-batch.js";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { CompactCounter } from "./compact-counter.js";
+import { CompactGauge } from "./compact-gauge.js";
+import { CompactHistogram } from "./compact-histogram.js";
 import { GaugeBatch } from "./gauge-batch.js";
-import { HistogramBatch } from "./histogram-batch.js";
+import { LabelIndex } from "./series-store.js";
 
 const keyLabels = ["hashed_api_key", "api_key_alias", "user"] as const;
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -26,30 +28,24 @@ const overheadBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.0
 export interface GatewayMetrics {
   registry: Registry;
   /**
-   * Pending increments of the per-call counters (requests, failures, spend, tokens), folded into them whenever
-   * the registry is read (`counter-batch.ts`). Write those counters through it on the request path.
-   */
-  batch: CounterBatch;
-  /**
-   * Pending observations of the per-call histograms (latencies, time to first token), folded into them whenever
-   * the registry is read (`histogram-batch.ts`). Observe those histograms through it on the request path.
-   */
-  histograms: HistogramBatch;
-  /**
    * Last values of the per-call gauges (remaining upstream limits, budgets), handed to them whenever the registry
-   * is read (`gauge-batch.ts`). Set those gauges only through it.
+   * is read (`gauge-batch.ts`). Set those gauges only through it. They keep their series compactly
+   * (`compact-gauge.ts`).
    */
   gauges: GaugeBatch;
   /**
+   * The per-call counters keep their series compactly (`compact-counter.ts`); write them per label set through
+   * `series`/`add` on the request path.
+   *
    * Requests answered, by status (labels: hashed_api_key, api_key_alias, user, route, requested_model,
    * status_code). `route` is the endpoint's canonical path (`/v1/chat/completions`, `/v1/responses`, …), as
    * LiteLLM labels it.
    */
-  requests: Counter<
+  requests: CompactCounter<
     "hashed_api_key" | "api_key_alias" | "user" | "route" | "requested_model" | "status_code"
   >;
   /** Failed requests (labels: …, route, requested_model, exception_status, exception_class). */
-  failures: Counter<
+  failures: CompactCounter<
     | "hashed_api_key"
     | "api_key_alias"
     | "user"
@@ -59,40 +55,43 @@ export interface GatewayMetrics {
     | "exception_class"
   >;
   /** USD spent (labels: …, model). */
-  spend: Counter<"hashed_api_key" | "api_key_alias" | "user" | "model">;
+  spend: CompactCounter<"hashed_api_key" | "api_key_alias" | "user" | "model">;
   /** `litellm_total_tokens_metric_total`: prompt + completion tokens (labels: …, requested_model, model, model_id). */
-  totalTokens: Counter<TokenLabel>;
+  totalTokens: CompactCounter<TokenLabel>;
   /** `litellm_input_tokens_metric_total`: prompt tokens. */
-  inputTokens: Counter<TokenLabel>;
+  inputTokens: CompactCounter<TokenLabel>;
   /** `litellm_output_tokens_metric_total`: completion tokens. */
-  outputTokens: Counter<TokenLabel>;
-  /** Whole request, seconds (for streams: until the last byte). */
-  totalLatency: Histogram<"requested_model" | "model" | "hashed_api_key" | "api_key_alias">;
+  outputTokens: CompactCounter<TokenLabel>;
+  /**
+   * Whole request, seconds (for streams: until the last byte). The histograms keep their series compactly
+   * (`compact-histogram.ts`: one per key here); observe them per label set through `series`/`observeSeries`.
+   */
+  totalLatency: CompactHistogram<"requested_model" | "model" | "hashed_api_key" | "api_key_alias">;
   /** Time the gateway itself added, seconds: total minus time spent waiting on the upstream. */
-  overheadLatency: Histogram<"model_group" | "api_provider" | "litellm_model_name">;
+  overheadLatency: CompactHistogram<"model_group" | "api_provider" | "litellm_model_name">;
   /** Upstream call, seconds (for streams: until the upstream's last byte). */
-  llmApiLatency: Histogram<"requested_model" | "model">;
+  llmApiLatency: CompactHistogram<"requested_model" | "model">;
   /** Streams: from the request's arrival to the first chunk forwarded, seconds. */
-  timeToFirstToken: Histogram<"requested_model" | "model">;
+  timeToFirstToken: CompactHistogram<"requested_model" | "model">;
   /** 0 healthy, 1 partial outage (cooling down after failures), 2 complete outage. LiteLLM labels it with
    * `api_base` too; the gateway leaves that label out so that no upstream URL leaves through /metrics. */
   deploymentState: Gauge<"litellm_model_name" | "model_id" | "api_provider">;
   /** The upstream's `x-ratelimit-remaining-requests` as last seen on a response of the deployment. */
-  remainingRequests: Gauge<DeploymentLimitLabel>;
+  remainingRequests: CompactGauge<DeploymentLimitLabel>;
   /** The upstream's `x-ratelimit-remaining-tokens` as last seen on a response of the deployment. */
-  remainingTokens: Gauge<DeploymentLimitLabel>;
+  remainingTokens: CompactGauge<DeploymentLimitLabel>;
   /** A key's budget, USD (`+Inf` when it has none). */
-  apiKeyMaxBudget: Gauge<"hashed_api_key" | "api_key_alias">;
+  apiKeyMaxBudget: CompactGauge<"hashed_api_key" | "api_key_alias">;
   /** A key's budget left in the current period, USD (`+Inf` when it has none; negative when overspent). */
-  remainingApiKeyBudget: Gauge<"hashed_api_key" | "api_key_alias">;
+  remainingApiKeyBudget: CompactGauge<"hashed_api_key" | "api_key_alias">;
   /** Hours until a key's budget period resets (absent for lifetime budgets). */
-  apiKeyBudgetRemainingHours: Gauge<"hashed_api_key" | "api_key_alias">;
+  apiKeyBudgetRemainingHours: CompactGauge<"hashed_api_key" | "api_key_alias">;
   /** A user's budget, USD (`+Inf` when they have none). */
-  userMaxBudget: Gauge<"user">;
+  userMaxBudget: CompactGauge<"user">;
   /** A user's budget left in the current period, USD. */
-  remainingUserBudget: Gauge<"user">;
+  remainingUserBudget: CompactGauge<"user">;
   /** Hours until a user's budget period resets. */
-  userBudgetRemainingHours: Gauge<"user">;
+  userBudgetRemainingHours: CompactGauge<"user">;
 }
 
 type TokenLabel = "hashed_api_key" | "api_key_alias" | "user" | "requested_model" | "model" | "model_id";
@@ -121,93 +120,84 @@ export function createMetrics(): GatewayMetrics {
     "model_id",
   ] as const;
   const keyBudgetLabels = ["hashed_api_key", "api_key_alias"] as const;
-  const batch = new CounterBatch();
-  const histograms = new HistogramBatch();
   const gauges = new GaugeBatch();
-  // prom-client runs a metric's collect() before reporting it: the batched metrics are current when read.
-  const collect = () => {
-    batch.flush();
-    histograms.flush();
-    gauges.flush();
-  };
+  // prom-client runs a metric's collect() before reporting it: the batched gauges are current when read.
+  const collect = () => gauges.flush();
+  // The three token counters share their label sets' slots (and keys).
+  const tokenIndex = new LabelIndex(tokenLabels);
+  // So do the gauges of a deployment's limits, of a key's budget and of a user's budget.
+  const limitIndex = new LabelIndex(deploymentLimitLabels);
+  const keyBudgetIndex = new LabelIndex(keyBudgetLabels);
+  const userBudgetIndex = new LabelIndex(["user"]);
   return {
     registry,
-    batch,
-    histograms,
     gauges,
-    requests: new Counter({
+    requests: new CompactCounter({
       name: "litellm_proxy_total_requests_metric_total",
       help: "Total requests made to the proxy, by status code",
       labelNames: [...requestLabels, "status_code"],
       registers,
-      collect,
     }),
-    failures: new Counter({
+    failures: new CompactCounter({
       name: "litellm_proxy_failed_requests_metric_total",
       help: "Failed responses from the proxy, by exception class and status",
       labelNames: [...requestLabels, "exception_status", "exception_class"],
       registers,
-      collect,
     }),
-    spend: new Counter({
+    spend: new CompactCounter({
       name: "litellm_spend_metric_total",
       help: "Total spend on LLM requests, USD",
       labelNames: spendLabels,
       registers,
-      collect,
     }),
-    totalTokens: new Counter({
+    totalTokens: new CompactCounter({
       name: "litellm_total_tokens_metric_total",
       help: "Input + output tokens",
       labelNames: tokenLabels,
+      index: tokenIndex,
       registers,
-      collect,
     }),
-    inputTokens: new Counter({
+    inputTokens: new CompactCounter({
       name: "litellm_input_tokens_metric_total",
       help: "Input (prompt) tokens",
       labelNames: tokenLabels,
+      index: tokenIndex,
       registers,
-      collect,
     }),
-    outputTokens: new Counter({
+    outputTokens: new CompactCounter({
       name: "litellm_output_tokens_metric_total",
       help: "Output (completion) tokens",
       labelNames: tokenLabels,
+      index: tokenIndex,
       registers,
-      collect,
     }),
-    totalLatency: new Histogram({
+    totalLatency: new CompactHistogram({
       name: "litellm_request_total_latency_metric",
       help: "Total latency of a request through the gateway, seconds",
       labelNames: ["requested_model", "model", "hashed_api_key", "api_key_alias"],
       buckets: latencyBuckets,
       registers,
-      collect,
     }),
-    overheadLatency: new Histogram({
+    overheadLatency: new CompactHistogram({
       name: "litellm_overhead_latency_metric",
       help: "Latency the gateway adds on top of the upstream call, seconds",
       labelNames: ["model_group", "api_provider", "litellm_model_name"],
       buckets: overheadBuckets,
       registers,
-      collect,
     }),
-    llmApiLatency: new Histogram({
+    llmApiLatency: new CompactHistogram({
       name: "litellm_llm_api_latency_metric",
       help: "Latency of the upstream LLM API call, seconds",
       labelNames: ["requested_model", "model"],
       buckets: latencyBuckets,
       registers,
-      collect,
     }),
-    timeToFirstToken: new Histogram({
+    timeToFirstToken: new CompactHistogram({
       name: "litellm_llm_api_time_to_first_token_metric",
       help: "Time to the first streamed chunk, seconds",
       labelNames: ["requested_model", "model"],
       buckets: latencyBuckets,
       registers,
-      collect,
     }),
     deploymentState: new Gauge({
       name: "litellm_deployment_state",
@@ -216,68 +206,76 @@ export function createMetrics(): GatewayMetrics {
       labelNames: ["litellm_model_name", "model_id", "api_provider"],
       registers,
     }),
-    remainingRequests: new Gauge({
+    remainingRequests: new CompactGauge({
       name: "litellm_remaining_requests_metric",
       aggregator: "min",
       help: "x-ratelimit-remaining-requests returned by the LLM API deployment",
       labelNames: deploymentLimitLabels,
       registers,
+      index: limitIndex,
       collect,
     }),
-    remainingTokens: new Gauge({
+    remainingTokens: new CompactGauge({
       name: "litellm_remaining_tokens_metric",
       aggregator: "min",
       help: "x-ratelimit-remaining-tokens returned by the LLM API deployment",
       labelNames: deploymentLimitLabels,
       registers,
+      index: limitIndex,
       collect,
     }),
-    apiKeyMaxBudget: new Gauge({
+    apiKeyMaxBudget: new CompactGauge({
       name: "litellm_api_key_max_budget_metric",
       aggregator: "max",
       help: "Maximum budget set for the API key, USD",
       labelNames: keyBudgetLabels,
       registers,
+      index: keyBudgetIndex,
       collect,
     }),
-    remainingApiKeyBudget: new Gauge({
+    remainingApiKeyBudget: new CompactGauge({
       name: "litellm_remaining_api_key_budget_metric",
       aggregator: "min",
       help: "Remaining budget for the API key in its current period, USD",
       labelNames: keyBudgetLabels,
       registers,
+      index: keyBudgetIndex,
       collect,
     }),
-    apiKeyBudgetRemainingHours: new Gauge({
+    apiKeyBudgetRemainingHours: new CompactGauge({
       name: "litellm_api_key_budget_remaining_hours_metric",
       aggregator: "min",
       help: "Hours before the API key's budget is reset",
       labelNames: keyBudgetLabels,
       registers,
+      index: keyBudgetIndex,
       collect,
     }),
-    userMaxBudget: new Gauge({
+    userMaxBudget: new CompactGauge({
       name: "litellm_user_max_budget_metric",
       aggregator: "max",
       help: "Maximum budget set for the user, USD",
       labelNames: ["user"],
       registers,
+      index: userBudgetIndex,
       collect,
     }),
-    remainingUserBudget: new Gauge({
+    remainingUserBudget: new CompactGauge({
       name: "litellm_remaining_user_budget_metric",
       aggregator: "min",
       help: "Remaining budget for the user in their current period, USD",
       labelNames: ["user"],
       registers,
+      index: userBudgetIndex,
       collect,
     }),
-    userBudgetRemainingHours: new Gauge({
+    userBudgetRemainingHours: new CompactGauge({
       name: "litellm_user_budget_remaining_hours_metric",
       aggregator: "min",
       help: "Hours before the user's budget is reset",
       labelNames: ["user"],
       registers,
+      index: userBudgetIndex,
       collect,
     }),
   };

@@ -5,9 +5,8 @@
  */
 import type { Deployment } from "../config/types.js";
 import type { LimitSubject } from "../limits/types.js";
-import { type PendingSeries, seriesKey } from "./counter-batch.js";
+import { seriesKey } from "./counter-batch.js";
 import type { PendingGauge } from "./gauge-batch.js";
-import type { PendingObservations } from "./histogram-batch.js";
 import type { GatewayMetrics } from "./metrics.js";
 
 const MS_PER_HOUR = 3_600_000;
@@ -49,13 +48,13 @@ function headerNumber(headers: CallMetricFacts["upstreamHeaders"], name: string)
 
 /** The series one (caller, requested model, deployment) writes on every call, made once. */
 interface CallSeries {
-  spend: PendingSeries;
-  totalTokens: PendingSeries;
-  inputTokens: PendingSeries;
-  outputTokens: PendingSeries;
-  totalLatency: PendingObservations;
-  llmApiLatency: PendingObservations;
-  overheadLatency: PendingObservations;
+  /** Slots of the counters' series (`CompactCounter.series`; the three token counters share theirs). */
+  spend: number;
+  tokens: number;
+  /** Slots of the latency histograms' series (`CompactHistogram.series`). */
+  totalLatency: number;
+  llmApiLatency: number;
+  overheadLatency: number;
   remainingRequests: PendingGauge;
   remainingTokens: PendingGauge;
   /** The budget series this call's subjects used last time (a key's and a user's: the same call after call). */
@@ -72,8 +71,8 @@ interface BudgetSeries {
   hours: PendingGauge;
 }
 
-/** The request/failure counter series of one label set. */
-type SeriesCache = Map<string, PendingSeries>;
+/** The request/failure counter slots of label sets. */
+type SeriesCache = Map<string, number>;
 
 interface Caches {
   calls: Map<string, CallSeries>;
@@ -81,7 +80,7 @@ interface Caches {
   failures: SeriesCache;
   keyBudgets: Map<string, BudgetSeries>;
   userBudgets: Map<string, BudgetSeries>;
-  timeToFirstToken: Map<string, PendingObservations>;
+  timeToFirstToken: Map<string, number>;
 }
 
 const caches = new WeakMap<GatewayMetrics, Caches>();
@@ -102,11 +101,33 @@ function cachesOf(metrics: GatewayMetrics): Caches {
   return found;
 }
 
+/** The `model` label of each deployment: one string per deployment, not one per caller. */
+const modelLabels = new WeakMap<Deployment, string>();
+
+/** `provider/upstream model` of `d`. */
+function modelLabel(d: Deployment): string {
+  let label = modelLabels.get(d);
+  if (label === undefined) {
+    label = `${d.provider}/${d.upstreamModel}`;
+    modelLabels.set(d, label);
+  }
+  return label;
+}
+
 function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSeries {
   const { caller, deployment: d, requestedModel } = facts;
-  const model = `${d.provider}/${d.upstreamModel}`;
-  const tokenLabels = { ...caller, requested_model: requestedModel, model, model_id: d.id };
-  const { batch, histograms, gauges } = metrics;
+  const model = modelLabel(d);
+  const { hashed_api_key, api_key_alias, user } = caller;
+  // Label objects spelled out: a spread copy keeps the added labels out of the object, in a larger store.
+  const tokenLabels = {
+    hashed_api_key,
+    api_key_alias,
+    user,
+    requested_model: requestedModel,
+    model,
+    model_id: d.id,
+  };
+  const { gauges } = metrics;
   // Created at 0 if the router has not set it yet; the router owns its value.
   metrics.deploymentState.inc(
     { litellm_model_name: d.upstreamModel, model_id: d.id, api_provider: d.provider },
@@ -117,29 +138,28 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
     api_provider: d.provider,
     litellm_model_name: d.upstreamModel,
     model_id: d.id,
-    hashed_api_key: caller.hashed_api_key,
-    api_key_alias: caller.api_key_alias,
+    hashed_api_key,
+    api_key_alias,
   };
   return {
-    spend: batch.series(metrics.spend, { ...caller, model }),
-    totalTokens: batch.series(metrics.totalTokens, tokenLabels),
-    inputTokens: batch.series(metrics.inputTokens, tokenLabels),
-    outputTokens: batch.series(metrics.outputTokens, tokenLabels),
-    totalLatency: histograms.series(metrics.totalLatency, {
+    spend: metrics.spend.series({ hashed_api_key, api_key_alias, user, model }),
+    tokens: metrics.totalTokens.series(tokenLabels),
+    totalLatency: metrics.totalLatency.series({
       requested_model: requestedModel,
       model,
-      hashed_api_key: caller.hashed_api_key,
-      api_key_alias: caller.api_key_alias,
+      hashed_api_key,
+      api_key_alias,
     }),
-    llmApiLatency: histograms.series(metrics.llmApiLatency, { requested_model: requestedModel, model }),
-    overheadLatency: histograms.series(metrics.overheadLatency, {
+    llmApiLatency: metrics.llmApiLatency.series({ requested_model: requestedModel, model }),
+    overheadLatency: metrics.overheadLatency.series({
       model_group: requestedModel,
       api_provider: d.provider,
       litellm_model_name: d.upstreamModel,
     }),
     remainingRequests: gauges.series(metrics.remainingRequests, limitLabels),
     remainingTokens: gauges.series(metrics.remainingTokens, limitLabels),
-    lastBudgets: [],
+    // Sized to the call's subjects: an empty array grows to 17 slots at its first write.
+    lastBudgets: new Array(Math.min(facts.subjects.length, MAX_LAST_BUDGETS)),
   };
 }
 
@@ -149,9 +169,9 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
  * Budget gauges follow LiteLLM: remaining = max budget − (the subject's spend as read with the key + this
  * call's cost); `+Inf` for a subject without a budget; reset hours only for budgets with a period. The
  * `litellm_deployment_state` series of the deployment is created at 0 if the router has not set it yet (the
- * router owns its value; a call that was answered never lowers a state the router raised). Counters, histograms
- * and gauges go through `metrics.batch`, `metrics.histograms` and `metrics.gauges`; each label set's series
- * handles are made once.
+ * router owns its value; a call that was answered never lowers a state the router raised). Counters and
+ * histograms are written by slot (`add`, `observeSeries`), gauges through `metrics.gauges`; each label set's
+ * slots and handles are made once.
  */
 export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFacts): void {
   const { caller, deployment: d } = facts;
@@ -168,15 +188,17 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
     series = newCallSeries(metrics, facts);
     calls.set(key, series);
   }
-  const { batch, histograms } = metrics;
-  batch.add(series.spend, facts.cost);
-  batch.add(series.totalTokens, facts.totalTokens);
-  batch.add(series.inputTokens, facts.promptTokens);
-  batch.add(series.outputTokens, facts.completionTokens);
+  metrics.spend.add(series.spend, facts.cost);
+  metrics.totalTokens.add(series.tokens, facts.totalTokens);
+  metrics.inputTokens.add(series.tokens, facts.promptTokens);
+  metrics.outputTokens.add(series.tokens, facts.completionTokens);
 
-  histograms.observe(series.totalLatency, facts.totalMs / 1000);
-  histograms.observe(series.llmApiLatency, facts.upstreamMs / 1000);
-  histograms.observe(series.overheadLatency, Math.max(0, facts.totalMs - facts.upstreamMs) / 1000);
+  metrics.totalLatency.observeSeries(series.totalLatency, facts.totalMs / 1000);
+  metrics.llmApiLatency.observeSeries(series.llmApiLatency, facts.upstreamMs / 1000);
+  metrics.overheadLatency.observeSeries(
+    series.overheadLatency,
+    Math.max(0, facts.totalMs - facts.upstreamMs) / 1000,
+  );
 
   recordUpstreamLimits(metrics, series, facts.upstreamHeaders);
   const { subjects } = facts;
@@ -186,7 +208,7 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
 
 /**
  * Observes a stream's time to its first forwarded chunk (`litellm_llm_api_time_to_first_token_metric`, labels
- * requested_model and `provider/upstream model`), through `metrics.histograms`.
+ * requested_model and `provider/upstream model`).
  * @param requestedModel a bounded label value (a configured alias).
  * @param seconds from the request's arrival to the first chunk forwarded; finite.
  * @throws TypeError when `seconds` is not finite.
@@ -201,13 +223,13 @@ export function recordTimeToFirstToken(
   const key = seriesKey([requestedModel, deployment.provider, deployment.upstreamModel]);
   let series = cache.get(key);
   if (series === undefined) {
-    series = metrics.histograms.series(metrics.timeToFirstToken, {
+    series = metrics.timeToFirstToken.series({
       requested_model: requestedModel,
-      model: `${deployment.provider}/${deployment.upstreamModel}`,
+      model: modelLabel(deployment),
     });
     cache.set(key, series);
   }
-  metrics.histograms.observe(series, seconds);
+  metrics.timeToFirstToken.observeSeries(series, seconds);
 }
 
 /**
@@ -236,23 +258,27 @@ export function recordRequest(
   const key = seriesKey(values);
   let requests = cache.requests.get(key);
   if (requests === undefined) {
-    requests = metrics.batch.series(metrics.requests, {
-      ...caller,
+    requests = metrics.requests.series({
+      hashed_api_key: caller.hashed_api_key,
+      api_key_alias: caller.api_key_alias,
+      user: caller.user,
       route,
       requested_model: requestedModel,
       status_code: statusCode,
     });
     cache.requests.set(key, requests);
   }
-  metrics.batch.add(requests, 1);
+  metrics.requests.add(requests, 1);
   if (status < 400) return;
   const exceptionClass = errorType ?? "error";
   values.push(exceptionClass);
   const failureKey = seriesKey(values);
   let failures = cache.failures.get(failureKey);
   if (failures === undefined) {
-    failures = metrics.batch.series(metrics.failures, {
-      ...caller,
+    failures = metrics.failures.series({
+      hashed_api_key: caller.hashed_api_key,
+      api_key_alias: caller.api_key_alias,
+      user: caller.user,
       route,
       requested_model: requestedModel,
       exception_status: statusCode,
@@ -260,7 +286,7 @@ export function recordRequest(
     });
     cache.failures.set(failureKey, failures);
   }
-  metrics.batch.add(failures, 1);
+  metrics.failures.add(failures, 1);
 }
 
 function recordUpstreamLimits(
