@@ -24,7 +24,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { freePort, readyLine, repoRoot, type Service, spawnService } from "./lib/children.js";
 import { processMeter, startCpu } from "./lib/cpu.js";
-import { type BenchDatabase, startFullPipelineGateway } from "./lib/full-pipeline.js";
+import {
+  type BenchDatabase,
+  checkoutGatewaySettings,
+  startFullPipelineGateway,
+} from "./lib/full-pipeline.js";
 import { inspector } from "./lib/inspector.js";
 import { pacedLoad, type Target } from "./lib/load.js";
 import { chatOnce, insertKeyCopies } from "./lib/many-keys.js";
@@ -74,14 +78,7 @@ async function startGateway(
   const inspectPort = await freePort();
   const { service, origin, database, key } = await startFullPipelineGateway(
     label,
-    {
-      port: 0,
-      masterKey,
-      upstreamUrl,
-      upstreamKey,
-      config: join(dir, "bench", "gateway.yaml"),
-      redisKeyPrefix: `${label}:`,
-    },
+    checkoutGatewaySettings(label, dir, { masterKey, upstreamUrl, upstreamKey }),
     { adminUrl: String(flags.postgres), databasePrefix: "manykeys", redisUrl },
     { checkout: dir, nodeFlags: flags.profile ? [`--inspect=127.0.0.1:${inspectPort}`] : [] },
   );

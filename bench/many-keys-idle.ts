@@ -27,7 +27,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { freePort, readyLine, repoRoot, type Service, spawnService, treeMemoryKiB } from "./lib/children.js";
 import { processMeter } from "./lib/cpu.js";
-import { type BenchDatabase, startFullPipelineGateway } from "./lib/full-pipeline.js";
+import {
+  type BenchDatabase,
+  checkoutGatewaySettings,
+  startFullPipelineGateway,
+} from "./lib/full-pipeline.js";
 import { inspector } from "./lib/inspector.js";
 import { chatOnce, heapUsedBytes, insertKeyCopies } from "./lib/many-keys.js";
 import { type PrivateRedis, startPrivateRedis } from "./lib/private-redis.js";
@@ -75,14 +79,7 @@ async function startGateway(label: string, dir: string, redisUrl: string, upstre
   const inspectPort = await freePort();
   const { service, origin, database, key } = await startFullPipelineGateway(
     label,
-    {
-      port: 0,
-      masterKey,
-      upstreamUrl,
-      upstreamKey,
-      config: join(dir, "bench", "gateway.yaml"),
-      redisKeyPrefix: `${label}:`,
-    },
+    checkoutGatewaySettings(label, dir, { masterKey, upstreamUrl, upstreamKey }),
     { adminUrl: String(flags.postgres), databasePrefix: "manykeysidle", redisUrl },
     {
       checkout: dir,

@@ -76,6 +76,19 @@ export async function generateVirtualKey(gatewayOrigin: string, masterKey: strin
   return key;
 }
 
+/**
+ * The settings of a gateway built from checkout `dir` for a side-by-side run: that checkout's
+ * `bench/gateway.yaml`, an ephemeral port, and its Redis keys under `<label>:` so that gateways sharing one Redis
+ * keep apart.
+ */
+export function checkoutGatewaySettings(
+  label: string,
+  dir: string,
+  access: { masterKey: string; upstreamUrl: string; upstreamKey: string },
+): BenchGatewaySettings {
+  return { port: 0, ...access, config: join(dir, "bench", "gateway.yaml"), redisKeyPrefix: `${label}:` };
+}
+
 /** A full-pipeline gateway started by {@link startFullPipelineGateway}: its process, origin, database and key. */
 export interface FullPipelineGateway {
   service: Service;

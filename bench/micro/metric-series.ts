@@ -11,10 +11,15 @@
  * order. About 10 s with K = 100,000 and 3 rounds.
  */
 import { parseArgs } from "node:util";
-import type { Deployment } from "../../services/gateway/src/config/types.js";
-import type { LimitSubject } from "../../services/gateway/src/limits/types.js";
 import { createMetrics } from "../../services/gateway/src/metrics/metrics.js";
-import * as recordCall from "../../services/gateway/src/metrics/record-call.js";
+import {
+  benchCallers,
+  checkoutVariant,
+  type MetricsVariant,
+  type AnyMetrics as RecordedMetrics,
+  recordOneCall,
+  thisCheckout,
+} from "../lib/metric-calls.js";
 
 /** The parts of a checkout's metrics this benchmark uses (its batches vary from checkout to checkout). */
 interface AnyMetrics {
@@ -23,11 +28,7 @@ interface AnyMetrics {
   histograms?: { flush(): void };
   gauges?: { flush(): void };
 }
-type RecordCall = Pick<typeof recordCall, "recordCallMetrics" | "recordRequest">;
-interface Variant {
-  create: () => AnyMetrics;
-  record: RecordCall;
-}
+type Variant = MetricsVariant<AnyMetrics>;
 
 const { values } = parseArgs({
   options: { baseline: { type: "string" }, keys: { type: "string" }, rounds: { type: "string" } },
@@ -37,66 +38,19 @@ const ROUNDS = Number(values.rounds ?? 3);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error("run with node --expose-gc --import tsx");
 
-const variants = new Map<string, Variant>([["metric-series", { create: createMetrics, record: recordCall }]]);
-if (values.baseline !== undefined) {
-  const src = `${values.baseline}/services/gateway/src/metrics`;
-  const metrics = (await import(`${src}/metrics.ts`)) as { createMetrics: () => AnyMetrics };
-  const record = (await import(`${src}/record-call.ts`)) as RecordCall;
-  variants.set("metric-series (baseline)", { create: metrics.createMetrics, record });
-}
+const variants = new Map<string, Variant>([["metric-series", { create: createMetrics, ...thisCheckout }]]);
+if (values.baseline !== undefined)
+  variants.set("metric-series (baseline)", await checkoutVariant<AnyMetrics>(values.baseline));
 
-const deployment: Deployment = {
-  id: "d1",
-  modelName: "general",
-  provider: "openai",
-  upstreamModel: "gpt-4o-mini",
-  apiBase: "http://upstream.local/v1",
-  tags: [],
-  created: 0,
-};
-const subject = (scope: LimitSubject["scope"], id: string): LimitSubject => ({
-  scope,
-  id,
-  rpmLimit: null,
-  tpmLimit: null,
-  maxBudget: 100,
-  budgetDuration: "30d",
-  budgetResetAt: Date.now() + 86_400_000,
-  spend: 0,
-});
 /** The callers, made before any measure (the gateway holds its keys anyway): a key each, 1,000 users. */
-const callers = Array.from({ length: KEYS }, (_, k) => {
-  const hash = k.toString(16).padStart(64, "0");
-  const user = `user-${k % 1000}`;
-  return {
-    caller: { hashed_api_key: hash, api_key_alias: `key-${k}`, user },
-    subjects: [subject("key", hash), subject("user", user)],
-  };
-});
-const headers = { "x-ratelimit-remaining-requests": "4999", "x-ratelimit-remaining-tokens": "1999000" };
+const callers = benchCallers(KEYS, 1000);
 
 /** One call of every key through `variant` into `metrics`; ns taken. */
 function callEveryKey(variant: Variant, metrics: AnyMetrics, pass: number): bigint {
-  const { recordCallMetrics, recordRequest } = variant.record;
-  const m = metrics as Parameters<RecordCall["recordCallMetrics"]>[0];
+  const m = metrics as unknown as RecordedMetrics;
   const t0 = process.hrtime.bigint();
   for (let k = 0; k < KEYS; k++) {
-    const { caller, subjects } = callers[k]!;
-    recordCallMetrics(m, {
-      caller,
-      subjects,
-      requestedModel: "general",
-      deployment,
-      promptTokens: 12,
-      completionTokens: 5,
-      totalTokens: 17,
-      cost: 0.000_01,
-      totalMs: 20 + ((k + pass) % 997),
-      upstreamMs: 19 + ((k + pass) % 991),
-      upstreamHeaders: headers,
-      nowEpochMs: Date.now(),
-    });
-    recordRequest(m, caller, "/v1/chat/completions", "general", 200, undefined);
+    recordOneCall(variant.record, m, callers[k]!, k + pass);
   }
   return process.hrtime.bigint() - t0;
 }

@@ -10,16 +10,16 @@
  * process metrics: the same in every row), medians last. About 4 s with the defaults.
  */
 import { parseArgs } from "node:util";
-import type { Deployment } from "../../services/gateway/src/config/types.js";
-import type { LimitSubject } from "../../services/gateway/src/limits/types.js";
 import { createMetrics, type GatewayMetrics } from "../../services/gateway/src/metrics/metrics.js";
-import * as recordCall from "../../services/gateway/src/metrics/record-call.js";
+import {
+  benchCallers,
+  checkoutVariant,
+  type MetricsVariant,
+  recordOneCall,
+  thisCheckout,
+} from "../lib/metric-calls.js";
 
-type RecordCall = Pick<typeof recordCall, "recordCallMetrics" | "recordRequest">;
-interface Variant {
-  create: () => GatewayMetrics;
-  record: RecordCall;
-}
+type Variant = MetricsVariant<GatewayMetrics>;
 
 const { values } = parseArgs({
   options: {
@@ -34,68 +34,22 @@ const KEYS = Number(values.keys ?? 20);
 /** 15 s of traffic at 1,000 requests/s between two scrapes by default. */
 const SCRAPE_EVERY = Number(values["scrape-every"] ?? 15_000);
 
-const variants = new Map<string, Variant>([["record-call", { create: createMetrics, record: recordCall }]]);
-if (values.baseline !== undefined) {
-  const src = `${values.baseline}/services/gateway/src/metrics`;
-  const metrics = (await import(`${src}/metrics.ts`)) as { createMetrics: () => GatewayMetrics };
-  const record = (await import(`${src}/record-call.ts`)) as RecordCall;
-  variants.set("record-call (baseline)", { create: metrics.createMetrics, record });
-}
+const variants = new Map<string, Variant>([["record-call", { create: createMetrics, ...thisCheckout }]]);
+if (values.baseline !== undefined)
+  variants.set("record-call (baseline)", await checkoutVariant<GatewayMetrics>(values.baseline));
 
-const deployment: Deployment = {
-  id: "d1",
-  modelName: "general",
-  provider: "openai",
-  upstreamModel: "gpt-4o-mini",
-  apiBase: "http://upstream.local/v1",
-  tags: [],
-  created: 0,
-};
-const subject = (scope: LimitSubject["scope"], id: string): LimitSubject => ({
-  scope,
-  id,
-  rpmLimit: null,
-  tpmLimit: null,
-  maxBudget: 100,
-  budgetDuration: "30d",
-  budgetResetAt: Date.now() + 86_400_000,
-  spend: 0,
-});
-const callers = Array.from({ length: KEYS }, (_, k) => {
-  const hash = k.toString(16).padStart(64, "0");
-  return {
-    caller: { hashed_api_key: hash, api_key_alias: `key-${k}`, user: `user-${k % 5}` },
-    subjects: [subject("key", hash), subject("user", `user-${k % 5}`)],
-  };
-});
-const headers = { "x-ratelimit-remaining-requests": "4999", "x-ratelimit-remaining-tokens": "1999000" };
+const callers = benchCallers(KEYS, 5);
 
 /** µs per call of recording `calls` calls into fresh metrics through `variant`, without and with the scrapes. */
 async function perCall(variant: Variant, calls: number): Promise<{ record: number; withScrapes: number }> {
   const metrics = variant.create();
-  const { recordCallMetrics, recordRequest } = variant.record;
   let recordNs = 0n;
   let scrapeNs = 0n;
   for (let done = 0; done < calls; ) {
     const slice = Math.min(SCRAPE_EVERY, calls - done);
     const t0 = process.hrtime.bigint();
     for (let i = done; i < done + slice; i++) {
-      const { caller, subjects } = callers[i % KEYS]!;
-      recordCallMetrics(metrics, {
-        caller,
-        subjects,
-        requestedModel: "general",
-        deployment,
-        promptTokens: 12,
-        completionTokens: 5,
-        totalTokens: 17,
-        cost: 0.000_01,
-        totalMs: 20 + (i % 997),
-        upstreamMs: 19 + (i % 991),
-        upstreamHeaders: headers,
-        nowEpochMs: Date.now(),
-      });
-      recordRequest(metrics, caller, "/v1/chat/completions", "general", 200, undefined);
+      recordOneCall(variant.record, metrics, callers[i % KEYS]!, i);
     }
     const t1 = process.hrtime.bigint();
     await metrics.registry.getMetricsAsJSON();
