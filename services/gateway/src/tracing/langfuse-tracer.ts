@@ -144,16 +144,17 @@ export function createLangfuseTracer(settings: TraceSettings, deps: TracerDeps):
   function record(call: CallTrace): void {
     try {
       ids.next = call.traceId;
+      const content = capturedContent(call, settings.capture, settings.maxContentChars);
       const root = tracer.startSpan(
         call.name,
-        { startTime: new Date(call.startTime), attributes: rootAttributes(call, settings) },
+        { startTime: new Date(call.startTime), attributes: rootAttributes(call, content) },
         ROOT_CONTEXT,
       );
       const parent = trace.setSpan(ROOT_CONTEXT, root);
       for (const decision of call.guardrails) guardrailSpan(decision, call, parent);
       const generation = tracer.startSpan(
         `${call.operation} ${call.requestedModel}`,
-        { startTime: new Date(call.startTime), attributes: generationAttributes(call, settings) },
+        { startTime: new Date(call.startTime), attributes: generationAttributes(call, content) },
         parent,
       );
       endSpan(generation, call.endTime, call.status >= 500 ? call.errorMessage : undefined);
@@ -212,8 +213,10 @@ function endSpan(span: Span, endTime: number, errorMessage: string | undefined):
   span.end(new Date(endTime));
 }
 
-function rootAttributes(call: CallTrace, settings: TraceSettings): Attributes {
-  const content = capturedContent(call, settings.capture, settings.maxContentChars);
+/** A call's captured input and output, serialised once for both spans that carry them. */
+type Content = ReturnType<typeof capturedContent>;
+
+function rootAttributes(call: CallTrace, content: Content): Attributes {
   const attributes: Attributes = {
     ...createTraceAttributes(content),
     ...createObservationAttributes("span", {
@@ -236,8 +239,7 @@ function rootAttributes(call: CallTrace, settings: TraceSettings): Attributes {
   return attributes;
 }
 
-function generationAttributes(call: CallTrace, settings: TraceSettings): Attributes {
-  const content = capturedContent(call, settings.capture, settings.maxContentChars);
+function generationAttributes(call: CallTrace, content: Content): Attributes {
   const modelParameters: Record<string, string | number> = {};
   for (const [k, v] of Object.entries(call.modelParameters)) {
     modelParameters[k] = typeof v === "boolean" ? String(v) : v;

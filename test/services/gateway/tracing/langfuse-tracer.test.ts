@@ -84,6 +84,24 @@ function call(overrides: Partial<CallTrace> = {}): CallTrace {
 }
 
 describe("Langfuse tracer", () => {
+  it("serialises a call's captured input once, though the root span and the generation both carry it", async () => {
+    const { tracer } = await setup();
+    const traced = call();
+    const sent = traced.input.sent;
+    const stringify = JSON.stringify;
+    let serialised = 0;
+    JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+      if (args[0] === sent) serialised += 1;
+      return stringify(...args);
+    }) as typeof JSON.stringify;
+    try {
+      tracer.record(traced);
+    } finally {
+      JSON.stringify = stringify;
+    }
+    expect(serialised).toBe(1);
+  });
+
   it("sends one trace per call: root span with user, session, tags; a generation with model, usage, cost, TTFT; a guardrail observation", async () => {
     const { langfuse, tracer } = await setup();
     const c = call();
