@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../../bench/lib/children.js";
 import { migrateScript } from "../../infra/kubernetes/migrate-job.js";
 import { POD_FACTS } from "../../infra/kubernetes/pod-facts.js";
-import { estimateCompletionTokens, estimatePromptTokens } from "../../services/gateway/src/cost/estimate.js";
+import { inputTokenBound } from "../../services/gateway/src/cost/input-bound.js";
 import { migrations } from "../../services/gateway/src/db/migrations.js";
 import { type FakeUpstream, startFakeUpstream } from "../fixtures/openai-upstream.js";
 import { startCaddy, type TestCaddy } from "../helpers/caddy.js";
@@ -116,9 +116,12 @@ interface Outcome {
 
 const body = { model: "general", messages: [{ role: "user", content: CONTENT }], max_tokens: MAX_TOKENS };
 
-/** The gateway's own pre-call estimate of one call (USD), from its estimate functions and the config's prices. */
+/**
+ * The gateway's own reservation of one call (USD): the input bound for a model without a known tokenizer (its
+ * UTF-8 bytes) plus `max_tokens`, at the config's prices.
+ */
 function estimateOf(): number {
-  return (estimatePromptTokens(body) + estimateCompletionTokens(MAX_TOKENS)) * PRICE;
+  return (inputTokenBound(body, []) + MAX_TOKENS) * PRICE;
 }
 
 async function chat(apiKey: string): Promise<Outcome> {

@@ -113,6 +113,7 @@ export const modelInfoKeys: KeySet = {
     "supported_endpoints",
     "input_cost_per_token",
     "output_cost_per_token",
+    "max_output_tokens",
   ],
   ignored: {},
   open: true,

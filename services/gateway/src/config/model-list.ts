@@ -117,6 +117,7 @@ function readEntry(
     ...optional("weight", params.weight),
     ...optional("baseModel", baseModelName(info?.base_model)),
     ...optional("supportedEndpoints", info?.supported_endpoints),
+    ...optional("maxOutputTokens", info?.max_output_tokens),
     tags: [...new Set([...(params.tags ?? []), ...(info?.tags ?? [])])],
   };
 }

@@ -41,6 +41,7 @@ export const modelInfoSchema = z.object({
     .optional(),
   input_cost_per_token: z.number().nonnegative().optional(),
   output_cost_per_token: z.number().nonnegative().optional(),
+  max_output_tokens: z.number().int().positive().optional(),
 });
 
 /** `litellm_settings`. */

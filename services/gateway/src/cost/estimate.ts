@@ -3,9 +3,6 @@
  * a reservation that is too small lets concurrent calls overspend.
  */
 
-/** Completion tokens assumed when the request sets neither `max_tokens` nor `max_completion_tokens`. */
-export const DEFAULT_MAX_TOKENS_ESTIMATE = 4096;
-
 /** Bytes of `value` as compact JSON (UTF-8), computed by walking it: no serialisation, no recursion. */
 export function jsonBytes(value: unknown): number {
   let bytes = 0;
@@ -46,9 +43,4 @@ export function estimatePromptTokens(body: unknown): number {
  */
 export function estimatePromptTokensOfText(json: string): number {
   return Math.ceil(Buffer.byteLength(json) / 4);
-}
-
-/** Completion tokens the call may produce: the request's cap, or {@link DEFAULT_MAX_TOKENS_ESTIMATE}. */
-export function estimateCompletionTokens(maxTokens: number | undefined): number {
-  return maxTokens !== undefined && maxTokens > 0 ? maxTokens : DEFAULT_MAX_TOKENS_ESTIMATE;
 }

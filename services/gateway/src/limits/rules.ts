@@ -155,6 +155,7 @@ export function budgetError(
     plan.subject,
     spentMicros + estimateMicros > plan.maxMicros,
     spentMicros / 1e6,
+    Math.max(0, plan.maxMicros - spentMicros - reservedMicros) / 1e6,
   );
 }
 
@@ -171,6 +172,12 @@ export class BudgetRefusal extends GatewayError {
     readonly bySettledSpend: boolean,
     /** Settled spend the admitter counted when it refused, USD (the database may not have booked it yet). */
     readonly spent: number,
+    /**
+     * What the budget could still reserve when it refused, USD: its amount less the settled spend and what calls
+     * in flight reserve (never below 0). A call without an output cap is retried with a cap it can pay for
+     * (`pipeline/steps/admit.ts`).
+     */
+    readonly available: number = 0,
   ) {
     super(429, message, { type: "budget_exceeded", code: "429", headers: { "x-should-retry": "false" } });
   }

@@ -5,6 +5,7 @@
  * it with {@link pipelineRoute} (`pipeline/route.ts`); nothing in the pipeline names an endpoint.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { OutputRequest } from "../cost/reservation.js";
 import type { UpstreamResponse } from "../router/router.js";
 import type { CallContext, CallType, EndpointBody, PipelineDeps, TextExtractor } from "./types.js";
 
@@ -35,10 +36,11 @@ export interface Endpoint<B extends EndpointBody = EndpointBody> {
   /** The client asked for a stream. */
   isStream(body: B): boolean;
   /**
-   * Output tokens the call may produce, for the budget reservation (tokens): the request's own cap, else the
-   * gateway's default (`cost/estimate.ts`); 0 for an endpoint that produces no tokens (embeddings).
+   * What the request asks of the output, for the reservation (`cost/reservation.ts`): its own cap per choice
+   * (tokens; undefined when it sets none; 0 for an endpoint that produces no tokens, embeddings) and the number of
+   * answers generated (`n`, `best_of`, …; 1 for an API without them).
    */
-  completionEstimate(body: B): number;
+  output(body: B): OutputRequest;
   /** Every text of a request a model reads, for the input guardrails. */
   readonly inputTexts: TextExtractor;
   /**

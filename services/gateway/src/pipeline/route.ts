@@ -5,6 +5,7 @@
  * admission finishes once).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { capHeader, OUTPUT_CAP_HEADER } from "../cost/reservation.js";
 import type { Endpoint } from "./endpoint.js";
 import { observerHeaders } from "./observers.js";
 import { clientLeft, finish } from "./steps/account.js";
@@ -61,6 +62,8 @@ export function pipelineRoute<B extends EndpointBody>(
     resolve(call, deps.router);
     authorize(call);
     await admit(call, deps.admitter);
+    const cap = call.reservation?.cap;
+    if (cap !== undefined) reply.header(OUTPUT_CAP_HEADER, capHeader(cap));
     try {
       await guardInput(call, deps.guard, endpoint.inputTexts);
       const upstream = await endpoint.send(call, deps);

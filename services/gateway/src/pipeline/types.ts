@@ -18,13 +18,14 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Usage } from "../accounting/usage.js";
 import type { AuthContext } from "../auth/types.js";
 import type { Deployment } from "../config/types.js";
+import type { OutputRequest, Reservation } from "../cost/reservation.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { TextSlot } from "../guardrails/text/slots.js";
 import type { Admission, Admitter } from "../limits/types.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
 import type { JsonText } from "../plugins/json-body.js";
 import type { CallAbort } from "../router/call-abort.js";
-import type { Router, UpstreamResponse } from "../router/router.js";
+import type { RoutePlan, Router, UpstreamResponse } from "../router/router.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 
@@ -116,10 +117,22 @@ export interface CallContext<B extends EndpointBody = EndpointBody> {
   json: JsonText | undefined;
   /** The client asked for a stream. */
   readonly stream: boolean;
-  /** Prompt tokens estimated from the body's bytes (tokens; `cost/estimate.ts`). */
+  /** Prompt tokens estimated from the body's bytes (tokens; `cost/estimate.ts`), for rate limits and routing. */
   readonly promptEstimate: number;
-  /** Completion tokens the call may produce: `max_completion_tokens`, `max_tokens` or the default (tokens). */
-  readonly completionEstimate: number;
+  /** What the request asks of the output: its own cap per choice and how many choices (endpoint `output`). */
+  readonly outputRequest: OutputRequest;
+  /**
+   * Output tokens the call may produce, all choices (tokens): the request's cap, else the route plan's maximum;
+   * provisional after parse, set by the admit step from the reservation.
+   */
+  completionEstimate: number;
+  /**
+   * Output tokens a stream may relay before it is cut (tokens): the reservation's when the request sets its own
+   * cap or a budget is in force, else unbounded (admit step).
+   */
+  outputLimit: number;
+  /** The budget reservation (admit step; `cost/reservation.ts`), with the output cap the send step adds, if any. */
+  reservation: Reservation | undefined;
   /**
    * The requested alias once the resolve step found it registered; undefined before (or when it is unknown).
    * Metric labels use this, never `body.model`, so a client cannot mint label values.
@@ -127,6 +140,11 @@ export interface CallContext<B extends EndpointBody = EndpointBody> {
   model: string | undefined;
   /** The alias's deployments (resolve step). */
   deployments: Deployment[];
+  /**
+   * Every deployment the call may be sent to, fallbacks included, narrowed to what the caller may use (resolve
+   * and authorize steps); the send step tries only these aliases.
+   */
+  route: RoutePlan | undefined;
   /** The budget reservation and rate-limit counts (admit step); settled or released exactly once. */
   admission: Admission | undefined;
   /** Guardrail decisions so far, input then output. */

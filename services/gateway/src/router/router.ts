@@ -86,6 +86,23 @@ export interface SendOptions {
   json?: ForwardableJson;
   /** The upstream API `body` is for (default `chat/completions`); every deployment tried must serve it. */
   api?: UpstreamApi;
+  /**
+   * The aliases to try, in order (default: {@link Router.plan}): the call's authorized route plan
+   * ({@link RoutePlan.aliases}), so that a fallback the caller may not use is never tried.
+   */
+  aliases?: readonly string[];
+}
+
+/**
+ * Every deployment a call may be sent to, before it is sent: the requested alias, then its fallbacks, in the
+ * order the router tries them (`litellm_settings.fallbacks`), unknown aliases left out. Authorization narrows it
+ * to the aliases the caller may use; the budget reservation is the worst case over its deployments.
+ */
+export interface RoutePlan {
+  /** Aliases in the order they are tried; the requested one first. */
+  aliases: string[];
+  /** The deployments of every alias in {@link aliases}, in that order. */
+  deployments: Deployment[];
 }
 
 /** Options of the {@link Router} itself. */
@@ -201,6 +218,23 @@ export class Router {
     return [modelName, ...(this.config.router.fallbacks[modelName] ?? [])];
   }
 
+  /**
+   * The route plan of `modelName` ({@link RoutePlan}), narrowed to the aliases `mayUse` accepts (default:
+   * all); undefined for an alias that is not registered.
+   */
+  routePlan(modelName: string, mayUse: (alias: string) => boolean = () => true): RoutePlan | undefined {
+    if (!this.groups.has(modelName)) return undefined;
+    const aliases: string[] = [];
+    const deployments: Deployment[] = [];
+    for (const alias of this.plan(modelName)) {
+      const group = this.groups.get(alias);
+      if (group === undefined || !mayUse(alias) || aliases.includes(alias)) continue;
+      aliases.push(alias);
+      deployments.push(...group);
+    }
+    return { aliases, deployments };
+  }
+
   /** A deployment's current load in this process: in flight, and requests and tokens this minute. */
   load(deployment: Deployment): DeploymentLoad {
     return this.states.load(deployment, this.clock.now());
@@ -236,7 +270,7 @@ export class Router {
     let last: AttemptFailure | undefined;
     let limitedMs: number | undefined;
     let tagMatched = false;
-    for (const alias of this.plan(modelName)) {
+    for (const alias of options.aliases ?? this.plan(modelName)) {
       const all = this.groups.get(alias);
       if (all === undefined) continue;
       const group = this.config.router.tagFiltering

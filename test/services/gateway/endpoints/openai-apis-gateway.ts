@@ -5,7 +5,8 @@
  * - `embed-small` → `openai/text-embedding-3-small` ($0.02 per million input tokens, list price);
  * - `instruct` → `openai/gpt-3.5-turbo-instruct` ($1.50 / $2.00 per million tokens, list price);
  * - `claude` → `anthropic/claude-haiku-4-5` (a provider that serves neither API);
- * - `general` → the chat fake at $0.001 per token (to spend a budget quickly).
+ * - `general` → the chat fake as `openai/gpt-4o` at $0.001 per token (to spend a budget quickly; the model's
+ *   tokenizer bounds its reservation's input, so the fake's answers past `max_tokens` spend more than it).
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,7 +65,7 @@ export async function startOpenAIApisGateway(policy: string): Promise<OpenAIApis
       "general",
       chat.url,
       "      input_cost_per_token: 0.001\n      output_cost_per_token: 0.001\n",
-    ),
+    ).replace("openai/fake-model", "openai/gpt-4o"),
   ].join("\n");
   const gw = await startTestGateway(
     config,

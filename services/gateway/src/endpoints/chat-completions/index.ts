@@ -5,25 +5,17 @@
  *
  * For a stream the gateway always asks the upstream for usage (`stream_options.include_usage`) so it can count
  * tokens, and hides it again from clients that did not ask. A request without `max_tokens` or
- * `max_completion_tokens` is sent with the gateway's default cap, so that upstreams stop where the reservation
- * does.
+ * `max_completion_tokens` goes upstream as it came, unless its budgets cannot pay for the model's maximum output:
+ * then it gets the cap they can pay for as `max_completion_tokens` (OpenAI's current name, which reasoning models
+ * require and vLLM, llama.cpp and Anthropic's compatibility layer accept; `cost/reservation.ts`).
  */
-import { DEFAULT_MAX_TOKENS_ESTIMATE, estimateCompletionTokens } from "../../cost/estimate.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { Usage } from "../../pipeline/types.js";
-import { forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { capMember, forwardable } from "../../providers/openai-compatible/forward-json.js";
 import { type ChatCompletionRequest, parseChatCompletion } from "./schema.js";
 import { chatCompletionTexts, chatRequestTexts } from "./texts.js";
-
-/**
- * The output cap sent for a request that sets none (`max_completion_tokens`, OpenAI's current name, which
- * reasoning models require and vLLM, llama.cpp and Anthropic's compatibility layer accept): the figure the
- * budget reservation assumed ({@link DEFAULT_MAX_TOKENS_ESTIMATE}), so the upstream stops where the reservation
- * does instead of the gateway cutting the stream.
- */
-const DEFAULT_CAP_MEMBER = `,"max_completion_tokens":${DEFAULT_MAX_TOKENS_ESTIMATE}`;
 
 /** A copy of a completion's first choice's `message` (what tracing records as the output). */
 function firstMessage(completion: unknown): unknown {
@@ -47,19 +39,19 @@ export const chatCompletions: Endpoint<ChatCompletionRequest> = {
   parse: parseChatCompletion,
   clientInput: (raw) => raw.messages,
   isStream: (body) => body.stream === true,
-  completionEstimate: (body) => estimateCompletionTokens(body.max_completion_tokens ?? body.max_tokens),
+  output: (body) => ({ cap: body.max_completion_tokens ?? body.max_tokens, choices: body.n ?? 1 }),
   inputTexts: chatRequestTexts,
   send(call, deps) {
     const { body } = call;
-    const uncapped = body.max_completion_tokens === undefined && body.max_tokens === undefined;
+    const cap = call.reservation?.cap?.tokens;
     const json =
       call.json === undefined
         ? undefined
-        : forwardable(call.json, body, call.stream, uncapped ? DEFAULT_CAP_MEMBER : "");
+        : forwardable(call.json, body, call.stream, capMember("max_completion_tokens", cap));
     let upstreamBody: ChatCompletionRequest = body;
-    if (json === undefined && (uncapped || call.stream)) {
+    if (json === undefined && (cap !== undefined || call.stream)) {
       upstreamBody = { ...body };
-      if (uncapped) upstreamBody.max_completion_tokens = DEFAULT_MAX_TOKENS_ESTIMATE;
+      if (cap !== undefined) upstreamBody.max_completion_tokens = cap;
       if (call.stream) upstreamBody.stream_options = { ...body.stream_options, include_usage: true };
     }
     return send(call, deps.router, { api: "chat/completions", body: upstreamBody, json });

@@ -17,6 +17,9 @@ const tool = z.looseObject({
   function: z.looseObject({ name: z.string() }).optional(),
 });
 
+/** The most choices (`n`) one request may ask for (OpenAI API reference: `n`, 1 to 128). */
+export const MAX_CHOICES = 128;
+
 export const chatCompletionSchema = z.looseObject({
   model: z.string().min(1),
   messages: z.array(message).min(1),
@@ -27,6 +30,7 @@ export const chatCompletionSchema = z.looseObject({
   temperature: z.number().min(0).max(2).optional(),
   max_tokens: z.number().int().positive().optional(),
   max_completion_tokens: z.number().int().positive().optional(),
+  n: z.number().int().min(1).max(MAX_CHOICES).optional(),
 });
 
 /** A validated chat completion request. */
@@ -78,7 +82,9 @@ function plainlyValid(body: Obj): boolean {
     (temperature === undefined ||
       (typeof temperature === "number" && temperature >= 0 && temperature <= 2)) &&
     optionalCount(body.max_tokens) &&
-    optionalCount(body.max_completion_tokens)
+    optionalCount(body.max_completion_tokens) &&
+    optionalCount(body.n) &&
+    (body.n === undefined || (body.n as number) <= MAX_CHOICES)
   );
 }
 

@@ -4,20 +4,20 @@
  * deployments whose provider serves `/completions` (an alias with a deployment that does not, e.g. an
  * `anthropic/` one, is refused with a 400 naming the model).
  *
- * The reservation covers `max_tokens`, else the gateway's default cap (as for chat). A stream is relayed as
+ * The reservation covers `max_tokens` (else the model's maximum output) for each of the `n` (or `best_of`)
+ * completions of each prompt of the batch; a cap is added upstream only as `cost/reservation.ts` says. A stream is relayed as
  * `text_completion` chunks (`choices[].text`), its output counted on the way and cut at the reservation; the
  * gateway asks the upstream for usage (`stream_options.include_usage`) and hides it from clients that did not
  * ask. The input guardrails read `prompt` and `suffix`; the output guard reads each choice's `text`, of a
  * non-streamed answer and of a stream's chunks alike.
  */
-import { estimateCompletionTokens } from "../../cost/estimate.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { Usage } from "../../pipeline/types.js";
-import { forwardable } from "../../providers/openai-compatible/forward-json.js";
-import { type CompletionRequest, parseCompletion } from "./schema.js";
+import { capMember, forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { type CompletionRequest, completionChoices, parseCompletion } from "./schema.js";
 import { completionAnswerTexts, completionRequestTexts } from "./texts.js";
 
 /** How a `text_completion` answer is read: its usage, and its first choice's text as the output. */
@@ -34,17 +34,23 @@ export const completions: Endpoint<CompletionRequest> = {
   parse: parseCompletion,
   clientInput: (raw) => raw.prompt,
   isStream: (body) => body.stream === true,
-  completionEstimate: (body) =>
-    body.max_tokens === 0 ? 0 : estimateCompletionTokens(body.max_tokens ?? undefined),
+  output: (body) => ({ cap: body.max_tokens ?? undefined, choices: completionChoices(body) }),
   inputTexts: completionRequestTexts,
   send(call, deps) {
     requireNativeApi(call, "completions", "text completions (/v1/completions)");
     const { body } = call;
-    const json = call.json === undefined ? undefined : forwardable(call.json, body, call.stream);
-    const upstreamBody: CompletionRequest =
-      call.stream && json === undefined
-        ? { ...body, stream_options: { ...body.stream_options, include_usage: true } }
-        : body;
+    const cap = call.reservation?.cap?.tokens;
+    // A `max_tokens: null` member would be given twice: the body is serialised then.
+    const json =
+      call.json === undefined || (cap !== undefined && body.max_tokens === null)
+        ? undefined
+        : forwardable(call.json, body, call.stream, capMember("max_tokens", cap));
+    let upstreamBody: CompletionRequest = body;
+    if (json === undefined && (cap !== undefined || call.stream)) {
+      upstreamBody = { ...body };
+      if (cap !== undefined) upstreamBody.max_tokens = cap;
+      if (call.stream) upstreamBody.stream_options = { ...body.stream_options, include_usage: true };
+    }
     return send(call, deps.router, { api: "completions", body: upstreamBody, json });
   },
   answer(call, upstream, deps, request, reply) {

@@ -1,8 +1,9 @@
 /**
  * The legacy text completions request (OpenAI API reference, "Create completion", `CreateCompletionRequest`):
  * `prompt` as a string, an array of strings, an array of token ids or an array of token-id arrays. Fields the
- * gateway acts on are typed (`max_tokens` for the reservation, `stream` and `stream_options.include_usage` for
- * the relay); every other field (`suffix`, `echo`, `best_of`, `logprobs`, `stop`, `n`, …) passes through.
+ * gateway acts on are typed (`max_tokens`, `n` and `best_of` for the reservation, `stream` and
+ * `stream_options.include_usage` for the relay); every other field (`suffix`, `echo`, `logprobs`, `stop`, …)
+ * passes through.
  */
 import { z } from "zod";
 import { parseBody } from "../parse-body.js";
@@ -22,6 +23,8 @@ export const completionSchema = z.looseObject({
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   temperature: z.number().min(0).max(2).nullish(),
   max_tokens: z.number().int().nonnegative().nullish(),
+  n: z.number().int().min(1).max(128).nullish(),
+  best_of: z.number().int().min(0).max(20).nullish(),
 });
 
 /** A validated text completions request. */
@@ -37,4 +40,15 @@ const PROMPT_SHAPES =
  */
 export function parseCompletion(body: unknown): CompletionRequest {
   return parseBody(completionSchema, body, "model and prompt", { prompt: PROMPT_SHAPES });
+}
+
+/**
+ * Completions the upstream generates (and bills) for `body`: `best_of` (generated server-side, the best `n`
+ * returned) or `n`, for each prompt of a batch (an array of strings or of token-id arrays). ≥ 1.
+ */
+export function completionChoices(body: CompletionRequest): number {
+  const perPrompt = Math.max(body.n ?? 1, body.best_of ?? 1);
+  const { prompt } = body;
+  const prompts = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] !== "number" ? prompt.length : 1;
+  return perPrompt * prompts;
 }

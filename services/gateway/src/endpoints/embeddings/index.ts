@@ -40,7 +40,7 @@ export const embeddings: Endpoint<EmbeddingRequest> = {
   parse: parseEmbedding,
   clientInput: (raw) => raw.input,
   isStream: () => false,
-  completionEstimate: () => 0,
+  output: () => ({ cap: 0, choices: 1 }),
   inputTexts: embeddingInputTexts,
   send(call, deps) {
     requireNativeApi(call, "embeddings", "embeddings");

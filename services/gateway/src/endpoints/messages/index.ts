@@ -70,7 +70,7 @@ export const messages: Endpoint<MessagesRequest> = {
   clientInput: (raw) => ({ system: raw.system, messages: raw.messages }),
   isStream: (body) => body.stream === true,
   // `max_tokens` is required: it is the reservation's output.
-  completionEstimate: (body) => body.max_tokens,
+  output: (body) => ({ cap: body.max_tokens, choices: 1 }),
   inputTexts: messagesRequestTexts,
   send(call, deps) {
     const { body } = call;

@@ -17,7 +17,6 @@
  * refused with a 400 `invalid_request_error` (`param: previous_response_id`): send the whole conversation as
  * `input` instead.
  */
-import { estimateCompletionTokens } from "../../cost/estimate.js";
 import { invalidRequest } from "../../errors/gateway-error.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
@@ -25,7 +24,7 @@ import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { PipelineDeps } from "../../pipeline/types.js";
 import { adapterFor } from "../../providers/index.js";
-import { forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { capMember, forwardable } from "../../providers/openai-compatible/forward-json.js";
 import { chatUsage, responsesEventReader } from "./native-events.js";
 import { fromChatCompletion } from "./response-object.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./schema.js";
@@ -78,13 +77,19 @@ export const responses: Endpoint<ResponsesRequest> = {
   parse: parseResponsesRequest,
   clientInput: (raw) => raw.input,
   isStream: (body) => body.stream === true,
-  completionEstimate: (body) => estimateCompletionTokens(body.max_output_tokens ?? undefined),
+  output: (body) => ({ cap: body.max_output_tokens ?? undefined, choices: 1 }),
   inputTexts: responsesRequestTexts,
   send(call, deps) {
-    const { body } = call;
+    const cap = call.reservation?.cap?.tokens;
+    // The output cap the budgets can pay for, when the gateway adds one (`cost/reservation.ts`).
+    const body = cap === undefined ? call.body : { ...call.body, max_output_tokens: cap };
     if (servesNatively(deps, body.model)) {
       // Never asked for chat's `stream_options.include_usage`: Responses streams carry usage in `response.completed`.
-      const json = call.json === undefined ? undefined : forwardable(call.json, body, false);
+      // A `max_output_tokens: null` member would be given twice: the body is serialised then.
+      const json =
+        call.json === undefined || (cap !== undefined && call.body.max_output_tokens === null)
+          ? undefined
+          : forwardable(call.json, body, false, capMember("max_output_tokens", cap));
       return send(call, deps.router, { api: "responses", body, json });
     }
     if (body.previous_response_id != null) throw noState();

@@ -35,7 +35,7 @@ export async function answerNativeStream(
   const text = deps.collectOutput ? new StreamText() : undefined;
   const outcome = await relayNative(upstream.body, res, {
     reader,
-    meter: new OutputMeter(call.completionEstimate, tokenizerFor(deployment.upstreamModel)),
+    meter: new OutputMeter(call.outputLimit, tokenizerFor(deployment.upstreamModel)),
     promptTokens: call.promptEstimate,
     idleTimeoutMs: deps.router.streamTimeoutOf(deployment),
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),

@@ -204,7 +204,7 @@ export async function answerStream(
     open,
     stripUsage: options.stripUsage,
     ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
-    meter: new OutputMeter(call.completionEstimate, tokenizerFor(upstream.deployment.upstreamModel)),
+    meter: new OutputMeter(call.outputLimit, tokenizerFor(upstream.deployment.upstreamModel)),
     promptTokens: call.promptEstimate,
     idleTimeoutMs: deps.router.streamTimeoutOf(upstream.deployment),
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),

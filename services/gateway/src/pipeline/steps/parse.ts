@@ -5,6 +5,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { callerLabels } from "../../accounting/call-accounting.js";
 import { estimatePromptTokens, estimatePromptTokensOfText } from "../../cost/estimate.js";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../cost/reservation.js";
 import { CallAbort } from "../../router/call-abort.js";
 import type { Clock } from "../../time/clock.js";
 import type { Endpoint } from "../endpoint.js";
@@ -38,6 +39,7 @@ export function parse<B extends EndpointBody>(
   const startedAtEpoch = clock.now();
   const body = endpoint.parse(request.body);
   const auth = request.auth!;
+  const output = endpoint.output(body);
   return {
     requestId: request.id,
     auth,
@@ -55,9 +57,13 @@ export function parse<B extends EndpointBody>(
       request.jsonText === undefined
         ? estimatePromptTokens(body)
         : estimatePromptTokensOfText(request.jsonText.text),
-    completionEstimate: endpoint.completionEstimate(body),
+    outputRequest: output,
+    completionEstimate: (output.cap ?? DEFAULT_MAX_OUTPUT_TOKENS) * output.choices,
+    outputLimit: Number.POSITIVE_INFINITY,
+    reservation: undefined,
     model: undefined,
     deployments: [],
+    route: undefined,
     admission: undefined,
     decisions: [],
     abort: clientAbort(reply),

@@ -1,4 +1,4 @@
-/** Resolve step: the requested alias → its deployments. */
+/** Resolve step: the requested alias → its deployments and its route plan (fallbacks included). */
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { Router } from "../../router/router.js";
 import type { CallContext } from "../types.js";
@@ -13,12 +13,15 @@ export function unknownModel(model: string): GatewayError {
 }
 
 /**
- * Sets `call.model` and `call.deployments`.
+ * Sets `call.model`, `call.deployments` (the alias's own) and `call.route` (every deployment the router may
+ * try: the alias's, then its fallbacks'; the authorize step narrows it).
  * @throws GatewayError 400 `model_not_found` for an alias that is not registered.
  */
 export function resolve(call: CallContext, router: Router): void {
   const deployments = router.deployments(call.body.model);
-  if (deployments === undefined) throw unknownModel(call.body.model);
+  const route = router.routePlan(call.body.model);
+  if (deployments === undefined || route === undefined) throw unknownModel(call.body.model);
   call.model = call.body.model;
   call.deployments = deployments;
+  call.route = route;
 }

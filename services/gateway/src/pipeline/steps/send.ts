@@ -27,6 +27,7 @@ export async function send(
   call.upstream = await router.send(call.body.model, upstream.body, call.abort, {
     api: upstream.api,
     estimatedTokens: call.promptEstimate + call.completionEstimate,
+    ...(call.route === undefined ? {} : { aliases: call.route.aliases }),
     ...(upstream.json === undefined ? {} : { json: upstream.json }),
   });
   return call.upstream;

@@ -13,7 +13,7 @@
  * Other chat fields (`n`, `response_format`, `logprobs`, …) have no Messages equivalent and are not sent,
  * as Anthropic's own OpenAI compatibility layer ignores them; `n` > 1 is refused.
  */
-import { DEFAULT_MAX_TOKENS_ESTIMATE } from "../../cost/estimate.js";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../cost/reservation.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 
 /** A content block of a Messages turn (the subset the translation writes). */
@@ -226,7 +226,7 @@ export function toAnthropicRequest(chat: Json): AnthropicRequest {
   const maxTokens = chat.max_completion_tokens ?? chat.max_tokens;
   const out: AnthropicRequest = {
     model: String(chat.model),
-    max_tokens: typeof maxTokens === "number" && maxTokens > 0 ? maxTokens : DEFAULT_MAX_TOKENS_ESTIMATE,
+    max_tokens: typeof maxTokens === "number" && maxTokens > 0 ? maxTokens : DEFAULT_MAX_OUTPUT_TOKENS,
     messages,
   };
   if (system.length > 0) out.system = system;

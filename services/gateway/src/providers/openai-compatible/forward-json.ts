@@ -151,6 +151,14 @@ export function forwardable(
   };
 }
 
+/**
+ * The member that adds the output cap `tokens` under `name` (e.g. `,"max_completion_tokens":812`) for
+ * {@link forwardable}'s `added`; "" when there is no cap to add.
+ */
+export function capMember(name: string, tokens: number | undefined): string {
+  return tokens === undefined ? "" : `,${JSON.stringify(name)}:${tokens}`;
+}
+
 /** The upstream body for a deployment's `model`: the client's text itself when nothing changes. */
 export function upstreamJson(json: ForwardableJson, model: string): string {
   const { text } = json;

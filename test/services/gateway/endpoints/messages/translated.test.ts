@@ -221,14 +221,16 @@ describe("POST /v1/messages errors, in Anthropic's shape", () => {
   it("refuses with 429 rate_limit_error once the key's budget is spent through /v1/chat/completions", async () => {
     const small = await startChatHarness({
       upstreamUrl: upstream.url,
+      upstreamModel: "openai/gpt-4o",
       subjects: [keySubject({ maxBudget: 0.005, alias: "small" })],
     });
     try {
-      // ~450 prompt tokens at $0.00001 spend ~$0.0045 of $0.005; the next call's 200-token cap no longer fits.
+      // gpt-4o's tokenizer bounds the input at ~310 tokens (~$0.0031 reserved at $0.00001); the fake, which counts
+      // a token per 4 characters and echoes the prompt, books ~900 tokens: the budget is spent, nothing fits.
       const spent = await small.chat({
         model: "general",
         max_tokens: 4,
-        messages: [{ role: "user", content: "lorem ipsum ".repeat(150) }],
+        messages: [{ role: "user", content: "hello world ".repeat(150) }],
       });
       expect(spent.status).toBe(200);
       const anthropic = new Anthropic({ baseURL: small.url, apiKey: VIRTUAL_KEY, maxRetries: 0 });

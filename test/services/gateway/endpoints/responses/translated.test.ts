@@ -236,15 +236,17 @@ describe("translated to chat completions, streamed", () => {
 
 describe("budgets", () => {
   it("a budget spent through /v1/chat/completions refuses /v1/responses", async () => {
-    // $0.002 at $0.00001 a token: the chat call reserves ~150 tokens and spends ~250 (the fake echoes the prompt).
+    // $0.0015 at $0.00001 a token: gpt-4o's tokenizer bounds the chat call's input at ~90 tokens (reserving ~100
+    // with max_tokens), and the fake, which counts a token per 4 characters and echoes the prompt, books ~245.
     const small = await startChatHarness({
       upstreamUrl: upstream.url,
-      subjects: [keySubject({ maxBudget: 0.002, alias: "small" })],
+      upstreamModel: "openai/gpt-4o",
+      subjects: [keySubject({ maxBudget: 0.0015, alias: "small" })],
     });
     try {
       const chat = await small.chat({
         model: "general",
-        messages: [{ role: "user", content: "x ".repeat(250) }],
+        messages: [{ role: "user", content: "hello world ".repeat(40) }],
         max_tokens: 10,
       });
       expect(chat.status).toBe(200);

@@ -4,7 +4,7 @@
  */
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_TOKENS_ESTIMATE } from "../../../../../services/gateway/src/cost/estimate.js";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../../../../services/gateway/src/cost/reservation.js";
 import { GatewayError } from "../../../../../services/gateway/src/errors/gateway-error.js";
 import { toAnthropicRequest } from "../../../../../services/gateway/src/providers/anthropic/request.js";
 import {
@@ -66,7 +66,7 @@ describe("chat request → Messages request", () => {
         .max_tokens,
     ).toBe(50);
     expect(toAnthropicRequest({ model: "m", messages: [{ role: "user", content: "x" }] }).max_tokens).toBe(
-      DEFAULT_MAX_TOKENS_ESTIMATE,
+      DEFAULT_MAX_OUTPUT_TOKENS,
     );
   });
 

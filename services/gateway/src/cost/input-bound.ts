@@ -1,0 +1,128 @@
+/**
+ * An upper bound of the input tokens a request body costs, for the budget reservation: never below what the
+ * upstream will count, so that concurrent calls cannot spend past a budget by sending text that tokenizes
+ * densely (CJK, emoji, digits: 1 token per 1–3 bytes, where the old "4 bytes a token" rule reserved a quarter of
+ * what they cost).
+ *
+ * - When every deployment the call may reach is an OpenAI-family model, each string is counted with that
+ *   model's own tokenizer (`gpt-tokenizer`: `o200k_base` or `cl100k_base`, `streaming/output-meter.ts`
+ *   `tokenizerFor`; the larger count when the plan mixes both). Within ~10 % of the real count for English.
+ * - Otherwise each string counts its UTF-8 bytes: every tokenizer the gateway may meet (byte-level BPE, and
+ *   SentencePiece with byte fallback) spends at least one byte per token, so bytes bound tokens from above.
+ * - Images count {@link IMAGE_TOKEN_BOUND} (or more for a model whose formula is larger, see
+ *   {@link imageTokenBound}) whatever their URL or data, since a short URL can stand for a large image.
+ * - Numbers (token-id prompts, `n`, temperatures) count one token each; every object key and every string one
+ *   more token, which covers the chat template's per-message tokens (OpenAI: 3 a message and 3 to prime the
+ *   answer; the keys `role` and `content` and their two values give 4).
+ *
+ * The walk is iterative (no recursion on deeply nested bodies) and never serialises the body.
+ */
+import type { Deployment } from "../config/types.js";
+import { tokenizerFor } from "../streaming/output-meter.js";
+
+/** Counts tokens (or a bound of them) of one string. */
+type Count = (text: string) => number;
+
+/** Tokens one image may cost on a model without a documented, smaller formula (Qwen2-VL's default maximum: 16,384). */
+export const IMAGE_TOKEN_BOUND = 16_384;
+
+/**
+ * Documented per-image maxima (tokens), by model-name prefix, longest first. OpenAI ("Images and vision",
+ * calculating costs): GPT-4o mini 2,833 + 5,667 per 512-px tile, at most 8 tiles at high detail → 48,169;
+ * GPT-4o and GPT-4.1 at most 85 + 170 × 8 = 1,445; patch-based models at most 1,536 patches × their multiplier
+ * (gpt-4.1-nano 2.46 → 3,779), so 4,000 covers every other OpenAI model. Anthropic ("Vision", image costs):
+ * images above ~1.15 megapixels are scaled down, about 1,600 tokens at most; 4,000 leaves room.
+ */
+const IMAGE_BOUNDS: ReadonlyArray<readonly [prefix: string, tokens: number]> = [
+  ["gpt-4o-mini", 48_169],
+  ["gpt-", 4_000],
+  ["chatgpt-", 4_000],
+  ["o1", 4_000],
+  ["o3", 4_000],
+  ["o4", 4_000],
+  ["claude-", 4_000],
+];
+
+/** The most tokens one image may cost on `deployment`'s model ({@link IMAGE_BOUNDS}, else {@link IMAGE_TOKEN_BOUND}). */
+export function imageTokenBound(deployment: Deployment): number {
+  const name = (deployment.baseModel ?? deployment.upstreamModel).toLowerCase();
+  for (const [prefix, tokens] of IMAGE_BOUNDS) if (name.startsWith(prefix)) return tokens;
+  return IMAGE_TOKEN_BOUND;
+}
+
+/** Content-part and item types whose payload is an image (chat `image_url`, Responses `input_image`, Messages `image`). */
+const IMAGE_TYPES = new Set(["image_url", "input_image", "image"]);
+
+const utf8Bytes: Count = (text) => Buffer.byteLength(text);
+
+/** How strings are counted for a set of deployments: their tokenizer(s), else UTF-8 bytes. */
+export interface InputCounter {
+  count: Count;
+  /** Tokens charged per image. */
+  imageTokens: number;
+}
+
+/**
+ * The counter for a call that may reach `deployments` (the route plan's): each string by the models' own
+ * tokenizer when all of them have one, else by its UTF-8 bytes; images by the largest per-image bound.
+ */
+export function inputCounterFor(deployments: readonly Deployment[]): InputCounter {
+  const counts = new Set<Count>();
+  let imageTokens = 0;
+  for (const d of deployments) {
+    const count = tokenizerFor(d.baseModel ?? d.upstreamModel);
+    counts.add(count ?? utf8Bytes);
+    imageTokens = Math.max(imageTokens, imageTokenBound(d));
+  }
+  if (counts.size === 0 || counts.has(utf8Bytes)) return { count: utf8Bytes, imageTokens };
+  const list = [...counts];
+  const count: Count =
+    list.length === 1 ? list[0]! : (text) => list.reduce((most, c) => Math.max(most, c(text)), 0);
+  return { count, imageTokens };
+}
+
+/**
+ * Input tokens of `body` bounded from above (see the module comment), for a call that may reach
+ * `deployments`. Tokens; ≥ 1.
+ */
+export function inputTokenBound(body: unknown, deployments: readonly Deployment[]): number {
+  return boundWith(body, inputCounterFor(deployments));
+}
+
+/** {@link inputTokenBound} with a given counter. */
+export function boundWith(body: unknown, counter: InputCounter): number {
+  let tokens = 1;
+  // Items, and whether they sit inside an image part (where the image's own data is not text).
+  const pending: unknown[] = [body];
+  const inImage: boolean[] = [false];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    const image = inImage.pop()!;
+    if (typeof item === "string") {
+      if (!(image && isImageData(item))) tokens += counter.count(item) + 1;
+    } else if (typeof item === "number" || typeof item === "boolean") tokens += 1;
+    else if (Array.isArray(item)) {
+      for (const element of item) {
+        pending.push(element);
+        inImage.push(image);
+      }
+    } else if (item !== null && typeof item === "object") {
+      const record = item as Record<string, unknown>;
+      const opensImage = typeof record.type === "string" && IMAGE_TYPES.has(record.type);
+      if (opensImage) tokens += counter.imageTokens;
+      for (const key in record) {
+        tokens += 1;
+        // An image's base64 payload (`data` of a Messages image source) is its pixels, charged above.
+        if ((image || opensImage) && key === "data") continue;
+        pending.push(record[key]);
+        inImage.push(image || opensImage);
+      }
+    }
+  }
+  return tokens;
+}
+
+/** A `data:` URL: an inline image's bytes, not text the model reads. */
+function isImageData(text: string): boolean {
+  return text.startsWith("data:");
+}
