@@ -49,6 +49,7 @@ export function parseCompletion(body: unknown): CompletionRequest {
 export function completionChoices(body: CompletionRequest): number {
   const perPrompt = Math.max(body.n ?? 1, body.best_of ?? 1);
   const { prompt } = body;
-  const prompts = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] !== "number" ? prompt.length : 1;
+  const prompts =
+    Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] !== "number" ? prompt.length : 1;
   return perPrompt * prompts;
 }

@@ -35,6 +35,11 @@ export interface ChatHarnessOptions {
   upstreamModel?: string;
   /** More `litellm_params` lines for the deployment, e.g. `      stream_timeout: 0.3\n`. */
   extraParams?: string;
+  /**
+   * More config after the `general` deployment: other `model_list` entries (indented as list items), then
+   * top-level sections such as `litellm_settings` (fallbacks).
+   */
+  moreConfig?: string;
   /** The key's `models` (aliases it may use; default: every alias). */
   models?: string[];
   /** The gateway's stream bounds (PipelineDeps.streams). */
@@ -63,6 +68,7 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
           options.upstreamUrl,
           `      input_cost_per_token: ${price}\n      output_cost_per_token: ${price}\n${options.extraParams ?? ""}`,
         ).replace("openai/fake-model", options.upstreamModel ?? "openai/fake-model"),
+        options.moreConfig ?? "",
       ].join("\n"),
     ),
   );
