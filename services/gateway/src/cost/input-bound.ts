@@ -64,8 +64,8 @@ const utf8Bytes: Count = (text) => Buffer.byteLength(text);
 const SLICE_CHARS = 256;
 
 /**
- * Tokenizer time one call may spend, ms. English tokenizes at ~20 MB/s, but text made to be expensive (random
- * symbols, rare code points) at ~200 KB/s; past this budget the rest of the call's text counts its UTF-8 bytes,
+ * Tokenizer time one call may spend, ms of CPU. English tokenizes at ~20 MB/s, but text made to be expensive
+ * (random letters or symbols, rare code points) at ~100–200 KB/s; past this budget the rest of the call's text counts its UTF-8 bytes,
  * which bound tokens too, so the reservation stays an upper bound and the event loop is never held for long.
  */
 export const TOKENIZER_BUDGET_MS = 5;
@@ -79,11 +79,23 @@ function warmUp(): void {
 }
 warmUp();
 
-/** Counts with `counts` (the larger), slice by slice, until `budgetMs` is spent; then bytes. */
+/**
+ * Counts with `counts` (the larger), slice by slice, until `budgetMs` of this process's CPU time is spent; then
+ * bytes. Wall time is read first (cheap); the CPU clock only once wall time is past the budget, so that a
+ * process waiting for a busy machine's cores does not count its wait.
+ */
 function budgeted(counts: readonly Count[], budgetMs: number): Count {
-  const deadline = performance.now() + budgetMs;
+  const wallStart = performance.now();
+  const cpuStart = process.cpuUsage();
+  let spent = false;
+  const overBudget = () => {
+    if (spent || performance.now() - wallStart <= budgetMs) return spent;
+    const cpu = process.cpuUsage(cpuStart);
+    spent = (cpu.user + cpu.system) / 1000 > budgetMs;
+    return spent;
+  };
   const once = (text: string) => {
-    if (performance.now() > deadline) return utf8Bytes(text);
+    if (overBudget()) return utf8Bytes(text);
     let most = 0;
     for (const count of counts) most = Math.max(most, count(text));
     return most;
