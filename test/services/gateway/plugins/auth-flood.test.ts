@@ -13,7 +13,6 @@ import {
   createFailureLimiter,
 } from "../../../../services/gateway/src/auth/failure-limiter.js";
 import { LocalInvalidationBus } from "../../../../services/gateway/src/cache/local-bus.js";
-import type { RedisInvalidationBus } from "../../../../services/gateway/src/cache/redis-bus.js";
 import type { InvalidationBus } from "../../../../services/gateway/src/cache/types.js";
 import { gatewayErrorHandler } from "../../../../services/gateway/src/errors/error-handler.js";
 import {
@@ -25,7 +24,13 @@ import { findKey } from "../../../../services/gateway/src/keys/repository.js";
 import { createLimits } from "../../../../services/gateway/src/limits/index.js";
 import authPlugin from "../../../../services/gateway/src/plugins/auth.js";
 import { countingPool, databasePerTest, type TestDatabase } from "../../../helpers/postgres.js";
-import { captureLogger, deleteKeys, REDIS_URL, uniquePrefix } from "../../../helpers/redis.js";
+import {
+  captureLogger,
+  deleteKeys,
+  REDIS_URL,
+  subscribedRedisBus,
+  uniquePrefix,
+} from "../../../helpers/redis.js";
 import { adminApp, call, ManualClock, openStore, recordingLogger } from "../store/harness.js";
 
 const { cleanups, database, sqlClient } = databasePerTest();
@@ -43,13 +48,8 @@ async function floodTarget(
   settings: KeyCacheSettings = {},
 ) {
   const { pool, counter } = countingPool(db.url);
-  const keys = new CachedKeyAuthenticator({
-    pool,
-    clock: new ManualClock(),
-    bus,
-    log: recordingLogger(),
-    ...settings,
-  });
+  const log = recordingLogger();
+  const keys = new CachedKeyAuthenticator({ pool, clock: new ManualClock(), bus, log, ...settings });
   const app = Fastify();
   app.setErrorHandler(gatewayErrorHandler(1024 * 1024));
   await app.register(authPlugin, { masterKey: undefined, keys, failures });
@@ -74,19 +74,7 @@ async function admin(db: TestDatabase, bus: InvalidationBus): Promise<FastifyIns
 }
 
 /** A Redis bus under this suite's prefix, subscribed (one per gateway instance); closed after the test. */
-async function redisBus(): Promise<RedisInvalidationBus> {
-  const limits = createLimits({
-    redisUrl: REDIS_URL,
-    keyPrefix: prefix,
-    clock: new ManualClock(),
-    log: captureLogger(),
-    registry: new Registry(),
-  });
-  cleanups.push(() => limits.close());
-  const bus = limits.bus as RedisInvalidationBus;
-  expect(await bus.ready()).toBe(true);
-  return bus;
-}
+const redisBus = () => subscribedRedisBus(prefix, cleanups);
 
 const whoami = (app: FastifyInstance, key: string, remoteAddress = "203.0.113.7") =>
   app.inject({ method: "GET", url: "/whoami", headers: { authorization: `Bearer ${key}` }, remoteAddress });
