@@ -1,10 +1,13 @@
 /**
  * Helpers for suites that use the machine's shared Redis: a unique key prefix per suite (suites run in parallel
- * forks), cleanup of that prefix, a manual clock, a log capture and a polling wait.
+ * forks), cleanup of that prefix, a manual clock, a log capture, a polling wait and a subscribed invalidation bus.
  */
 import { randomBytes } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import { Redis } from "ioredis";
+import { Registry } from "prom-client";
+import type { RedisInvalidationBus } from "../../services/gateway/src/cache/redis-bus.js";
+import { createLimits } from "../../services/gateway/src/limits/index.js";
 import type { Clock } from "../../services/gateway/src/time/clock.js";
 
 /** The Redis the tests use (`.ci/run` starts it). */
@@ -97,4 +100,28 @@ export async function waitFor(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * A gateway instance's invalidation bus on Redis (`createLimits` with `url` and `keyPrefix`), subscribed before it
+ * is returned; its limits are closed by one of `cleanups` (the suite's, run after each test). A short
+ * reconnect delay, so a test that cuts the link sees it come back quickly.
+ */
+export async function subscribedRedisBus(
+  keyPrefix: string,
+  cleanups: Array<() => Promise<unknown>>,
+  url = REDIS_URL,
+): Promise<RedisInvalidationBus> {
+  const limits = createLimits({
+    redisUrl: url,
+    keyPrefix,
+    redisTimings: { maxReconnectDelayMs: 100 },
+    clock: new ManualClock(0),
+    log: captureLogger(),
+    registry: new Registry(),
+  });
+  cleanups.push(() => limits.close());
+  const bus = limits.bus as RedisInvalidationBus;
+  if (!(await bus.ready())) throw new Error(`the invalidation bus on ${url} did not subscribe within 5 s`);
+  return bus;
 }

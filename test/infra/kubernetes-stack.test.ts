@@ -14,6 +14,7 @@ import { PodDisruptionBudget } from "kubernetes-models/policy/v1";
 import { Role, RoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1";
 import { ConfigMap, Namespace, Secret, Service, ServiceAccount } from "kubernetes-models/v1";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { dependenciesOf, installMocks, isSecretValue, type Registered, stackSettings } from "./harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: test-side reading of plain API objects.
@@ -232,5 +233,12 @@ describe("kubernetes stack", () => {
     const files = ofKind("Secret").find((s) => s.metadata.name === "metrics-files") as Loose;
     const yml = Object.values(files.stringData as Record<string, string>).join("\n");
     expect(yml).toMatch(/kubernetes_sd_configs:\s*\n\s*- role: pod/);
+    // Each replica is scraped at its pod address (not loopback): the gateway's METRICS_TOKEN goes with it.
+    const env = ofKind("Secret").find((s) => s.metadata.name === "gateway-env") as Loose;
+    const token = (env.stringData as Record<string, string>).METRICS_TOKEN;
+    expect(token).toBeTruthy();
+    const prometheus = parseYaml(yml) as { scrape_configs: Array<Record<string, unknown>> };
+    const job = prometheus.scrape_configs.find((j) => j.job_name === "gateway");
+    expect(job?.authorization).toEqual({ type: "Bearer", credentials: token });
   });
 });

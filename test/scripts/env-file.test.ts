@@ -59,6 +59,9 @@ describe("mergeEnv", () => {
     expect(filled).toContain("CACHE_PASSWORD");
     expect(filled).not.toContain("GATEWAY_MASTER_KEY");
     expect(added).toContain("CREDS_IV");
+    // An .env older than METRICS_TOKEN gets one (npm start's gateway then serves /metrics to its holder).
+    expect(added).toContain("METRICS_TOKEN");
+    expect(env.METRICS_TOKEN).toMatch(/^[A-Za-z0-9]{40}$/);
     expect(added).not.toContain("GATEWAY_MASTER_KEY");
     expect(text.startsWith("# mine\nGATEWAY_MASTER_KEY=sk-mine\n")).toBe(true);
     expect(mergeEnv(text, example).text).toBe(text);

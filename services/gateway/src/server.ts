@@ -17,6 +17,7 @@ import { EMBEDDED_POOL_MAX, startEmbeddedDatabase } from "./db/embedded.js";
 import { describeDatabase } from "./db/pool.js";
 import { createGateway, type GatewayOptions } from "./gateway.js";
 import type { GatewayMetrics } from "./metrics/metrics.js";
+import { METRICS_TOKEN_UNSET_NOTE } from "./routes/metrics.js";
 
 async function main(): Promise<void> {
   // Run from source, the gateway reads the operator's .env at the repository root (the same file the stack reads);
@@ -164,6 +165,7 @@ function environmentWarnings(env: GatewayEnv): string[] {
       "GATEWAY_MASTER_KEY is not set: only virtual keys are accepted and the admin API is closed.",
     );
   }
+  if (env.metricsToken === undefined) warnings.push(METRICS_TOKEN_UNSET_NOTE);
   if (env.chatServiceKey !== undefined && env.databaseUrl === undefined) {
     warnings.push(
       "CHAT_SERVICE_KEY is set but DATABASE_URL is not: the chat's service key cannot exist, its calls get 401.",

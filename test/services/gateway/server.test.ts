@@ -7,7 +7,12 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeUpstream, startFakeUpstream } from "../../fixtures/openai-upstream.js";
 import { deployment, MASTER_KEY, writeConfig } from "../../helpers/gateway.js";
-import { freePort, startGatewayProcess as startServer, waitLive } from "../../helpers/gateway-process.js";
+import {
+  freePort,
+  logLines,
+  startGatewayProcess as startServer,
+  waitLive,
+} from "../../helpers/gateway-process.js";
 
 describe("gateway process", () => {
   let upstream: FakeUpstream;
@@ -50,6 +55,10 @@ describe("gateway process", () => {
       const [code] = await exited;
       expect(code).toBe(0);
       expect(output()).toContain("shutdown complete");
+      // Started without METRICS_TOKEN: one line says /metrics answers loopback callers only.
+      const said = logLines(output()).filter((line) => String(line.msg).includes("METRICS_TOKEN"));
+      expect(said).toHaveLength(1);
+      expect(said[0]?.msg).toContain("loopback");
     } finally {
       child.kill("SIGKILL");
     }

@@ -1,6 +1,6 @@
 /**
  * Reads and prunes the audit log: the filtered, paged listing behind `GET /audit/logs`, and the retention
- * job that deletes rows older than AUDIT_LOG_RETENTION_DAYS.
+ * job that deletes rows older than AUDIT_LOG_RETENTION_DAYS (the database refuses any other deletion).
  */
 import type { AuditLogEntry } from "@platform/admin-api";
 import type { FastifyBaseLogger } from "fastify";
@@ -66,11 +66,24 @@ export async function queryAuditLog(
   };
 }
 
-/** Deletes audit rows older than `retentionDays` before `now` (epoch ms); returns how many went. */
+/**
+ * Days a row is kept at least, whatever AUDIT_LOG_RETENTION_DAYS says: the database refuses to delete a row
+ * it recorded less than this many days ago (migration 5: trigger `audit_log_no_delete` on `recorded_at`, the
+ * database's own time of the insert).
+ */
+export const AUDIT_MIN_RETENTION_DAYS = 30;
+
+/**
+ * Deletes audit rows older than `retentionDays` before `now` (epoch ms, compared with `created_at`), skipping
+ * any the database recorded less than {@link AUDIT_MIN_RETENTION_DAYS} ago (the trigger would refuse them and
+ * fail the whole statement); returns how many went.
+ */
 export async function pruneAuditLog(db: Queryable, retentionDays: number, now: number): Promise<number> {
-  const result = await db.query("DELETE FROM audit_log WHERE created_at < $1", [
-    new Date(now - retentionDays * 86_400_000),
-  ]);
+  const result = await db.query(
+    `DELETE FROM audit_log
+     WHERE created_at < $1 AND recorded_at < now() - make_interval(days => $2::int)`,
+    [new Date(now - retentionDays * 86_400_000), AUDIT_MIN_RETENTION_DAYS],
+  );
   return result.rowCount ?? 0;
 }
 

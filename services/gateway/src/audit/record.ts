@@ -1,8 +1,9 @@
 /**
  * The audit log (`audit_log`, append-only): one row per admin write, inserted in the same transaction as the
  * change, naming who did it (the actor), what (the action), to what (the target: key alias and hash prefix,
- * user id), the changed fields before and after (never a key or its full hash), the request id and the
- * source address.
+ * user id), the changed fields before and after (never a key or its full hash; values under secret-looking
+ * metadata fields redacted, `audit/redact.ts`), the request id and the source address. An update that changes
+ * nothing writes no row.
  *
  * The actor: a master-key call is `master_key`; a call the console makes on someone's behalf carries the
  * header `x-audit-actor` (`console:operator:<name>` or `console:user:<user id>`), which the gateway trusts only
@@ -12,6 +13,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Queryable } from "../db/transaction.js";
 import { invalidRequest } from "../errors/gateway-error.js";
+import { redactSecrets } from "./redact.js";
 
 /** The header the console names its operator or user in. */
 export const AUDIT_ACTOR_HEADER = "x-audit-actor";
@@ -75,7 +77,9 @@ const NOT_LOGGED = new Set([
 
 /**
  * The fields that differ between two presented records (`presentKey`/`presentUser` shapes), as before/after
- * maps; a creation (before null) logs every field of `after`.
+ * maps; a creation (before null) logs every field of `after`. Values are compared as given, then stored with
+ * secrets redacted ({@link redactSecrets}): a changed password shows as a changed field whose both sides read
+ * `[redacted]`.
  */
 export function changedFields(
   before: Record<string, unknown> | null,
@@ -89,10 +93,37 @@ export function changedFields(
     const a = before?.[name];
     const b = after?.[name];
     if (before !== null && after !== null && JSON.stringify(a) === JSON.stringify(b)) continue;
-    if (before !== null) was[name] = a ?? null;
-    if (after !== null) now[name] = b ?? null;
+    if (before !== null) was[name] = redactSecrets(a ?? null);
+    if (after !== null) now[name] = redactSecrets(b ?? null);
   }
   return { before: before === null ? null : was, after: after === null ? null : now };
+}
+
+/** A change to log: the target's presented record before (null for a creation) and after it. */
+export interface AuditChange {
+  action: AuditAction;
+  target: AuditTarget;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
+/**
+ * Appends the row of one change (inside the caller's transaction), holding only the fields that changed
+ * ({@link changedFields}); an update whose before and after do not differ writes nothing.
+ * @returns whether a row was written.
+ */
+export async function appendChange(
+  db: Queryable,
+  who: AuditActor,
+  change: AuditChange,
+  now: number,
+): Promise<boolean> {
+  const fields = changedFields(change.before, change.after);
+  const unchanged =
+    change.before !== null && change.after !== null && Object.keys(fields.after ?? {}).length === 0;
+  if (unchanged) return false;
+  await appendAudit(db, who, { action: change.action, target: change.target, ...fields }, now);
+  return true;
 }
 
 /** Appends one audit row (inside the caller's transaction). */

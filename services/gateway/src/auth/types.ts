@@ -67,9 +67,14 @@ export interface KeyAuthenticator {
    */
   authenticate(presentedKey: string, keyHash?: string): Promise<VirtualKeyAuth | null>;
   /**
-   * The same answer for a key already known to this instance (cached, or remembered as unknown), without a
-   * database lookup; undefined for a key it has not seen (the caller decides not to look it up). Optional: an
-   * authenticator without a cache of its own omits it, and a blocked source is then refused every key.
+   * The same answer, for a caller whose source is over its authentication-failure limit: a key known to this
+   * instance (cached, or remembered as unknown) is answered without a lookup, another is looked up only when a
+   * key with its hash may exist (`keys/known-keys.ts`), so bogus keys cost no database query; undefined when
+   * none may (the caller refuses it with 429). Optional: an authenticator without it has every key of a
+   * blocked source refused.
    */
-  authenticateCached?(presentedKey: string, keyHash?: string): Promise<VirtualKeyAuth | null | undefined>;
+  authenticateWhileLimited?(
+    presentedKey: string,
+    keyHash?: string,
+  ): Promise<VirtualKeyAuth | null | undefined>;
 }

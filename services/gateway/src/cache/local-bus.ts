@@ -47,6 +47,11 @@ export class LocalInvalidationBus implements InvalidationBus {
     return this.since;
   }
 
+  /** True when this is the only gateway process: publishing delivered every message before it returned. */
+  async caughtUp(): Promise<boolean> {
+    return this.since !== undefined;
+  }
+
   /** Calls each handler with `message`, isolating failures. */
   deliver(message: InvalidationMessage): void {
     for (const handler of this.handlers) {

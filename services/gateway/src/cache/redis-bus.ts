@@ -17,7 +17,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import type { Redis } from "ioredis";
-import { CACHE_AGES } from "./freshness.js";
+import { CACHE_AGES, TIMED_OUT, waitAtMost } from "./freshness.js";
 import { LocalInvalidationBus } from "./local-bus.js";
 import type { RedisConnection } from "./redis.js";
 import { type InvalidationBus, type InvalidationMessage, parseInvalidationMessage } from "./types.js";
@@ -25,6 +25,8 @@ import { type InvalidationBus, type InvalidationMessage, parseInvalidationMessag
 /** How often the subscriber link is checked, and how long a PING may go unanswered before it counts as dead, ms. */
 const LINK_CHECK_MS = 1000;
 const LINK_TIMEOUT_MS = 3000;
+/** How long {@link RedisInvalidationBus.caughtUp} waits for its PING's reply, ms. */
+const BARRIER_TIMEOUT_MS = 1000;
 
 function decode(text: string): InvalidationMessage | undefined {
   try {
@@ -48,6 +50,9 @@ export class RedisInvalidationBus implements InvalidationBus {
   /** performance.now() when the unanswered PING on the subscriber was sent; undefined when none is. */
   private pingSentAt: number | undefined;
   private readonly watchdog: NodeJS.Timeout;
+  /** Callers of {@link caughtUp} waiting for the next PING, and whether one is out. */
+  private barrierWaiters: Array<(ok: boolean) => void> = [];
+  private barrierOut = false;
 
   constructor(
     private readonly connection: RedisConnection,
@@ -107,6 +112,40 @@ export class RedisInvalidationBus implements InvalidationBus {
 
   subscribe(handler: (message: InvalidationMessage) => void): void {
     this.local.subscribe(handler);
+  }
+
+  /**
+   * Sends a PING on the subscriber link: Redis answers a connection in order, so its reply comes after every
+   * message published before the PING was sent, and ioredis emits those messages before it resolves the reply.
+   * A caller arriving while a PING is out waits for the next one (the one out may have been sent before a
+   * message the caller needs), so one PING at a time serves every caller. False when not delivering, on a
+   * reconnect meanwhile, or without a reply within {@link BARRIER_TIMEOUT_MS}.
+   */
+  caughtUp(): Promise<boolean> {
+    if (this.since === undefined) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      this.barrierWaiters.push(resolve);
+      if (!this.barrierOut) this.sendBarrier();
+    });
+  }
+
+  private sendBarrier(): void {
+    const waiters = this.barrierWaiters;
+    this.barrierWaiters = [];
+    this.barrierOut = true;
+    const generation = this.generation;
+    const ping = this.subscriber.ping();
+    ping.catch(() => undefined); // a reply after the timeout, or a link closed meanwhile
+    waitAtMost(ping, BARRIER_TIMEOUT_MS)
+      .then(
+        (reply) => reply !== TIMED_OUT && generation === this.generation && this.since !== undefined,
+        () => false,
+      )
+      .then((ok) => {
+        for (const resolve of waiters) resolve(ok);
+        this.barrierOut = false;
+        if (this.barrierWaiters.length > 0) this.sendBarrier();
+      });
   }
 
   private subscribeNow(): void {

@@ -27,6 +27,12 @@ export interface InvalidationBus {
    * missed a message (see `cache/freshness.ts`).
    */
   deliveringSince(): number | undefined;
+  /**
+   * Resolves true once every message any instance published before this call has been delivered to this
+   * instance's handlers; false when that cannot be said (not delivering, or the link did not answer within
+   * a second). Never rejects. Costs no database query (Redis: one PING on the subscriber link, shared).
+   */
+  caughtUp(): Promise<boolean>;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -97,8 +97,15 @@ const envSchema = z.object({
     }),
   /** Invalid keys per client address per minute before its unknown keys get 429; 0 = no limit. */
   GATEWAY_AUTH_FAILURE_LIMIT: int(20),
-  /** Days the audit log keeps its rows (older ones are deleted hourly). */
-  AUDIT_LOG_RETENTION_DAYS: z.coerce.number().int().positive().default(365),
+  /**
+   * Days the audit log keeps its rows (older ones are deleted hourly); at least 30, the floor the database
+   * enforces (AUDIT_MIN_RETENTION_DAYS, audit/query.ts).
+   */
+  AUDIT_LOG_RETENTION_DAYS: z.coerce
+    .number()
+    .int()
+    .min(30, "must be at least 30: the database refuses to delete an audit row younger than 30 days")
+    .default(365),
   /** Bearer token GET /metrics requires (Prometheus sends it); unset = /metrics needs no token. */
   METRICS_TOKEN: optionalString,
   /** Reverse proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client. */

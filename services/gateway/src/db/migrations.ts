@@ -143,4 +143,34 @@ CREATE INDEX budget_events_due_idx ON budget_events (next_attempt_at) WHERE deli
     // anthropic_messages); rows written before the other endpoints existed were all chat completions.
     sql: `ALTER TABLE spend_logs ADD COLUMN call_type text NOT NULL DEFAULT 'acompletion';`,
   },
+  {
+    id: 5,
+    name: "audit-log-delete-guard",
+    // Migration 2 refused UPDATE and TRUNCATE; DELETE stayed open for the retention job, so the gateway's role
+    // (the tables' owner; triggers bind the owner too, on PGlite as well) could erase any row. Now each row
+    // carries the database's time of its insertion (`recorded_at`, set by the database whatever the insert
+    // says; rows already there get the migration's time), and a DELETE of a row recorded less than 30 days ago
+    // is refused (the floor, AUDIT_MIN_RETENTION_DAYS in audit/query.ts): only the retention job's deletion of
+    // rows past AUDIT_LOG_RETENTION_DAYS (at least 30) passes.
+    sql: `
+ALTER TABLE audit_log ADD COLUMN recorded_at timestamptz NOT NULL DEFAULT now();
+CREATE FUNCTION audit_log_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.recorded_at := now();
+  RETURN NEW;
+END $$;
+CREATE TRIGGER audit_log_stamp BEFORE INSERT ON audit_log
+  FOR EACH ROW EXECUTE FUNCTION audit_log_stamp();
+CREATE FUNCTION audit_log_retention_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.recorded_at < now() - interval '30 days' THEN
+    RETURN OLD;
+  END IF;
+  RAISE EXCEPTION 'audit_log is append-only: a row recorded less than 30 days ago cannot be deleted (row %)', OLD.id
+    USING ERRCODE = 'insufficient_privilege';
+END $$;
+CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
+  FOR EACH ROW EXECUTE FUNCTION audit_log_retention_only();
+`,
+  },
 ];

@@ -21,7 +21,8 @@
  *   delivered without a break since the lookup, for `trustedNegativeTtlMs` (60 s), since a key made on any
  *   instance is published on the bus and removes its hash from every instance's negative cache; otherwise for
  *   `negativeTtlMs` (1 s). A flood of distinct bogus keys is bounded by the auth plugin's per-source failure
- *   limit (`auth/failure-limiter.ts`), which asks {@link CachedKeyAuthenticator.authenticateCached} only.
+ *   limit (`auth/failure-limiter.ts`): for a source over it, {@link CachedKeyAuthenticator.authenticateWhileLimited}
+ *   looks up only keys the {@link KnownKeyFilter} says may exist (`keys/known-keys.ts`).
  * - Database outage (a failed query, or one that did not answer within the wait): keys already known keep
  *   working from their last record and never wait on the database (it is probed in the background at most
  *   once per `outageBackoffMs`); unknown keys are still looked up (so a key made just before is accepted as
@@ -46,6 +47,7 @@ import type { Clock } from "../time/clock.js";
 import { currentPeriod } from "../users/budget-period.js";
 import { limitSubject, USER_COLUMNS, type UserRecord, userFromRow } from "../users/records.js";
 import { hashKey, looksLikeVirtualKey } from "./key-material.js";
+import { KnownKeyFilter, type KnownKeyFilterOptions } from "./known-keys.js";
 import { KEY_COLUMNS, type KeyRecord, keyFromRow } from "./records.js";
 
 /** Tuning of the key cache; all times in ms of real (monotonic) time, not the injected clock. */
@@ -82,6 +84,8 @@ export interface KeyCacheSettings {
   knownKeyWaitMs?: number;
   /** How long an unknown key's caller waits for the database before a 503. Default 2000. */
   unknownKeyWaitMs?: number;
+  /** Tuning of the filter of existing keys consulted for sources over their failure limit. */
+  knownKeys?: Pick<KnownKeyFilterOptions, "graceIntervalMs" | "reloadEveryMs">;
 }
 
 export interface KeyAuthenticatorOptions extends KeyCacheSettings {
@@ -162,6 +166,8 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   private readonly maxEntries: number;
   private readonly knownKeyWaitMs: number;
   private readonly unknownKeyWaitMs: number;
+  /** Which keys exist, for sources over their failure limit. */
+  readonly known: KnownKeyFilter;
 
   constructor(private readonly options: KeyAuthenticatorOptions) {
     this.refreshAfterMs = options.refreshAfterMs ?? CACHE_AGES.refreshAfterMs;
@@ -174,6 +180,12 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     this.maxEntries = options.maxEntries ?? 100_000;
     this.knownKeyWaitMs = options.knownKeyWaitMs ?? 250;
     this.unknownKeyWaitMs = options.unknownKeyWaitMs ?? 2000;
+    this.known = new KnownKeyFilter({
+      pool: options.pool,
+      bus: options.bus,
+      log: options.log,
+      ...options.knownKeys,
+    });
     options.bus.subscribe((message) => this.onInvalidation(message));
   }
 
@@ -192,19 +204,20 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   }
 
   /**
-   * Like {@link authenticate} for a key this instance already knows (cached, or remembered as unknown), without
-   * ever starting a lookup of a key it has not seen: undefined for such a key. Used while the caller's source
-   * is over its authentication-failure limit.
+   * Like {@link authenticate}, for a caller whose source is over its authentication-failure limit: a key this
+   * instance has cached or remembers as unknown is answered as usual, any other is looked up only when the
+   * {@link KnownKeyFilter} says a key with its hash may exist (no query per bogus key); undefined when it does not.
    * @throws as {@link authenticate}.
    */
-  async authenticateCached(
+  async authenticateWhileLimited(
     presentedKey: string,
     keyHash?: string,
   ): Promise<VirtualKeyAuth | null | undefined> {
     if (!looksLikeVirtualKey(presentedKey)) return null;
     const hash = keyHash ?? hashKey(presentedKey);
     if (this.entries.has(hash)) return this.authenticate(presentedKey, hash);
-    return this.knownUnknown(hash, performance.now()) ? null : undefined;
+    if (this.knownUnknown(hash, performance.now())) return null;
+    return (await this.known.mayExist(hash)) ? this.authenticate(presentedKey, hash) : undefined;
   }
 
   /** Whether `hash` is remembered as unknown and that memory is still within its age. */

@@ -10,8 +10,9 @@
  *
  * Cheap refusals: a token without a key's format is refused before any lookup; every invalid key counts
  * against its source (the client address, `request.ip`) in the {@link AuthFailureLimiter}; a source over its
- * limit gets 429 `too_many_auth_failures` with `retry-after` for any key this instance does not already know,
- * so a flood of bogus keys costs no database queries while keys in use keep working.
+ * limit gets 429 `too_many_auth_failures` with `retry-after` for any key that does not exist (by the filter of
+ * existing keys' hash prefixes, `keys/known-keys.ts`), so a flood of bogus keys costs no database queries
+ * while every real key, in use or made a moment ago on any instance, keeps working from that address.
  */
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyRequest } from "fastify";
@@ -96,7 +97,7 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
     if (keys === undefined) return null;
     const retryAfter = failures?.blockedFor(source) ?? 0;
     if (retryAfter === 0) return keys.authenticate(token, digest.toString("hex"));
-    const known = await keys.authenticateCached?.(token, digest.toString("hex"));
+    const known = await keys.authenticateWhileLimited?.(token, digest.toString("hex"));
     if (known === undefined) throw tooManyFailures(retryAfter);
     return known;
   };

@@ -160,6 +160,24 @@ describe("RedisInvalidationBus", () => {
 });
 
 describe("RedisInvalidationBus delivery continuity", () => {
+  it("says once every message published before has been delivered (caughtUp), for many callers at once", async () => {
+    const a = await instance(REDIS_URL);
+    const b = await instance(REDIS_URL);
+    for (let i = 0; i < 100; i += 1) {
+      const token = String(i).padStart(64, "e");
+      await a.limits.bus.publish(keyMessage(token));
+      // b may not have read the message yet; once caughtUp resolves, it has.
+      expect(await b.limits.bus.caughtUp()).toBe(true);
+      expect(b.received.at(-1)).toBe(`key:${token}`);
+    }
+    const token = "f".repeat(64);
+    await a.limits.bus.publish(keyMessage(token));
+    const answers = await Promise.all(Array.from({ length: 200 }, () => b.limits.bus.caughtUp()));
+    expect(answers.every((ok) => ok)).toBe(true);
+    expect(b.received.at(-1)).toBe(`key:${token}`);
+    expect(b.received).toHaveLength(101);
+  });
+
   it("dates its unbroken delivery from the last subscription: none while the link is down, a later one after", async () => {
     const proxy = await startTcpProxy(6379);
     try {
@@ -170,9 +188,11 @@ describe("RedisInvalidationBus delivery continuity", () => {
 
       proxy.cut();
       await waitFor("the break to be seen", () => a.limits.bus.deliveringSince() === undefined);
+      expect(await a.limits.bus.caughtUp()).toBe(false);
       proxy.restore();
       await waitFor("subscribed again", () => a.limits.bus.deliveringSince() !== undefined, 10_000);
       expect(a.limits.bus.deliveringSince()).toBeGreaterThan(before ?? Number.POSITIVE_INFINITY);
+      expect(await a.limits.bus.caughtUp()).toBe(true);
     } finally {
       await proxy.close();
     }
@@ -260,12 +280,16 @@ describe("LocalInvalidationBus", () => {
     expect(log.lines.some((l) => l.level === "warn" && l.msg === "invalidation handler failed")).toBe(true);
   });
 
-  it("reaches every instance since its creation in the only gateway process, never in one of several workers", () => {
+  it("reaches every instance since its creation in the only gateway process, never in one of several workers", async () => {
     const createdAfter = performance.now();
     const sole = new LocalInvalidationBus().deliveringSince();
     expect(sole).toBeGreaterThanOrEqual(createdAfter);
     expect(sole).toBeLessThanOrEqual(performance.now());
-    expect(new LocalInvalidationBus(undefined, { soleInstance: false }).deliveringSince()).toBeUndefined();
+    const worker = new LocalInvalidationBus(undefined, { soleInstance: false });
+    expect(worker.deliveringSince()).toBeUndefined();
+    // Caught up: the sole process always (publishing delivers at once); a worker never (siblings unheard).
+    expect(await new LocalInvalidationBus().caughtUp()).toBe(true);
+    expect(await worker.caughtUp()).toBe(false);
   });
 
   it("is the bus of a gateway without Redis", () => {

@@ -51,6 +51,17 @@ describe("the embedded database", SLOW, () => {
     const pool = createPool(first.url, silent, { max: EMBEDDED_POOL_MAX });
     expect(await migrate(pool, silent)).toEqual(migrations.map((m) => m.id));
     await pool.query("INSERT INTO users (user_id) VALUES ($1)", ["kept"]);
+    // The audit log's guard holds on PGlite too (its one role owns the tables).
+    await pool.query(
+      "INSERT INTO audit_log (actor, via, action) VALUES ('master_key', 'master_key', 'user.new')",
+    );
+    for (const statement of [
+      "UPDATE audit_log SET actor = 'x'",
+      "DELETE FROM audit_log",
+      "TRUNCATE audit_log",
+    ]) {
+      await expect(pool.query(statement)).rejects.toThrow(/append-only/);
+    }
     await pool.end();
     await first.close();
     expect(existsSync(`${dataDir}.pid`)).toBe(false);

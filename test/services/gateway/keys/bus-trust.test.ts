@@ -6,18 +6,15 @@
  * missed (here made in SQL while the link was down) is refused within 2 s.
  */
 import type { FastifyInstance } from "fastify";
-import { Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import { LocalInvalidationBus } from "../../../../services/gateway/src/cache/local-bus.js";
-import type { RedisInvalidationBus } from "../../../../services/gateway/src/cache/redis-bus.js";
 import type { InvalidationBus } from "../../../../services/gateway/src/cache/types.js";
 import {
   CachedKeyAuthenticator,
   type KeyCacheSettings,
 } from "../../../../services/gateway/src/keys/authenticator.js";
-import { createLimits } from "../../../../services/gateway/src/limits/index.js";
 import { countingPool, databasePerTest, type TestDatabase } from "../../../helpers/postgres.js";
-import { captureLogger, deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "../../../helpers/redis.js";
+import { deleteKeys, REDIS_URL, subscribedRedisBus, uniquePrefix, waitFor } from "../../../helpers/redis.js";
 import { startTcpProxy } from "../../../helpers/tcp-proxy.js";
 import { adminApp, call, ManualClock, openStore, recordingLogger } from "../store/harness.js";
 
@@ -26,20 +23,7 @@ const { cleanups, database, sqlClient } = databasePerTest();
 afterAll(() => deleteKeys(prefix));
 
 /** A Redis bus (through `url`) under this suite's prefix, subscribed; closed after the test. */
-async function redisBus(url = REDIS_URL): Promise<RedisInvalidationBus> {
-  const limits = createLimits({
-    redisUrl: url,
-    keyPrefix: prefix,
-    redisTimings: { maxReconnectDelayMs: 100 },
-    clock: new ManualClock(),
-    log: captureLogger(),
-    registry: new Registry(),
-  });
-  cleanups.push(() => limits.close());
-  const bus = limits.bus as RedisInvalidationBus;
-  expect(await bus.ready()).toBe(true);
-  return bus;
-}
+const redisBus = (url = REDIS_URL) => subscribedRedisBus(prefix, cleanups, url);
 
 /** Instance A: a store and the admin API on `bus` (makes and revokes keys, publishing the changes). */
 async function adminInstance(db: TestDatabase, bus: InvalidationBus): Promise<FastifyInstance> {

@@ -44,6 +44,36 @@ describe("public endpoints", () => {
     expect((await metrics(open)).status).toBe(200);
   });
 
+  const inject = (target: TestGateway, remoteAddress: string, token?: string) =>
+    target.gateway.app.inject({
+      method: "GET",
+      url: "/metrics",
+      remoteAddress,
+      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    });
+
+  it("without METRICS_TOKEN serves /metrics to loopback callers only, and tells others to set it", async () => {
+    for (const address of ["203.0.113.5", "10.0.0.7", "::ffff:10.1.2.3", "2001:db8::1", "128.0.0.1"]) {
+      const res = await inject(open, address);
+      expect(res.statusCode, address).toBe(403);
+      const error = res.json().error;
+      expect(error).toMatchObject({ type: "permission_error", code: "metrics_token_not_set", param: null });
+      expect(error.message).toContain("METRICS_TOKEN");
+      expect(res.body).not.toContain("litellm_");
+    }
+    for (const address of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1"]) {
+      const res = await inject(open, address);
+      expect(res.statusCode, address).toBe(200);
+      expect(res.body).toContain("litellm_deployment_state");
+    }
+  });
+
+  it("with METRICS_TOKEN serves /metrics to any address that sends it, and to none that does not", async () => {
+    expect((await inject(gw, "203.0.113.5", METRICS_TOKEN)).statusCode).toBe(200);
+    expect((await inject(gw, "203.0.113.5")).statusCode).toBe(401);
+    expect((await inject(gw, "127.0.0.1")).statusCode).toBe(401);
+  });
+
   it("puts no upstream URL in any label, after calls that succeed and fail", async () => {
     await gw.client.chat.completions.create({
       model: "general",

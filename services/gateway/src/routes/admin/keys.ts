@@ -18,7 +18,7 @@ import {
 } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import type pg from "pg";
-import { appendAudit, auditActor, changedFields } from "../../audit/record.js";
+import { appendChange, auditActor } from "../../audit/record.js";
 import { withTransaction } from "../../db/transaction.js";
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { validateKeyGuardrails } from "../../guardrails/index.js";
@@ -138,8 +138,8 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
         now,
       );
       const target = { keyAlias: alias, keyHash: token, userId };
-      const fields = changedFields(null, presentKey(inserted, now));
-      await appendAudit(client, who, { action: "key.generate", target, ...fields }, now);
+      const after = presentKey(inserted, now);
+      await appendChange(client, who, { action: "key.generate", target, before: null, after }, now);
       return inserted;
     });
     // Every instance drops the hash from its cache of unknown keys (someone may have tried it before).
@@ -200,8 +200,8 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
       );
       if (changed !== null) {
         const target = { keyAlias: changed.keyAlias, keyHash: token, userId: changed.userId };
-        const fields = changedFields(presentKey(existing, now), presentKey(changed, now));
-        await appendAudit(client, who, { action: "key.update", target, ...fields }, now);
+        const [before, after] = [presentKey(existing, now), presentKey(changed, now)];
+        await appendChange(client, who, { action: "key.update", target, before, after }, now);
       }
       return changed;
     });
@@ -216,20 +216,20 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
     const tokens = [...new Set(body.keys.map(toKeyHash))];
     const now = clock.now();
     const revoked = await withTransaction(pool, async (client) => {
-      const before = new Map<string, KeyRecord>();
+      const found = new Map<string, KeyRecord>();
       for (const token of tokens) {
-        const found = await findKey(client, token, true);
-        if (found !== null) before.set(token, found);
+        const key = await findKey(client, token, true);
+        if (key !== null) found.set(token, key);
       }
-      const after = await revokeKeys(client, tokens, now);
-      for (const key of after) {
-        const was = before.get(key.token);
+      const revokedNow = await revokeKeys(client, tokens, now);
+      for (const key of revokedNow) {
+        const was = found.get(key.token);
         if (was === undefined || was.revokedAt !== null) continue; // revoked before: nothing changed
         const target = { keyAlias: key.keyAlias, keyHash: key.token, userId: key.userId };
-        const fields = changedFields(presentKey(was, now), presentKey(key, now));
-        await appendAudit(client, who, { action: "key.delete", target, ...fields }, now);
+        const [before, after] = [presentKey(was, now), presentKey(key, now)];
+        await appendChange(client, who, { action: "key.delete", target, before, after }, now);
       }
-      return after;
+      return revokedNow;
     });
     if (revoked.length === 0) throw notFound("None of the given keys exists.", "keys");
     await publishChanges(context, { keys: revoked });

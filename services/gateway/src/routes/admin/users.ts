@@ -16,7 +16,7 @@ import {
 } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import type { z } from "zod";
-import { appendAudit, auditActor, changedFields } from "../../audit/record.js";
+import { appendChange, auditActor } from "../../audit/record.js";
 import { withTransaction } from "../../db/transaction.js";
 import { presentKey } from "../../keys/records.js";
 import { listKeys } from "../../keys/repository.js";
@@ -80,13 +80,9 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
         now,
       );
       if (result.created) {
-        const fields = changedFields(null, presentUser(result.user, now));
-        await appendAudit(
-          client,
-          who,
-          { action: "user.new", target: { userId: result.user.userId }, ...fields },
-          now,
-        );
+        const target = { userId: result.user.userId };
+        const after = presentUser(result.user, now);
+        await appendChange(client, who, { action: "user.new", target, before: null, after }, now);
       }
       return result;
     });
@@ -125,8 +121,8 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
         now,
       );
       if (after !== null) {
-        const fields = changedFields(presentUser(before, now), presentUser(after, now));
-        await appendAudit(client, who, { action: "user.update", target: { userId }, ...fields }, now);
+        const change = { before: presentUser(before, now), after: presentUser(after, now) };
+        await appendChange(client, who, { action: "user.update", target: { userId }, ...change }, now);
       }
       return after;
     });

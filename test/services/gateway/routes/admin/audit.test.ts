@@ -104,18 +104,126 @@ describe("the audit log", () => {
     });
     expect(bad.statusCode).toBe(400);
     expect((await client.auditLogs()).total).toBe(1);
-    const sql = await sqlClient(db);
-    await expect(sql.query("UPDATE audit_log SET actor = 'x'")).rejects.toThrow(/append-only/);
-    await expect(sql.query("TRUNCATE audit_log")).rejects.toThrow(/append-only/);
   });
 
-  it("deletes rows past the retention period", async () => {
+  it("refuses UPDATE, DELETE and TRUNCATE of its rows, to the gateway's own database role too", async () => {
     const db = await database();
-    const { opened, client } = await gateway(db.url);
-    await client.newUser({ user_id: "bob" });
-    const now = opened.clock.now();
-    expect(await pruneAuditLog(opened.store.pool, 365, now + 364 * 86_400_000)).toBe(0);
-    expect(await pruneAuditLog(opened.store.pool, 365, now + 366 * 86_400_000)).toBe(1);
-    expect((await call(await adminApp(opened), "GET", "/audit/logs")).body.total).toBe(0);
+    const { client } = await gateway(db.url);
+    await client.generateKey({ key_alias: "kept" });
+    // The same role the gateway connects with (the tables' owner).
+    const sql = await sqlClient(db);
+    await expect(sql.query("UPDATE audit_log SET actor = 'x'")).rejects.toThrow(/append-only/);
+    await expect(sql.query("DELETE FROM audit_log")).rejects.toThrow(/append-only/);
+    await expect(sql.query("TRUNCATE audit_log")).rejects.toThrow(/append-only/);
+    expect((await client.auditLogs()).total).toBe(1);
+  });
+
+  it("deletes only rows past the retention period, and never one younger than the floor", async () => {
+    const db = await database();
+    const { opened } = await gateway(db.url);
+    const sql = await sqlClient(db);
+    // A row the database recorded 400 days ago: only a superuser with triggers off (a restore) can write one;
+    // the database stamps every other insert with its own time, whatever created_at says.
+    await sql.query("SET session_replication_role = replica");
+    await sql.query(
+      `INSERT INTO audit_log (created_at, recorded_at, actor, via, action, user_id)
+       VALUES (now() - interval '400 days', now() - interval '400 days', 'master_key', 'master_key', 'user.new', 'old')`,
+    );
+    await sql.query("SET session_replication_role = DEFAULT");
+    await sql.query(
+      `INSERT INTO audit_log (created_at, recorded_at, actor, via, action, user_id)
+       VALUES (now() - interval '400 days', now() - interval '400 days', 'master_key', 'master_key', 'user.new', 'backdated')`,
+    );
+    const now = Date.now();
+    expect(await pruneAuditLog(opened.store.pool, 365, now)).toBe(1);
+    // A backdated created_at, a clock far ahead or a short retention cannot delete a row younger than the floor.
+    expect(await pruneAuditLog(opened.store.pool, 365, now + 366 * 86_400_000)).toBe(0);
+    expect(await pruneAuditLog(opened.store.pool, 1, now + 2 * 86_400_000)).toBe(0);
+    await expect(sql.query("DELETE FROM audit_log WHERE user_id = 'backdated'")).rejects.toThrow(
+      /append-only/,
+    );
+    const left = (await call(await adminApp(opened), "GET", "/audit/logs")).body;
+    expect(left.logs.map((r: AuditLogEntry) => r.user_id)).toEqual(["backdated"]);
+  });
+
+  it("stores values under secret-looking metadata keys as [redacted], nested ones too", async () => {
+    const db = await database();
+    const { client } = await gateway(db.url);
+    await client.newUser({ user_id: "carol", metadata: { team: "ml", Password: "user-pass-1" } });
+    const made = await client.generateKey({
+      key_alias: "with-secrets",
+      metadata: {
+        team: "ml",
+        password: "hunter2-generate",
+        upstream: { API_Key: "sk-upstream-1", db: { clientSecret: "cs-1", host: "db.internal" } },
+        hooks: [{ url: "https://hook", authorization: "Bearer hook-token-1" }],
+        max_tokens: 100,
+      },
+    });
+    await client.updateKey({
+      key: made.key,
+      metadata: { team: "ml", password: "hunter2-update", access_token: "at-1" },
+    });
+    await client.updateUser({
+      user_id: "carol",
+      metadata: { team: "ml", db_passwd: "user-pass-2", private_key: "pk" },
+    });
+
+    const rows = (await client.auditLogs()).logs;
+    const text = JSON.stringify(rows);
+    for (const secret of [
+      "user-pass-1",
+      "user-pass-2",
+      "hunter2-generate",
+      "hunter2-update",
+      "sk-upstream-1",
+      "cs-1",
+      "hook-token-1",
+      "at-1",
+      '"pk"',
+    ]) {
+      expect(text).not.toContain(secret);
+    }
+    const generate = rows.find((r) => r.action === "key.generate");
+    expect(generate?.after?.metadata).toEqual({
+      team: "ml",
+      password: "[redacted]",
+      upstream: { API_Key: "[redacted]", db: { clientSecret: "[redacted]", host: "db.internal" } },
+      hooks: [{ url: "https://hook", authorization: "[redacted]" }],
+      max_tokens: 100,
+    });
+    const update = rows.find((r) => r.action === "key.update");
+    expect(update?.after?.metadata).toEqual({
+      team: "ml",
+      password: "[redacted]",
+      access_token: "[redacted]",
+    });
+    const userUpdate = rows.find((r) => r.action === "user.update");
+    expect(userUpdate?.before?.metadata).toEqual({ team: "ml", Password: "[redacted]" });
+    expect(userUpdate?.after?.metadata).toEqual({
+      team: "ml",
+      db_passwd: "[redacted]",
+      private_key: "[redacted]",
+    });
+  });
+
+  it("writes no row for an update that changes nothing", async () => {
+    const db = await database();
+    const { client } = await gateway(db.url);
+    await client.newUser({ user_id: "dave", max_budget: 20, metadata: { team: "a" } });
+    const made = await client.generateKey({ user_id: "dave", max_budget: 5, metadata: { password: "p1" } });
+    expect((await client.auditLogs()).total).toBe(2);
+    for (let i = 0; i < 20; i += 1) {
+      await client.updateKey({ key: made.key, max_budget: 5, metadata: { password: "p1" } });
+      await client.updateUser({ user_id: "dave", max_budget: 20, metadata: { team: "a" } });
+    }
+    expect((await client.auditLogs()).total).toBe(2);
+    // A real change is still recorded, a change of a secret too (both sides redacted).
+    await client.updateKey({ key: made.key, max_budget: 6 });
+    await client.updateKey({ key: made.key, metadata: { password: "p2" } });
+    const [secret, budget] = (await client.auditLogs({ action: "key.update" })).logs;
+    expect(budget?.after).toEqual({ max_budget: 6 });
+    expect(secret?.before).toEqual({ metadata: { password: "[redacted]" } });
+    expect(secret?.after).toEqual({ metadata: { password: "[redacted]" } });
   });
 });
