@@ -143,4 +143,23 @@ CREATE INDEX budget_events_due_idx ON budget_events (next_attempt_at) WHERE deli
     // anthropic_messages); rows written before the other endpoints existed were all chat completions.
     sql: `ALTER TABLE spend_logs ADD COLUMN call_type text NOT NULL DEFAULT 'acompletion';`,
   },
+  {
+    id: 6,
+    name: "response-owners",
+    // Who created each Responses-API response the gateway relayed from a native upstream, and which deployment
+    // holds it (response-owners/store.ts): key hash (null for the master key), user, team (reserved), kept
+    // until expires_at (the upstream's 30-day retention), then swept.
+    sql: `
+CREATE TABLE response_owners (
+  response_id    text PRIMARY KEY,
+  key_hash       text,
+  user_id        text,
+  team_id        text,
+  deployment_id  text NOT NULL,
+  created_at     timestamptz NOT NULL DEFAULT now(),
+  expires_at     timestamptz NOT NULL
+);
+CREATE INDEX response_owners_expires_idx ON response_owners (expires_at);
+`,
+  },
 ];

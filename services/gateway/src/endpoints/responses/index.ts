@@ -12,8 +12,10 @@
  * - translated: otherwise the request becomes a chat completion (`to-chat.ts`), and the chat answer becomes a
  *   `response` object (`response-object.ts`) or, streamed, Responses events (`stream-encoder.ts`).
  *
- * State: the gateway stores nothing. `store` is accepted (and forwarded on the native path, where the upstream
- * keeps what it keeps); `previous_response_id` works only on the native path. On the translated path it is
+ * State: the gateway stores no responses. `store` is accepted (and forwarded on the native path, where the
+ * upstream keeps what it keeps); `previous_response_id` works only on the native path, and only for a response
+ * the caller's key created (`ownership.ts`: every relayed response id is recorded with its owner; another key's
+ * gets OpenAI's 404 `previous_response_not_found` before anything goes upstream). On the translated path it is
  * refused with a 400 `invalid_request_error` (`param: previous_response_id`): send the whole conversation as
  * `input` instead.
  */
@@ -23,10 +25,12 @@ import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { send } from "../../pipeline/steps/send.js";
-import type { PipelineDeps } from "../../pipeline/types.js";
+import type { CallContext, PipelineDeps } from "../../pipeline/types.js";
 import { adapterFor } from "../../providers/index.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
+import type { UpstreamResponse } from "../../router/router.js";
 import { chatUsage, responsesEventReader } from "./native-events.js";
+import { checkPrevious, recordAnswer, recordingReader } from "./ownership.js";
 import { fromChatCompletion } from "./response-object.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./schema.js";
 import { ResponsesStreamEncoder } from "./stream-encoder.js";
@@ -83,9 +87,9 @@ export const responses: Endpoint<ResponsesRequest> = {
   send(call, deps) {
     const { body } = call;
     if (servesNatively(deps, body.model)) {
-      // Never asked for chat's `stream_options.include_usage`: Responses streams carry usage in `response.completed`.
-      const json = call.json === undefined ? undefined : forwardable(call.json, body, false);
-      return send(call, deps.router, { api: "responses", body, json });
+      if (typeof body.previous_response_id === "string")
+        return checkPrevious(call, deps, body.previous_response_id).then(() => sendNative(call, deps));
+      return sendNative(call, deps);
     }
     if (body.previous_response_id != null) throw noState();
     translated.add(call);
@@ -94,13 +98,19 @@ export const responses: Endpoint<ResponsesRequest> = {
   answer(call, upstream, deps, request, reply) {
     const native = !translated.has(call);
     if (call.stream) {
-      if (native) return answerNativeStream(call, upstream, deps, request, reply, responsesEventReader());
+      if (native) {
+        const reader = recordingReader(responsesEventReader(), call, deps);
+        return answerNativeStream(call, upstream, deps, request, reply, reader);
+      }
       return answerStream(call, upstream, deps, request, reply, {
         stripUsage: false,
         encoder: new ResponsesStreamEncoder(call.body),
       });
     }
-    if (native) return answerJson(call, upstream, deps, reply, responseAnswer);
+    if (native) {
+      const format = { ...responseAnswer, answered: (answer: unknown) => recordAnswer(call, deps, answer) };
+      return answerJson(call, upstream, deps, reply, format);
+    }
     return answerJson(call, upstream, deps, reply, {
       ...responseAnswer,
       // The chat completion becomes a `response` object before the guard and the client see it.
@@ -108,3 +118,11 @@ export const responses: Endpoint<ResponsesRequest> = {
     });
   },
 };
+
+/** The native send: the client's request as it came, to an upstream that serves the Responses API. */
+function sendNative(call: CallContext<ResponsesRequest>, deps: PipelineDeps): Promise<UpstreamResponse> {
+  const { body } = call;
+  // Never asked for chat's `stream_options.include_usage`: Responses streams carry usage in `response.completed`.
+  const json = call.json === undefined ? undefined : forwardable(call.json, body, false);
+  return send(call, deps.router, { api: "responses", body, json });
+}
