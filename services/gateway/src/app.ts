@@ -21,13 +21,13 @@ import type { GatewayMetrics } from "./metrics/metrics.js";
 import type { CallGuard, CallObserver } from "./pipeline/types.js";
 import authPlugin from "./plugins/auth.js";
 import { registerJsonBodyParser } from "./plugins/json-body.js";
+import { ResponseOwnerStore } from "./response-owners/store.js";
+import type { ResponseOwners } from "./response-owners/types.js";
 import type { Router } from "./router/router.js";
 import { consoleRoutes } from "./routes/console.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { modelsRoutes } from "./routes/models.js";
-import { ResponseOwnerStore } from "./response-owners/store.js";
-import type { ResponseOwners } from "./response-owners/types.js";
 import type { SpendRecorder } from "./spend/types.js";
 import type { Clock } from "./time/clock.js";
 

@@ -42,12 +42,14 @@ const STORED_RESPONSE_WHY =
  * request counters), each with why. Nothing else may be registered beside the pipeline: the layout test
  * (`test/services/gateway/layout/side-doors.test.ts`) fails on a route that is neither a pipeline route nor here.
  */
-export const offPipelineRoutes: readonly OffPipelineRoute[] = ["/v1/responses", "/responses"].flatMap((base) => [
-  { method: "GET", url: `${base}/:id`, why: STORED_RESPONSE_WHY },
-  { method: "DELETE", url: `${base}/:id`, why: STORED_RESPONSE_WHY },
-  { method: "GET", url: `${base}/:id/input_items`, why: STORED_RESPONSE_WHY },
-  { method: "POST", url: `${base}/:id/cancel`, why: STORED_RESPONSE_WHY },
-]);
+export const offPipelineRoutes: readonly OffPipelineRoute[] = ["/v1/responses", "/responses"].flatMap(
+  (base) => [
+    { method: "GET", url: `${base}/:id`, why: STORED_RESPONSE_WHY },
+    { method: "DELETE", url: `${base}/:id`, why: STORED_RESPONSE_WHY },
+    { method: "GET", url: `${base}/:id/input_items`, why: STORED_RESPONSE_WHY },
+    { method: "POST", url: `${base}/:id/cancel`, why: STORED_RESPONSE_WHY },
+  ],
+);
 
 /** Options of {@link modelRoutes}: the pipeline's dependencies, without the app's logger (taken from the app). */
 export type ModelRoutesOptions = Omit<PipelineDeps, "log" | "collectOutput">;

@@ -100,7 +100,9 @@ export class ResponseOwnerStore implements ResponseOwners {
     if (this.options.pool === undefined || this.closed) return;
     if (this.queue.length >= this.settings.maxQueued) {
       this.queue.shift();
-      this.options.log?.warn("response owner queue full: the oldest record was dropped before it was written");
+      this.options.log?.warn(
+        "response owner queue full: the oldest record was dropped before it was written",
+      );
     }
     this.queue.push({ id: responseId, record });
     this.schedule(this.settings.flushDelayMs);
@@ -184,7 +186,10 @@ export class ResponseOwnerStore implements ResponseOwners {
       ]);
     } catch (error) {
       this.queue = [...batch, ...this.queue].slice(-this.settings.maxQueued);
-      this.options.log?.warn({ err: error, queued: this.queue.length }, "response owners not written; retrying");
+      this.options.log?.warn(
+        { err: error, queued: this.queue.length },
+        "response owners not written; retrying",
+      );
       if (this.closed) throw error;
       setTimeout(() => this.schedule(0), this.settings.retryMs).unref();
       return;

@@ -47,7 +47,8 @@ export const countTokens: Endpoint<MessagesRequest> = {
   completionEstimate: () => 0,
   inputTexts: messagesRequestTexts,
   send(call, deps) {
-    if (!servedNatively(deps.router, call.body.model, "messages/count_tokens")) throw notCounted(call.body.model);
+    if (!servedNatively(deps.router, call.body.model, "messages/count_tokens"))
+      throw notCounted(call.body.model);
     return send(call, deps.router, { api: "messages/count_tokens", body: call.body });
   },
   async answer(call, upstream, deps, _request, reply) {

@@ -31,7 +31,11 @@ export function previousNotFound(id: string): GatewayError {
  * @throws GatewayError 404 `previous_response_not_found` otherwise (unknown, expired, or another key's: the
  *   same answer, so nothing tells them apart); 503 when ownership cannot be read.
  */
-export async function checkPrevious(call: CallContext, deps: PipelineDeps, previousId: string): Promise<void> {
+export async function checkPrevious(
+  call: CallContext,
+  deps: PipelineDeps,
+  previousId: string,
+): Promise<void> {
   if (call.auth.kind === "master") return;
   const record = await deps.responseOwners?.lookup(previousId);
   if (!mayUse(call.auth, record)) throw previousNotFound(previousId);
@@ -65,7 +69,12 @@ export function recordingReader(
     },
     read(event: NativeEvent): EventText {
       const json = event.json;
-      if (!recorded && json !== undefined && typeof json.type === "string" && json.type.startsWith("response.")) {
+      if (
+        !recorded &&
+        json !== undefined &&
+        typeof json.type === "string" &&
+        json.type.startsWith("response.")
+      ) {
         const id = (json.response as { id?: unknown } | undefined)?.id;
         if (typeof id === "string") {
           recorded = true;

@@ -16,9 +16,9 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { mayUse, type ResponseOwners } from "../../response-owners/types.js";
 import type { ResourceRequest } from "../../router/resource.js";
 import type { Router } from "../../router/router.js";
-import { mayUse, type ResponseOwners } from "../../response-owners/types.js";
 import { shownId } from "./ownership.js";
 
 /** OpenAI's 404 for a response it does not hold (given for one the caller does not own too). */
@@ -78,6 +78,7 @@ export function storedResponseRoutes(app: FastifyInstance, deps: StoredResponseD
         .header("x-litellm-model-id", answer.deployment.id)
         .send(answer.body);
     };
-    for (const base of ["/v1/responses", "/responses"]) app.route({ method, url: `${base}/:id${suffix}`, handler });
+    for (const base of ["/v1/responses", "/responses"])
+      app.route({ method, url: `${base}/:id${suffix}`, handler });
   }
 }

@@ -85,7 +85,11 @@ describe("previous_response_id: only the owner continues a response", () => {
     expect(second.previous_response_id).toBe(first.id);
     expect(upstream.requests.at(-1)?.body?.previous_response_id).toBe(first.id);
     const streamed = await streamedId(a, "streamed first");
-    const third = await a.responses.create({ model: "general", input: "and?", previous_response_id: streamed });
+    const third = await a.responses.create({
+      model: "general",
+      input: "and?",
+      previous_response_id: streamed,
+    });
     expect(third.previous_response_id).toBe(streamed);
   });
 

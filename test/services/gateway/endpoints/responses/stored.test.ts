@@ -85,7 +85,10 @@ describe("stored responses: the owner's requests go to the deployment that serve
     // The upstream's own refusal comes back as it is (only background responses can be cancelled).
     const cancel = await call(VIRTUAL_KEY, "POST", `/v1/responses/${created.id}/cancel`);
     expect(cancel.status).toBe(400);
-    expect(upstream.requests.at(-1)).toMatchObject({ method: "POST", path: `/v1/responses/${created.id}/cancel` });
+    expect(upstream.requests.at(-1)).toMatchObject({
+      method: "POST",
+      path: `/v1/responses/${created.id}/cancel`,
+    });
   });
 
   it("DELETE by another key: 404 and nothing upstream; by the owner: deleted upstream", async () => {
