@@ -6,16 +6,15 @@
  * answer.
  */
 import type pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { migrate } from "../../../../services/gateway/src/db/migrate.js";
 import { createPool } from "../../../../services/gateway/src/db/pool.js";
 import { ResponseOwnerStore } from "../../../../services/gateway/src/response-owners/store.js";
 import { RESPONSE_RETENTION_MS } from "../../../../services/gateway/src/response-owners/types.js";
-import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
+import { databasePerTest } from "../../../helpers/postgres.js";
 import { captureLogger } from "../../../helpers/redis.js";
 
-let db: TestDatabase;
-let pool: pg.Pool;
+const dbs = databasePerTest();
 const log = captureLogger();
 const owner = { keyHash: "a".repeat(64), userId: "user-a", teamId: null };
 
@@ -27,18 +26,18 @@ const clockAt = (ms: number) => ({
   },
 });
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  pool = createPool(db.url, log);
+/** The gateway's pool on a new database with the gateway's schema, closed after the test. */
+async function migratedPool(): Promise<pg.Pool> {
+  const db = await dbs.database();
+  const pool = createPool(db.url, log);
+  dbs.cleanups.push(() => pool.end());
   await migrate(pool, log);
-});
-afterAll(async () => {
-  await pool?.end();
-  await db?.drop();
-});
+  return pool;
+}
 
 describe("response owners in Postgres", () => {
   it("a record made on one instance is found by another right after (the batched write is waited for)", async () => {
+    const pool = await migratedPool();
     const clock = clockAt(Date.now());
     // The writer holds its batch a while; the reader's first read misses and the second finds the row.
     const writer = new ResponseOwnerStore({ clock, pool, flushDelayMs: 50 });
@@ -57,6 +56,7 @@ describe("response owners in Postgres", () => {
   });
 
   it("the first record of an id stands (a stream names its id twice; a second owner never replaces the first)", async () => {
+    const pool = await migratedPool();
     const clock = clockAt(Date.now());
     const one = new ResponseOwnerStore({ clock, pool });
     const two = new ResponseOwnerStore({ clock, pool, missWaitMs: 0 });
@@ -70,6 +70,7 @@ describe("response owners in Postgres", () => {
   });
 
   it("is kept for the upstream's 30-day retention, then ignored and swept", async () => {
+    const pool = await migratedPool();
     const clock = clockAt(Date.now());
     const store = new ResponseOwnerStore({ clock, pool, missWaitMs: 0 });
     store.record("resp_expiring", owner, "deployment-1");
@@ -90,6 +91,7 @@ describe("response owners in Postgres", () => {
   });
 
   it("with the database unreachable: a cached id answers, an uncached one is a 503 (ownership never assumed)", async () => {
+    const db = await dbs.database();
     const clock = clockAt(Date.now());
     const down = createPool(db.urlVia(1), log, { connectionTimeoutMillis: 500 });
     const store = new ResponseOwnerStore({ clock, pool: down, missWaitMs: 0, retryMs: 50 });

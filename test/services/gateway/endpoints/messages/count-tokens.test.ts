@@ -7,11 +7,11 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LimitSubject } from "../../../../../services/gateway/src/limits/types.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../../../../fixtures/anthropic-messages.js";
 import { metricValue } from "../../../../helpers/metrics.js";
 import { waitFor } from "../../../../helpers/redis.js";
 import { CARD, piiPolicy, testEngine } from "../../guardrails/helpers.js";
+import { keySubject } from "../../limits/subjects.js";
 import {
   type ChatHarness,
   rowsRecorder,
@@ -27,19 +27,6 @@ let rpm2: ChatHarness;
 let broke: ChatHarness;
 const spend = rowsRecorder();
 
-/** The key's limits: no budget or rpm unless given (USD, requests per minute). */
-const keyLimits = (limits: Partial<LimitSubject>): LimitSubject => ({
-  scope: "key",
-  id: "c".repeat(64),
-  rpmLimit: null,
-  tpmLimit: null,
-  maxBudget: null,
-  budgetDuration: null,
-  budgetResetAt: null,
-  spend: 0,
-  ...limits,
-});
-
 beforeAll(async () => {
   anthropic = await startFakeAnthropic({ apiKey: "sk-ant-upstream" });
   const onAnthropic = {
@@ -50,8 +37,8 @@ beforeAll(async () => {
   gw = await startChatHarness({ ...onAnthropic, spend });
   limited = await startChatHarness({ ...onAnthropic, models: ["other"] });
   guarded = await startChatHarness({ ...onAnthropic, guard: testEngine({ pii: piiPolicy() }).engine });
-  rpm2 = await startChatHarness({ ...onAnthropic, subjects: [keyLimits({ rpmLimit: 2 })] });
-  broke = await startChatHarness({ ...onAnthropic, subjects: [keyLimits({ maxBudget: 1, spend: 1 })] });
+  rpm2 = await startChatHarness({ ...onAnthropic, subjects: [keySubject({ rpmLimit: 2 })] });
+  broke = await startChatHarness({ ...onAnthropic, subjects: [keySubject({ maxBudget: 1, spend: 1 })] });
 });
 afterAll(async () => {
   await Promise.all([gw?.close(), limited?.close(), guarded?.close(), rpm2?.close(), broke?.close()]);

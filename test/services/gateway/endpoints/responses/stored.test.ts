@@ -7,37 +7,30 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type FakeResponsesUpstream,
-  startFakeResponsesUpstream,
-} from "../../../../fixtures/openai-responses.js";
+import type { FakeResponsesUpstream } from "../../../../fixtures/openai-responses.js";
 import { rejectionOf } from "../../../../helpers/rejection.js";
-import { type ChatHarness, startChatHarness, VIRTUAL_KEY } from "../chat-completions/harness.js";
+import type { ChatHarness } from "../chat-completions/harness.js";
+import { VIRTUAL_KEY } from "../chat-completions/harness.js";
+import {
+  KEY_B,
+  MASTER,
+  type OwnersHarness,
+  startOwnersHarness,
+  streamedId,
+  UPSTREAM_KEY,
+} from "./owners-harness.js";
 
-const KEY_B = "sk-virtual-other-owner";
-const MASTER = "sk-master-stored-test";
-const UPSTREAM_KEY = "sk-upstream-responses";
-
+let harness: OwnersHarness;
 let upstream: FakeResponsesUpstream;
 let gw: ChatHarness;
 let a: OpenAI;
 let b: OpenAI;
 
 beforeAll(async () => {
-  upstream = await startFakeResponsesUpstream();
-  gw = await startChatHarness({
-    upstreamUrl: upstream.url,
-    extraParams: `      api_key: ${UPSTREAM_KEY}\n    model_info:\n      id: native-1\n      supported_endpoints: ["/v1/responses"]\n`,
-    moreKeys: { [KEY_B]: "b".repeat(64) },
-    masterKey: MASTER,
-  });
-  a = new OpenAI({ apiKey: VIRTUAL_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
-  b = new OpenAI({ apiKey: KEY_B, baseURL: `${gw.url}/v1`, maxRetries: 0 });
+  harness = await startOwnersHarness();
+  ({ upstream, gw, a, b } = harness);
 });
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+afterAll(() => harness?.close());
 
 const call = (key: string, method: string, path: string) =>
   fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
@@ -63,9 +56,7 @@ describe("stored responses: the owner's requests go to the deployment that serve
   });
 
   it("GET of a streamed response (its id recorded from the events) works for its owner", async () => {
-    const stream = await a.responses.create({ model: "general", input: "stream me", stream: true });
-    let id = "";
-    for await (const event of stream) if (event.type === "response.completed") id = event.response.id;
+    const id = await streamedId(a, "stream me");
     expect((await a.responses.retrieve(id)).id).toBe(id);
     expect((await call(KEY_B, "GET", `/v1/responses/${id}`)).status).toBe(404);
   });
