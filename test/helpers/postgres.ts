@@ -127,6 +127,7 @@ export const GATEWAY_TABLES = [
   "budget_events",
   "gateway_migrations",
   "keys",
+  "response_owners",
   "spend_logs",
   "users",
 ];

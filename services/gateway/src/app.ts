@@ -21,6 +21,8 @@ import type { GatewayMetrics } from "./metrics/metrics.js";
 import type { CallGuard, CallObserver } from "./pipeline/types.js";
 import authPlugin from "./plugins/auth.js";
 import { registerJsonBodyParser } from "./plugins/json-body.js";
+import { ResponseOwnerStore } from "./response-owners/store.js";
+import type { ResponseOwners } from "./response-owners/types.js";
 import type { Router } from "./router/router.js";
 import { consoleRoutes } from "./routes/console.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
@@ -69,6 +71,11 @@ export interface AppDeps {
   observers?: CallObserver[];
   /** A stream is ended after this long, ms (`GATEWAY_MAX_STREAM_DURATION_MS`; 0: never; default 30 minutes). */
   maxStreamDurationMs?: number;
+  /**
+   * Owners of the relayed Responses-API responses (`response-owners/`): the Postgres-backed store with a
+   * database; default: an in-process one.
+   */
+  responseOwners?: ResponseOwners;
   /**
    * Admin API (/key/*, /user/*, /spend/*); each handler checks for the master key itself. Without a database
    * the gateway passes the plugin that answers 501 "needs DATABASE_URL" on the same paths.
@@ -156,6 +163,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     spend: deps.spend,
     guard: deps.guard,
     observers: deps.observers ?? [],
+    responseOwners: deps.responseOwners ?? new ResponseOwnerStore({ clock: deps.clock }),
     ...(deps.maxStreamDurationMs === undefined ? {} : { maxStreamDurationMs: deps.maxStreamDurationMs }),
   });
   if (deps.adminRoutes) app.register(deps.adminRoutes);

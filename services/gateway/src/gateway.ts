@@ -17,6 +17,7 @@ import { createGuardrails } from "./guardrails/index.js";
 import { createLimits, type LimitsOptions } from "./limits/index.js";
 import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import type { CallObserver } from "./pipeline/types.js";
+import { ResponseOwnerStore } from "./response-owners/store.js";
 import { Router } from "./router/router.js";
 import { adminNeedsDatabase, createAdminRoutes } from "./routes/admin/index.js";
 import type { ReadinessCheck } from "./routes/health.js";
@@ -163,6 +164,10 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     });
   }
 
+  // Who owns each relayed Responses-API response: the shared table with a database, this process without.
+  const responseOwners = new ResponseOwnerStore({ clock, log, ...(store ? { pool: store.pool } : {}) });
+  closers.push(() => responseOwners.close());
+
   const observers: CallObserver[] = [];
   if (env.trace !== undefined) {
     const tracer = createLangfuseTracer(env.trace, { registry: metrics.registry, log });
@@ -188,6 +193,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     consolePublicUrl: env.consolePublicUrl,
     admitter,
     spend: store?.spend,
+    responseOwners,
     adminRoutes:
       store === undefined
         ? adminNeedsDatabase

@@ -173,4 +173,23 @@ CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
   FOR EACH ROW EXECUTE FUNCTION audit_log_retention_only();
 `,
   },
+  {
+    id: 6,
+    name: "response-owners",
+    // Who created each Responses-API response the gateway relayed from a native upstream, and which deployment
+    // holds it (response-owners/store.ts): key hash (null for the master key), user, team (reserved), kept
+    // until expires_at (the upstream's 30-day retention), then swept.
+    sql: `
+CREATE TABLE response_owners (
+  response_id    text PRIMARY KEY,
+  key_hash       text,
+  user_id        text,
+  team_id        text,
+  deployment_id  text NOT NULL,
+  created_at     timestamptz NOT NULL DEFAULT now(),
+  expires_at     timestamptz NOT NULL
+);
+CREATE INDEX response_owners_expires_idx ON response_owners (expires_at);
+`,
+  },
 ];

@@ -24,6 +24,7 @@ import type { TextSlot } from "../guardrails/text/slots.js";
 import type { Admission, Admitter } from "../limits/types.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
 import type { JsonText } from "../plugins/json-body.js";
+import type { ResponseOwners } from "../response-owners/types.js";
 import type { CallAbort } from "../router/call-abort.js";
 import type { RoutePlan, Router, UpstreamResponse } from "../router/router.js";
 import type { SpendRecorder } from "../spend/types.js";
@@ -50,7 +51,9 @@ export type CallType =
   | "aresponses"
   | "aembedding"
   | "atext_completion"
-  | "anthropic_messages";
+  | "anthropic_messages"
+  // Anthropic's token counting (`/v1/messages/count_tokens`): the gateway's name; no spend row is written for it.
+  | "count_tokens";
 
 /**
  * A request body once its endpoint validated it: the alias it asks for, and the rest as the endpoint's schema
@@ -77,6 +80,11 @@ export interface PipelineDeps {
   log: FastifyBaseLogger;
   /** A stream is ended (with an error event) after this long, ms (0: never); default {@link DEFAULT_MAX_STREAM_DURATION_MS}. */
   maxStreamDurationMs?: number;
+  /**
+   * Who owns the Responses-API responses relayed from native upstreams (`response-owners/`); `buildApp` always
+   * gives one. Absent: no response is recorded and a virtual key's `previous_response_id` is refused.
+   */
+  responseOwners?: ResponseOwners;
 }
 
 /** The longest a stream may run, ms (`GATEWAY_MAX_STREAM_DURATION_MS`): 30 minutes. */

@@ -28,6 +28,7 @@ import { type ForwardableJson, upstreamJson } from "../providers/openai-compatib
 import type { Clock } from "../time/clock.js";
 import { type AbortSource, abortSignalOf } from "./call-abort.js";
 import { type DeploymentLoad, DeploymentStates } from "./deployment-state.js";
+import { type ResourceAnswer, type ResourceRequest, sendResource } from "./resource.js";
 import { choose, shuffleWeights } from "./strategy.js";
 import { deploymentsForTags, requestTags } from "./tags.js";
 import {
@@ -370,6 +371,22 @@ export class Router {
       settings.streamTimeoutMs ??
       Math.min(DEFAULT_STREAM_TIMEOUT_MS, deployment.timeoutMs ?? settings.timeoutMs)
     );
+  }
+
+  /**
+   * Sends a resource request (`resource.ts`) to the deployment whose `model_info.id` is `deploymentId`, bounded
+   * by its `timeout`; undefined when no such deployment is configured (any more).
+   * @throws GatewayError 502/504 when the upstream gave no answer; the signal's reason on abort.
+   */
+  async resource(
+    deploymentId: string,
+    request: ResourceRequest,
+    signal: AbortSignal,
+  ): Promise<ResourceAnswer | undefined> {
+    const deployment = this.config.deployments.find((d) => d.id === deploymentId);
+    if (deployment === undefined) return undefined;
+    const timeoutMs = deployment.timeoutMs ?? this.config.router.timeoutMs;
+    return sendResource(this.agent, deployment, request, timeoutMs, signal);
   }
 
   /** Closes the upstream connection pools. */

@@ -37,6 +37,7 @@ export const TRACE_NAMES: Readonly<Record<CallType, { name: string; operation: s
   aembedding: { name: "embeddings", operation: "embeddings" },
   atext_completion: { name: "completions", operation: "text_completion" },
   anthropic_messages: { name: "anthropic.messages", operation: "chat" },
+  count_tokens: { name: "anthropic.messages.count_tokens", operation: "count_tokens" },
 };
 
 const MAX_TAGS = 20;

@@ -1,20 +1,26 @@
 /**
- * `POST /v1/messages/count_tokens` (Anthropic API reference, "Count Message tokens"): the body (a Messages
- * request without `max_tokens`) is validated, its model resolved and checked against the key's `models`, then
- * passed through to the alias's Anthropic deployment (`POST {api_base}/messages/count_tokens`, through the
- * router: retries, fallbacks, timeouts) and its answer, `{"input_tokens": N}`, returned as it came. Free
- * upstream, so nothing is reserved or booked: no rate-limit count, no spend row, no request counter.
+ * `POST /v1/messages/count_tokens` (Anthropic API reference, "Count Message tokens") on the pipeline, like any
+ * model endpoint: the body (a Messages request without `max_tokens`) is validated, its model resolved and checked
+ * against the key's `models`, the call admitted (the key's and user's `rpm_limit` count it; a spent budget
+ * refuses it with the same 429 as a model call), the input guardrails read the same texts as on `/v1/messages`
+ * (a blocked card number never reaches the upstream), then it is passed through to the alias's Anthropic
+ * deployment (`POST {api_base}/messages/count_tokens`, through the router: retries, fallbacks, timeouts) and
+ * its answer, `{"input_tokens": N}`, returned as it came.
+ *
+ * Counting is free upstream: the reservation taken at admission is settled at 0 USD and 0 tokens, and no spend
+ * row is written; the request counters count it (route `/v1/messages/count_tokens`).
  *
  * Only an Anthropic deployment can count its own tokens: an alias with any other deployment (fallbacks included)
  * gets a 400 in Anthropic's shape saying so; an estimate is not what Anthropic returns.
  */
-import type { FastifyInstance } from "fastify";
+import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
-import { authorizeModel } from "../../pipeline/steps/authorize.js";
-import { unknownModel } from "../../pipeline/steps/resolve.js";
-import type { Router } from "../../router/router.js";
-import { servedNatively } from "./index.js";
-import { parseCountTokensRequest } from "./schema.js";
+import type { Endpoint } from "../../pipeline/endpoint.js";
+import { decisionHeaders } from "../../pipeline/steps/answer.js";
+import { send } from "../../pipeline/steps/send.js";
+import { messagesInput, servedNatively } from "./index.js";
+import { type MessagesRequest, parseCountTokensRequest } from "./schema.js";
+import { messagesRequestTexts } from "./texts.js";
 
 /** 400 for an alias that is not served by Anthropic deployments only. */
 const notCounted = (model: string) =>
@@ -25,33 +31,37 @@ const notCounted = (model: string) =>
   );
 
 /**
- * Registers the route.
+ * The count_tokens endpoint.
  * @throws GatewayError (answered in Anthropic's shape) 400 for a bad body, an unknown model or one not served by
- *   Anthropic; 403 when the key may not use the model; the router's mapped upstream failure.
+ *   Anthropic; 403 when the key may not use the model; 429 from the limits; the guardrail's block; the
+ *   router's mapped upstream failure.
  */
-export function countTokensRoute(app: FastifyInstance, router: Router): void {
-  app.post(
-    "/v1/messages/count_tokens",
-    { config: { errorFormat: "anthropic", apiKeyHeader: true } },
-    async (request, reply) => {
-      const body = parseCountTokensRequest(request.body);
-      if (router.deployments(body.model) === undefined) throw unknownModel(body.model);
-      if (request.auth !== undefined) authorizeModel(request.auth, body.model);
-      if (!servedNatively(router, body.model, "messages/count_tokens")) throw notCounted(body.model);
-      const abort = new AbortController();
-      reply.raw.once("close", () => {
-        if (!reply.raw.writableFinished) abort.abort(new Error("client disconnected"));
-      });
-      const upstream = await router.send(body.model, body, abort.signal, {
-        api: "messages/count_tokens",
-        estimatedTokens: 0,
-      });
-      const text = await upstream.body.text();
-      router.recordUsage(upstream, 0);
-      return reply
-        .header("content-type", "application/json")
-        .header("x-litellm-model-id", upstream.deployment.id)
-        .send(text);
-    },
-  );
-}
+export const countTokens: Endpoint<MessagesRequest> = {
+  paths: ["/v1/messages/count_tokens"],
+  callType: "count_tokens",
+  routeConfig: { errorFormat: "anthropic", apiKeyHeader: true },
+  parse: parseCountTokensRequest,
+  clientInput: messagesInput,
+  isStream: () => false,
+  // Nothing is generated: the reservation is the input bound only.
+  output: () => ({ cap: 0, choices: 1 }),
+  inputTexts: messagesRequestTexts,
+  send(call, deps) {
+    if (!servedNatively(deps.router, call.body.model, "messages/count_tokens"))
+      throw notCounted(call.body.model);
+    return send(call, deps.router, { api: "messages/count_tokens", body: call.body });
+  },
+  async answer(call, upstream, deps, _request, reply) {
+    const text = await upstream.body.text();
+    call.firstByteAtEpoch = deps.clock.now();
+    // Free: no tokens for the deployment's tpm, nothing spent on the budgets (the rpm count stays).
+    deps.router.recordUsage(upstream, 0);
+    call.admission?.settle({ cost: 0, totalTokens: 0 });
+    return reply
+      .header("content-type", "application/json")
+      .header("x-litellm-response-cost", formatCost(0))
+      .header("x-litellm-model-id", upstream.deployment.id)
+      .headers(decisionHeaders(call.decisions))
+      .send(text);
+  },
+};

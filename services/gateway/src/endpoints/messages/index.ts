@@ -38,6 +38,12 @@ export function servedNatively(router: Router, model: string, api: UpstreamApi =
   return true;
 }
 
+/** The model's input in a Messages body (`Endpoint.clientInput`): its `system` and `messages`. */
+export const messagesInput = (raw: Record<string, unknown>): unknown => ({
+  system: raw.system,
+  messages: raw.messages,
+});
+
 /** Calls sent natively (the answer step reads them as Messages, not chat completions). */
 const native = new WeakSet<CallContext>();
 
@@ -67,7 +73,7 @@ export const messages: Endpoint<MessagesRequest> = {
   callType: "anthropic_messages",
   routeConfig: { errorFormat: "anthropic", apiKeyHeader: true },
   parse: parseMessagesRequest,
-  clientInput: (raw) => ({ system: raw.system, messages: raw.messages }),
+  clientInput: messagesInput,
   isStream: (body) => body.stream === true,
   // `max_tokens` is required: it is the reservation's output.
   output: (body) => ({ cap: body.max_tokens, choices: 1 }),

@@ -12,8 +12,10 @@
  * - translated: otherwise the request becomes a chat completion (`to-chat.ts`), and the chat answer becomes a
  *   `response` object (`response-object.ts`) or, streamed, Responses events (`stream-encoder.ts`).
  *
- * State: the gateway stores nothing. `store` is accepted (and forwarded on the native path, where the upstream
- * keeps what it keeps); `previous_response_id` works only on the native path. On the translated path it is
+ * State: the gateway stores no responses. `store` is accepted (and forwarded on the native path, where the
+ * upstream keeps what it keeps); `previous_response_id` works only on the native path, and only for a response
+ * the caller's key created (`ownership.ts`: every relayed response id is recorded with its owner; another key's
+ * gets OpenAI's 404 `previous_response_not_found` before anything goes upstream). On the translated path it is
  * refused with a 400 `invalid_request_error` (`param: previous_response_id`): send the whole conversation as
  * `input` instead.
  */
@@ -22,10 +24,12 @@ import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { send } from "../../pipeline/steps/send.js";
-import type { PipelineDeps } from "../../pipeline/types.js";
+import type { CallContext, PipelineDeps } from "../../pipeline/types.js";
 import { adapterFor } from "../../providers/index.js";
 import { capMember, forwardable } from "../../providers/openai-compatible/forward-json.js";
+import type { UpstreamResponse } from "../../router/router.js";
 import { chatUsage, responsesEventReader } from "./native-events.js";
+import { checkPrevious, recordAnswer, recordingReader } from "./ownership.js";
 import { fromChatCompletion } from "./response-object.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./schema.js";
 import { ResponsesStreamEncoder } from "./stream-encoder.js";
@@ -84,13 +88,9 @@ export const responses: Endpoint<ResponsesRequest> = {
     // The output cap the budgets can pay for, when the gateway adds one (`cost/reservation.ts`).
     const body = cap === undefined ? call.body : { ...call.body, max_output_tokens: cap };
     if (servesNatively(deps, body.model)) {
-      // Never asked for chat's `stream_options.include_usage`: Responses streams carry usage in `response.completed`.
-      // A `max_output_tokens: null` member would be given twice: the body is serialised then.
-      const json =
-        call.json === undefined || (cap !== undefined && call.body.max_output_tokens === null)
-          ? undefined
-          : forwardable(call.json, body, false, capMember("max_output_tokens", cap));
-      return send(call, deps.router, { api: "responses", body, json });
+      if (typeof body.previous_response_id === "string")
+        return checkPrevious(call, deps, body.previous_response_id).then(() => sendNative(call, deps, body, cap));
+      return sendNative(call, deps, body, cap);
     }
     if (body.previous_response_id != null) throw noState();
     translated.add(call);
@@ -99,13 +99,19 @@ export const responses: Endpoint<ResponsesRequest> = {
   answer(call, upstream, deps, request, reply) {
     const native = !translated.has(call);
     if (call.stream) {
-      if (native) return answerNativeStream(call, upstream, deps, request, reply, responsesEventReader());
+      if (native) {
+        const reader = recordingReader(responsesEventReader(), call, deps);
+        return answerNativeStream(call, upstream, deps, request, reply, reader);
+      }
       return answerStream(call, upstream, deps, request, reply, {
         stripUsage: false,
         encoder: new ResponsesStreamEncoder(call.body),
       });
     }
-    if (native) return answerJson(call, upstream, deps, reply, responseAnswer);
+    if (native) {
+      const format = { ...responseAnswer, answered: (answer: unknown) => recordAnswer(call, deps, answer) };
+      return answerJson(call, upstream, deps, reply, format);
+    }
     return answerJson(call, upstream, deps, reply, {
       ...responseAnswer,
       // The chat completion becomes a `response` object before the guard and the client see it.
@@ -113,3 +119,19 @@ export const responses: Endpoint<ResponsesRequest> = {
     });
   },
 };
+
+/** The native send: the client's request as it came, to an upstream that serves the Responses API. */
+function sendNative(
+  call: CallContext<ResponsesRequest>,
+  deps: PipelineDeps,
+  body: ResponsesRequest,
+  cap: number | undefined,
+): Promise<UpstreamResponse> {
+  // Never asked for chat's `stream_options.include_usage`: Responses streams carry usage in `response.completed`.
+  // A `max_output_tokens: null` member would be given twice: the body is serialised then.
+  const json =
+    call.json === undefined || (cap !== undefined && call.body.max_output_tokens === null)
+      ? undefined
+      : forwardable(call.json, body, false, capMember("max_output_tokens", cap));
+  return send(call, deps.router, { api: "responses", body, json });
+}

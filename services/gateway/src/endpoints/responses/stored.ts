@@ -1,35 +1,84 @@
 /**
  * The Responses API's routes on a stored response (OpenAI API reference: "Get a model response" `GET
  * /v1/responses/{response_id}`, "Delete a model response" `DELETE …`, "Cancel a response" `POST …/cancel`, "List
- * input items" `GET …/input_items`), answered with a clear 404 instead of a generic route-not-found: the gateway
- * keeps no response state (`store` is not kept here), and it cannot tell which upstream deployment holds a
- * response an upstream stored, so it passes none of these through. The key is checked first (401 without one).
+ * input items" `GET …/input_items`; also under `/responses`). The gateway keeps no responses itself; a native
+ * upstream (OpenAI) stores them, and the gateway records who created each response it relayed and which
+ * deployment served it (`response-owners/`). So:
+ *
+ * - the owner's request (the key that created it; the master key may use any) goes to that deployment, through
+ *   the router and the provider adapter (`router/resource.ts`: the deployment's own key is added), with the
+ *   client's query string, and the upstream's answer (any status, a stream included) comes back as it is;
+ * - anyone else's, and a response the gateway did not relay or no longer remembers (after the upstream's 30-day
+ *   retention), gets OpenAI's 404 for an unknown response: nothing tells another key's response from a missing one.
+ *
+ * These routes make no model call: they do not run the pipeline (no limits, guardrails or request counters;
+ * listed in `endpoints/index.ts`, `offPipelineRoutes`). The key is checked first (401 without one).
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../../errors/gateway-error.js";
+import { mayUse, type ResponseOwners } from "../../response-owners/types.js";
+import type { ResourceRequest } from "../../router/resource.js";
+import type { Router } from "../../router/router.js";
+import { shownId } from "./ownership.js";
 
-/** Longest response id quoted back in the message, characters. */
-const MAX_ID_CHARS = 100;
-
-/** The 404 for a stored-response route on `id`. */
-function notStored(id: string): GatewayError {
-  const shown = id.length > MAX_ID_CHARS ? `${id.slice(0, MAX_ID_CHARS)}…` : id;
-  return new GatewayError(
-    404,
-    `Response '${shown}' is not stored by this gateway: it keeps no responses (store is not kept here), so responses cannot be retrieved, deleted, cancelled or listed through it. Keep what you need from the response you received; to continue a conversation, send it in full as input, or use previous_response_id with a model whose upstream serves the Responses API natively (the upstream keeps its own state).`,
-    { type: "invalid_request_error", param: "response_id", code: "response_not_stored" },
-  );
+/** OpenAI's 404 for a response it does not hold (given for one the caller does not own too). */
+function noResponse(id: string): GatewayError {
+  return new GatewayError(404, `No response found with id '${shownId(id)}'.`, {
+    type: "invalid_request_error",
+    code: "not_found",
+  });
 }
 
-/** Registers the stored-response routes under `/v1/responses` and `/responses`. */
-export function storedResponseRoutes(app: FastifyInstance): void {
-  const answer = async (request: { params: unknown }) => {
-    throw notStored(String((request.params as { id?: unknown }).id ?? ""));
-  };
-  for (const base of ["/v1/responses", "/responses"]) {
-    app.get(`${base}/:id`, answer);
-    app.delete(`${base}/:id`, answer);
-    app.get(`${base}/:id/input_items`, answer);
-    app.post(`${base}/:id/cancel`, answer);
+/** The stored-response operations: method, path below `{base}/{id}`. */
+const OPERATIONS: ReadonlyArray<{ method: ResourceRequest["method"]; suffix: string }> = [
+  { method: "GET", suffix: "" },
+  { method: "DELETE", suffix: "" },
+  { method: "GET", suffix: "/input_items" },
+  { method: "POST", suffix: "/cancel" },
+];
+
+/** What the routes need: the router (to reach the deployment) and the ownership registry. */
+export interface StoredResponseDeps {
+  router: Router;
+  responseOwners?: ResponseOwners | undefined;
+}
+
+/**
+ * Registers the stored-response routes under `/v1/responses` and `/responses`.
+ * @throws GatewayError (answered) 404 `not_found` for a response the caller does not own; 502/504 when the
+ *   deployment gives no answer; 503 when ownership cannot be read.
+ */
+export function storedResponseRoutes(app: FastifyInstance, deps: StoredResponseDeps): void {
+  for (const { method, suffix } of OPERATIONS) {
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const id = String((request.params as { id?: unknown }).id ?? "");
+      const record = await deps.responseOwners?.lookup(id);
+      if (!mayUse(request.auth!, record)) throw noResponse(id);
+      const abort = new AbortController();
+      reply.raw.once("close", () => {
+        if (!reply.raw.writableFinished) abort.abort(new Error("client disconnected"));
+      });
+      const queryAt = request.url.indexOf("?");
+      const answer = await deps.router.resource(
+        record.deploymentId,
+        {
+          method,
+          api: "responses",
+          subpath: `/${encodeURIComponent(id)}${suffix}`,
+          query: queryAt < 0 ? "" : request.url.slice(queryAt),
+        },
+        abort.signal,
+      );
+      // The deployment that stored it is no longer configured: the response cannot be reached.
+      if (answer === undefined) throw noResponse(id);
+      const type = answer.headers["content-type"];
+      return reply
+        .code(answer.statusCode)
+        .header("content-type", typeof type === "string" ? type : "application/json")
+        .header("x-litellm-model-id", answer.deployment.id)
+        .send(answer.body);
+    };
+    for (const base of ["/v1/responses", "/responses"])
+      app.route({ method, url: `${base}/:id${suffix}`, handler });
   }
 }

@@ -76,6 +76,11 @@ export interface JsonAnswerFormat {
    * rewritten answer. Default: the upstream's answer and bytes go to the client as they are.
    */
   translate?(answer: unknown): unknown;
+  /**
+   * Told the answer the client is about to get (after the output guard passed it), just before it is sent; not
+   * called for an answer the guard blocked. E.g. the Responses endpoint records the response's owner here.
+   */
+  answered?(answer: unknown): void;
 }
 
 /** 502 for an upstream body that is not JSON. */
@@ -130,6 +135,7 @@ export async function answerJson(
     call.output = format.output(completion);
     if (!rewritten) call.upstreamOutput = undefined;
   }
+  format.answered?.(completion);
   // The cost goes in a header; the booking (settle, metrics, spend row) waits until the answer is sent.
   const measured = measure(call, deps, format.usage(completion), 0);
   const sent = reply

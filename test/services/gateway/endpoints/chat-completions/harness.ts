@@ -11,6 +11,7 @@ import { InProcessAdmitter } from "../../../../../services/gateway/src/limits/me
 import type { Admitter, LimitSubject } from "../../../../../services/gateway/src/limits/types.js";
 import { createMetrics, type GatewayMetrics } from "../../../../../services/gateway/src/metrics/metrics.js";
 import type { CallGuard, CallObserver } from "../../../../../services/gateway/src/pipeline/types.js";
+import type { ResponseOwners } from "../../../../../services/gateway/src/response-owners/types.js";
 import { Router } from "../../../../../services/gateway/src/router/router.js";
 import type { SpendLogRow, SpendRecorder } from "../../../../../services/gateway/src/spend/types.js";
 import { systemClock } from "../../../../../services/gateway/src/time/clock.js";
@@ -44,6 +45,12 @@ export interface ChatHarnessOptions {
   models?: string[];
   /** The gateway's stream bounds (PipelineDeps.streams). */
   maxStreamDurationMs?: number;
+  /** More virtual keys, by plaintext key: each is the harness key's twin with this key hash (its own owner). */
+  moreKeys?: Record<string, string>;
+  /** The master key (default: none). */
+  masterKey?: string;
+  /** The response ownership registry (default: the app's in-process one). */
+  responseOwners?: ResponseOwners;
 }
 
 export interface ChatHarness {
@@ -83,13 +90,18 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
     subjects,
     namesUsers: false,
   };
-  const keys: KeyAuthenticator = { authenticate: async (key) => (key === VIRTUAL_KEY ? auth : null) };
+  const others = new Map(
+    Object.entries(options.moreKeys ?? {}).map(([key, keyHash]) => [key, { ...auth, keyHash }]),
+  );
+  const keys: KeyAuthenticator = {
+    authenticate: async (key) => (key === VIRTUAL_KEY ? auth : (others.get(key) ?? null)),
+  };
   const metrics = createMetrics();
   const app = buildApp({
     router: new Router(config, metrics, systemClock),
     metrics,
     clock: systemClock,
-    masterKey: undefined,
+    masterKey: options.masterKey,
     maxBodyBytes: 4_000_000,
     keys,
     admitter: options.admitter ?? new InProcessAdmitter({ clock: systemClock }),
@@ -97,6 +109,7 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
     version: "test",
     ...(options.spend === undefined ? {} : { spend: options.spend }),
     ...(options.guard === undefined ? {} : { guard: options.guard }),
+    ...(options.responseOwners === undefined ? {} : { responseOwners: options.responseOwners }),
     ...(options.observers === undefined ? {} : { observers: options.observers }),
     ...(options.maxStreamDurationMs === undefined
       ? {}

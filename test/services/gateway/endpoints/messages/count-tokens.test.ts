@@ -1,11 +1,17 @@
 /**
  * `POST /v1/messages/count_tokens` is passed through to Anthropic deployments (Anthropic's contract fake): the
- * upstream's `{"input_tokens": N}` comes back as it is, with the key's model access checked and nothing booked.
+ * upstream's `{"input_tokens": N}` comes back as it is. It runs the pipeline like a model call: the key's model
+ * access, its `rpm_limit` and budget, and the input guardrails (a blocked card number never reaches the
+ * upstream) apply; nothing is booked (free upstream) but the request counters count it.
  * (A model served by any other deployment: `translated.test.ts`.)
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeAnthropic, startFakeAnthropic } from "../../../../fixtures/anthropic-messages.js";
+import { metricValue } from "../../../../helpers/metrics.js";
+import { waitFor } from "../../../../helpers/redis.js";
+import { CARD, piiPolicy, testEngine } from "../../guardrails/helpers.js";
+import { keySubject } from "../../limits/subjects.js";
 import {
   type ChatHarness,
   rowsRecorder,
@@ -16,6 +22,9 @@ import {
 let anthropic: FakeAnthropic;
 let gw: ChatHarness;
 let limited: ChatHarness;
+let guarded: ChatHarness;
+let rpm2: ChatHarness;
+let broke: ChatHarness;
 const spend = rowsRecorder();
 
 beforeAll(async () => {
@@ -27,9 +36,12 @@ beforeAll(async () => {
   };
   gw = await startChatHarness({ ...onAnthropic, spend });
   limited = await startChatHarness({ ...onAnthropic, models: ["other"] });
+  guarded = await startChatHarness({ ...onAnthropic, guard: testEngine({ pii: piiPolicy() }).engine });
+  rpm2 = await startChatHarness({ ...onAnthropic, subjects: [keySubject({ rpmLimit: 2 })] });
+  broke = await startChatHarness({ ...onAnthropic, subjects: [keySubject({ maxBudget: 1, spend: 1 })] });
 });
 afterAll(async () => {
-  await Promise.all([gw?.close(), limited?.close()]);
+  await Promise.all([gw?.close(), limited?.close(), guarded?.close(), rpm2?.close(), broke?.close()]);
   await anthropic?.close();
 });
 
@@ -85,5 +97,56 @@ describe("count_tokens", () => {
     expect(body).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
     expect(body.error.message).toContain("max_tokens");
     expect(anthropic.requests.at(-1)?.body).toHaveProperty("max_tokens", 10);
+  });
+
+  it("runs the input guardrails on the Messages texts: a blocked card number never reaches the upstream", async () => {
+    const before = anthropic.requests.length;
+    const response = await count(guarded, {
+      ...question,
+      messages: [{ role: "user", content: [{ type: "text", text: `Charge my card ${CARD}` }] }],
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ type: "error", error: { type: "invalid_request_error" } });
+    expect(response.headers.get("x-guardrail-decisions")).toContain("pii=block:CREDIT_CARD");
+    expect(anthropic.requests.length).toBe(before);
+    // The same guard lets a clean request through.
+    expect((await count(guarded, question)).status).toBe(200);
+  });
+
+  it("counts against the key's rpm_limit: 2 of 8 calls answered, the rest 429 before the upstream", async () => {
+    const before = anthropic.requests.length;
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push((await count(rpm2, question)).status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(2);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(6);
+    expect(anthropic.requests.length - before).toBe(2);
+  });
+
+  it("is refused with the model call's 429 budget error once the budget is spent", async () => {
+    const before = anthropic.requests.length;
+    const response = await count(broke, question);
+    expect(response.status).toBe(429);
+    const body = (await response.json()) as { type: string; error: { type: string; message: string } };
+    expect(body.type).toBe("error");
+    expect(body.error.message).toMatch(/budget/i);
+    expect(anthropic.requests.length).toBe(before);
+    // The same refusal as a model call on the same key.
+    const messages = await fetch(`${broke.url}/v1/messages`, {
+      method: "POST",
+      headers: { "x-api-key": VIRTUAL_KEY, "content-type": "application/json" },
+      body: JSON.stringify({ ...question, max_tokens: 5 }),
+    });
+    expect(messages.status).toBe(429);
+    expect(((await messages.json()) as typeof body).error.type).toBe(body.error.type);
+  });
+
+  it("is counted in the request counters under its own route", async () => {
+    const counted = () =>
+      metricValue(gw.metrics.registry, "litellm_proxy_total_requests_metric_total", {
+        route: "/v1/messages/count_tokens",
+      });
+    const before = await counted();
+    expect((await count(gw, question)).status).toBe(200);
+    await waitFor("the request counted", async () => (await counted()) === before + 1);
   });
 });
