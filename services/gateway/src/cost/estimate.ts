@@ -3,6 +3,13 @@
  * a reservation that is too small lets concurrent calls overspend.
  */
 
+/**
+ * Output tokens per choice assumed (`cost/reservation.ts`), and sent as the cap while a budget is in force, for
+ * a deployment whose `model_info.max_output_tokens` is not set; also the `max_tokens` a chat request translated
+ * to Anthropic's Messages API gets when it sets none (Anthropic requires one).
+ */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
 /** Bytes of `value` as compact JSON (UTF-8), computed by walking it: no serialisation, no recursion. */
 export function jsonBytes(value: unknown): number {
   let bytes = 0;

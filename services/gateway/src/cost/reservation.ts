@@ -19,13 +19,10 @@
  * said in the `x-gateway-output-cap` response header (`<tokens>; reason=<budget|default>`).
  */
 import type { Deployment } from "../config/types.js";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "./estimate.js";
 import { maxPrice, type Price } from "./pricing.js";
 
-/**
- * Output tokens per choice assumed, and sent as the cap while a budget is in force, for a deployment whose
- * `model_info.max_output_tokens` is not set.
- */
-export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+export { DEFAULT_MAX_OUTPUT_TOKENS } from "./estimate.js";
 
 /** What a request asks of the output (an endpoint's `output(body)`). */
 export interface OutputRequest {

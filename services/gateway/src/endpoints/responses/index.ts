@@ -89,7 +89,9 @@ export const responses: Endpoint<ResponsesRequest> = {
     const body = cap === undefined ? call.body : { ...call.body, max_output_tokens: cap };
     if (servesNatively(deps, body.model)) {
       if (typeof body.previous_response_id === "string")
-        return checkPrevious(call, deps, body.previous_response_id).then(() => sendNative(call, deps, body, cap));
+        return checkPrevious(call, deps, body.previous_response_id).then(() =>
+          sendNative(call, deps, body, cap),
+        );
       return sendNative(call, deps, body, cap);
     }
     if (body.previous_response_id != null) throw noState();

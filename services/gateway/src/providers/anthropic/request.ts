@@ -13,7 +13,7 @@
  * Other chat fields (`n`, `response_format`, `logprobs`, …) have no Messages equivalent and are not sent,
  * as Anthropic's own OpenAI compatibility layer ignores them; `n` > 1 is refused.
  */
-import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../cost/reservation.js";
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../cost/estimate.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 
 /** A content block of a Messages turn (the subset the translation writes). */
