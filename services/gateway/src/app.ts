@@ -69,6 +69,8 @@ export interface AppDeps {
   observers?: CallObserver[];
   /** A stream is ended after this long, ms (`GATEWAY_MAX_STREAM_DURATION_MS`; 0: never; default 30 minutes). */
   maxStreamDurationMs?: number;
+  /** A stream whose client reads nothing this long is ended, ms (`stream_client_idle_timeout`; default 60 s). */
+  streamClientIdleTimeoutMs?: number;
   /**
    * Admin API (/key/*, /user/*, /spend/*); each handler checks for the master key itself. Without a database
    * the gateway passes the plugin that answers 501 "needs DATABASE_URL" on the same paths.
@@ -157,6 +159,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     guard: deps.guard,
     observers: deps.observers ?? [],
     ...(deps.maxStreamDurationMs === undefined ? {} : { maxStreamDurationMs: deps.maxStreamDurationMs }),
+    ...(deps.streamClientIdleTimeoutMs === undefined
+      ? {}
+      : { streamClientIdleTimeoutMs: deps.streamClientIdleTimeoutMs }),
   });
   if (deps.adminRoutes) app.register(deps.adminRoutes);
   return app;

@@ -76,6 +76,11 @@ export interface PipelineDeps {
   log: FastifyBaseLogger;
   /** A stream is ended (with an error event) after this long, ms (0: never); default {@link DEFAULT_MAX_STREAM_DURATION_MS}. */
   maxStreamDurationMs?: number;
+  /**
+   * A stream whose client reads nothing for this long is ended and its upstream aborted, ms
+   * (`general_settings.stream_client_idle_timeout`; default 60 s, streaming/client-flow.ts).
+   */
+  streamClientIdleTimeoutMs?: number;
 }
 
 /** The longest a stream may run, ms (`GATEWAY_MAX_STREAM_DURATION_MS`): 30 minutes. */
