@@ -831,7 +831,9 @@ describe("loadModelConfig: general_settings.master_key", () => {
 
 describe("loadModelConfig: general_settings.stream_client_idle_timeout", () => {
   it("reads seconds as ms, and leaves it unset (the pipeline's default) when absent", () => {
-    expect(load("general_settings:\n  stream_client_idle_timeout: 2.5\n").streamClientIdleTimeoutMs).toBe(2500);
+    expect(load("general_settings:\n  stream_client_idle_timeout: 2.5\n").streamClientIdleTimeoutMs).toBe(
+      2500,
+    );
     expect(load("model_list: []").streamClientIdleTimeoutMs).toBeUndefined();
   });
 
@@ -841,9 +843,7 @@ describe("loadModelConfig: general_settings.stream_client_idle_timeout", () => {
     ["soon", "expected a number, got a string"],
   ])("refuses %s at start-up, naming the key and its line", (value, message) => {
     const { error } = fail(`general_settings:\n  stream_client_idle_timeout: ${value}\n`);
-    expect(error.message).toContain(
-      `${message} at general_settings.stream_client_idle_timeout in `,
-    );
+    expect(error.message).toContain(`${message} at general_settings.stream_client_idle_timeout in `);
     expect(error.message).toContain("(line 2, column 3)");
   });
 });

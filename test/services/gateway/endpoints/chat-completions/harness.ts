@@ -39,6 +39,8 @@ export interface ChatHarnessOptions {
   models?: string[];
   /** The gateway's stream bounds (PipelineDeps.streams). */
   maxStreamDurationMs?: number;
+  /** PipelineDeps.streamClientIdleTimeoutMs (`stream_client_idle_timeout`), ms; default the gateway's (60 s). */
+  clientIdleTimeoutMs?: number;
 }
 
 export interface ChatHarness {
@@ -95,6 +97,9 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
     ...(options.maxStreamDurationMs === undefined
       ? {}
       : { maxStreamDurationMs: options.maxStreamDurationMs }),
+    ...(options.clientIdleTimeoutMs === undefined
+      ? {}
+      : { streamClientIdleTimeoutMs: options.clientIdleTimeoutMs }),
   });
   const url = await app.listen({ port: 0, host: "127.0.0.1" });
   return {
