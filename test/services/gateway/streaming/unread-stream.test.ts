@@ -173,7 +173,7 @@ describe("a client that does not read its stream", () => {
       clientIdleTimeoutMs: 300,
     });
     const closedBefore = upstream.long.closedEarly;
-    const client = await unreadChat(h);
+    await unreadChat(h);
     await waitFor("the gateway to close the connection", () => sockets[0]?.destroyed === true, 10_000);
     await waitFor("the upstream aborted", () => upstream.long.closedEarly === closedBefore + 1);
     await waitFor("the call booked", () => results.length === 1 && spend.rows.length === 1);
