@@ -41,9 +41,8 @@ export function mustWait(res: ServerResponse): boolean {
 
 /**
  * Waits until `res` has drained (its writable buffer is empty), no longer needs to ({@link mustWait}), or closed.
- * The client makes progress while its
- * writable buffer shrinks; it is checked every quarter of `idleTimeoutMs`, so a client that takes nothing is
- * given up after between 1 and 1.25 times `idleTimeoutMs`.
+ * The client makes progress while that buffer shrinks; it is checked every quarter of `idleTimeoutMs`, so a
+ * client that takes nothing is given up between 1 and 1.25 times `idleTimeoutMs` after its last progress.
  * @param idleTimeoutMs ms without progress before giving up (0 or less: wait without a limit).
  * @throws ClientIdleTimeoutError when the client took nothing for `idleTimeoutMs`.
  */
