@@ -71,6 +71,8 @@ export interface AppDeps {
   observers?: CallObserver[];
   /** A stream is ended after this long, ms (`GATEWAY_MAX_STREAM_DURATION_MS`; 0: never; default 30 minutes). */
   maxStreamDurationMs?: number;
+  /** A stream whose client reads nothing this long is ended, ms (`stream_client_idle_timeout`; default 60 s). */
+  streamClientIdleTimeoutMs?: number;
   /**
    * Owners of the relayed Responses-API responses (`response-owners/`): the Postgres-backed store with a
    * database; default: an in-process one.
@@ -165,6 +167,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     observers: deps.observers ?? [],
     responseOwners: deps.responseOwners ?? new ResponseOwnerStore({ clock: deps.clock }),
     ...(deps.maxStreamDurationMs === undefined ? {} : { maxStreamDurationMs: deps.maxStreamDurationMs }),
+    ...(deps.streamClientIdleTimeoutMs === undefined
+      ? {}
+      : { streamClientIdleTimeoutMs: deps.streamClientIdleTimeoutMs }),
   });
   if (deps.adminRoutes) app.register(deps.adminRoutes);
   return app;

@@ -207,6 +207,9 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
           }),
     timeouts: env.timeouts,
     maxStreamDurationMs: env.maxStreamDurationMs,
+    ...(config.streamClientIdleTimeoutMs === undefined
+      ? {}
+      : { streamClientIdleTimeoutMs: config.streamClientIdleTimeoutMs }),
     readiness,
     observers,
     version,

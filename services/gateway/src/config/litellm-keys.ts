@@ -224,7 +224,7 @@ export const routerSettingsKeys: KeySet = {
 
 /** `general_settings`. */
 export const generalSettingsKeys: KeySet = {
-  used: ["master_key"],
+  used: ["master_key", "stream_client_idle_timeout"],
   ignored: {
     database_url: "set DATABASE_URL in the gateway's environment instead",
     max_request_size_mb: "set GATEWAY_MAX_REQUEST_SIZE_MB in the gateway's environment instead",

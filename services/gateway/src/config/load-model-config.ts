@@ -148,7 +148,15 @@ function load(report: Report, root: unknown, env: NodeJS.ProcessEnv, created: nu
   const guardrails = readGuardrails(report, root.guardrails);
   const masterKey = readMasterKey(report, refs, general?.master_key);
   refs.reportUnset();
-  return { ...empty, deployments, router, guardrails, ...(masterKey === undefined ? {} : { masterKey }) };
+  const idleSeconds = general?.stream_client_idle_timeout;
+  return {
+    ...empty,
+    deployments,
+    router,
+    guardrails,
+    ...(masterKey === undefined ? {} : { masterKey }),
+    ...(idleSeconds === undefined ? {} : { streamClientIdleTimeoutMs: idleSeconds * 1000 }),
+  };
 }
 
 /** Reads one `*_settings` mapping: key check, then the schema of the keys used. Null/absent → undefined. */

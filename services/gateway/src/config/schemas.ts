@@ -66,4 +66,8 @@ export const routerSettingsSchema = z.object({
 });
 
 /** `general_settings`. */
-export const generalSettingsSchema = z.object({ master_key: z.string().min(1).optional() });
+export const generalSettingsSchema = z.object({
+  master_key: z.string().min(1).optional(),
+  /** Seconds a stream's client may read nothing before the stream is ended (the gateway's own key). */
+  stream_client_idle_timeout: numeric(seconds).optional(),
+});

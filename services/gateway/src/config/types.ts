@@ -110,4 +110,9 @@ export interface ModelConfig {
   guardrails: unknown[];
   /** `general_settings.master_key`, resolved; GATEWAY_MASTER_KEY wins over it. */
   masterKey?: string;
+  /**
+   * `general_settings.stream_client_idle_timeout` × 1000: ms a stream's client may read nothing before the
+   * stream is ended; undefined when not set (the pipeline's default, 60 s).
+   */
+  streamClientIdleTimeoutMs?: number;
 }

@@ -85,6 +85,11 @@ export interface PipelineDeps {
    * gives one. Absent: no response is recorded and a virtual key's `previous_response_id` is refused.
    */
   responseOwners?: ResponseOwners;
+  /**
+   * A stream whose client reads nothing for this long is ended and its upstream aborted, ms
+   * (`general_settings.stream_client_idle_timeout`; default 60 s, streaming/client-flow.ts).
+   */
+  streamClientIdleTimeoutMs?: number;
 }
 
 /** The longest a stream may run, ms (`GATEWAY_MAX_STREAM_DURATION_MS`): 30 minutes. */

@@ -2,9 +2,10 @@ import type { ServerResponse } from "node:http";
 import type { EventSourceMessage } from "eventsource-parser";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputGuard, Usage } from "../pipeline/types.js";
+import { DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS, endIdleClient } from "./client-flow.js";
 import type { OutputMeter } from "./output-meter.js";
 import { PieceWriter } from "./piece-writer.js";
-import { endGuarded, guardFailure, readEvents } from "./relay-sse.js";
+import { endGuarded, guardFailure, type RelayOptions, readEvents } from "./relay-sse.js";
 import { classifyStreamFailure } from "./stream-end.js";
 
 type Obj = Record<string, unknown>;
@@ -60,6 +61,8 @@ export interface NativeRelayOptions {
   guard?: StreamOutputGuard;
   /** The deployment's idle timeout, ms, named in the timeout's message. */
   idleTimeoutMs: number;
+  /** How long the client may read nothing, ms (see {@link RelayOptions.clientIdleTimeoutMs}). */
+  clientIdleTimeoutMs?: number;
   /** Called once, when the first event has been read. */
   onFirstEvent?: () => void;
   /** Called with each content text the client got (after the guard), for observers. */
@@ -78,6 +81,8 @@ export interface NativeRelayOutcome {
   completed: boolean;
   /** The upstream failed or timed out while the client was there (it got an error event). */
   upstreamError?: Error;
+  /** The client read nothing for `clientIdleTimeoutMs`: its connection was closed (see {@link RelayOutcome.clientIdle}). */
+  clientIdle?: boolean;
   /** The status to record for an upstream error: 504 for a timeout, else 502. */
   errorStatus?: number;
   guardDecisions: GuardDecision[];
@@ -116,7 +121,8 @@ function releasedText(payload: string): string | undefined {
 
 /**
  * Writes the upstream's events to `res` (whose headers are sent) and ends it; see the module comment.
- * Backpressure: when the client reads slowly, reading from the upstream pauses.
+ * Backpressure: when the client reads slowly, reading from the upstream pauses (client-flow.ts); a client that
+ * reads nothing for `clientIdleTimeoutMs` has its connection closed ({@link NativeRelayOutcome.clientIdle}).
  */
 export async function relayNative(
   upstream: AsyncIterable<Buffer>,
@@ -215,13 +221,15 @@ export async function relayNative(
       onEvent,
       guard === undefined ? undefined : () => drain(guard),
       () => stopped || outcome.blocked !== undefined,
+      options.clientIdleTimeoutMs ?? DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS,
     );
     if (!res.destroyed) outcome.completed = true;
     if (guard !== undefined && !res.destroyed && outcome.blocked === undefined)
       await drain(guard).then(() => end(guard));
   } catch (error) {
+    if (endIdleClient(res, error)) outcome.clientIdle = true;
     // Reading fails when the client left too (the upstream request is aborted with it): no upstream error then.
-    if (!res.destroyed) {
+    else if (!res.destroyed) {
       outcome.upstreamError = error as Error;
       const failure = classifyStreamFailure(error, options.idleTimeoutMs);
       outcome.errorStatus = failure.status;

@@ -9,11 +9,11 @@
  */
 
 import { isUtf8 } from "node:buffer";
-import { once } from "node:events";
 import type { ServerResponse } from "node:http";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from "../pipeline/types.js";
+import { DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS, endIdleClient, waitForClient } from "./client-flow.js";
 import { chunkText, type OutputMeter } from "./output-meter.js";
 import { PieceWriter } from "./piece-writer.js";
 import { plainContentChunk } from "./plain-chunk.js";
@@ -52,6 +52,11 @@ export interface RelayOptions {
   /** The idle timeout between chunks, ms, for the error event's message. */
   idleTimeoutMs?: number;
   /**
+   * How long a client may read nothing while the relay waits for it, ms (`stream_client_idle_timeout`; default
+   * {@link DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS}); then the stream is ended ({@link RelayOutcome.clientIdle}).
+   */
+  clientIdleTimeoutMs?: number;
+  /**
    * Writes each payload in the client's protocol instead of `data: <payload>\n\n` (an endpoint that answers
    * a translated chat stream in its own events: Responses, Anthropic Messages). Default: chat's own SSE.
    */
@@ -88,6 +93,11 @@ export interface RelayOutcome {
   completed: boolean;
   /** The upstream failed (or timed out) mid-stream while the client was still there (it got an error event). */
   upstreamError?: Error;
+  /**
+   * The client read nothing for `clientIdleTimeoutMs`: its connection was closed (`res` destroyed) and the rest
+   * of the upstream's stream was not read.
+   */
+  clientIdle?: boolean;
   /** The output guard's decisions (empty without a guard, or when the stream did not finish). */
   guardDecisions: GuardDecision[];
   /** The output guard blocked the rest of the stream (the client got this error as an event). */
@@ -105,7 +115,8 @@ type Chunk = ChunkHead & { usage?: Usage | null; choices?: Array<{ index?: unkno
 
 /**
  * Writes the upstream's events to `res` and ends it (see {@link RelayOptions.open} for the headers).
- * Backpressure: when the client reads slowly, reading from the upstream pauses.
+ * Backpressure: when the client reads slowly, reading from the upstream pauses (client-flow.ts); a client that
+ * reads nothing for `clientIdleTimeoutMs` has its connection closed ({@link RelayOutcome.clientIdle}).
  */
 export async function relaySse(
   upstream: AsyncIterable<Buffer>,
@@ -265,12 +276,17 @@ export async function relaySse(
       onEvent,
       guard === undefined ? undefined : () => drainQueue(guard),
       () => outcome.blocked !== undefined || stopped,
+      options.clientIdleTimeoutMs ?? DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS,
     );
     if (!started) outcome.unsent = true;
     if (outcome.unsent && first) return outcome;
     if (!res.destroyed && !outcome.completed) outcome.completed = true;
     if (guard !== undefined && !res.destroyed) await drainQueue(guard).then(() => end(guard, false));
   } catch (error) {
+    if (endIdleClient(res, error)) {
+      outcome.clientIdle = true;
+      return outcome;
+    }
     // Reading fails when the client left too (the upstream request is aborted with it): that is no upstream error.
     if (res.destroyed) return outcome;
     outcome.upstreamError = error as Error;
@@ -301,7 +317,9 @@ function readText(
  * Feeds `upstream`'s server-sent events to `onEvent` as they arrive, runs `afterFeed` (the output guard's turn)
  * after each piece, writes what the relay wrote to `out` for that piece in one write (the piece's own bytes when it
  * went out unchanged, {@link PieceWriter}), and stops when the client left or `stopped()` says so.
- * Backpressure: while `res` needs draining, reading pauses. Throws what reading the upstream throws.
+ * Backpressure: while `res` needs draining, reading pauses ({@link waitForClient}, client-flow.ts).
+ * @param clientIdleTimeoutMs how long the client may take nothing while reading pauses, ms.
+ * @throws ClientIdleTimeoutError when it took nothing for that long; what reading the upstream throws.
  */
 export async function readEvents(
   upstream: AsyncIterable<Buffer>,
@@ -310,6 +328,7 @@ export async function readEvents(
   onEvent: (event: EventSourceMessage) => void,
   afterFeed: (() => Promise<void>) | undefined,
   stopped: () => boolean,
+  clientIdleTimeoutMs: number,
 ): Promise<void> {
   const parser = createParser({ onEvent });
   const decoder = new TextDecoder();
@@ -332,7 +351,7 @@ export async function readEvents(
       else out.release();
     }
     if (stopped()) break;
-    if (res.writableNeedDrain) await Promise.race([once(res, "drain"), once(res, "close")]);
+    await waitForClient(res, clientIdleTimeoutMs);
   }
 }
 

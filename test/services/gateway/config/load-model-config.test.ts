@@ -570,7 +570,11 @@ describe("loadModelConfig: unknown, ignored and unsupported keys", () => {
     [`${local}    model_infos: {}\n`, "model_list[0]", "model_name, litellm_params, model_info"],
     ["router_settings:\n  routing_stratgy: least-busy\n", "router_settings", "routing_strategy, num_retries"],
     ["litellm_settings:\n  num_retry: 1\n", "litellm_settings", "num_retries, request_timeout"],
-    ["general_settings:\n  masterkey: sk-1\n", "general_settings", "master_key, database_url"],
+    [
+      "general_settings:\n  masterkey: sk-1\n",
+      "general_settings",
+      "master_key, stream_client_idle_timeout, database_url",
+    ],
   ])("%j: unknown key at %s", (text, at, known) => {
     const { error } = fail(text);
     expect(error.message).toMatch(/^unknown key\(s\) "/);
@@ -822,6 +826,25 @@ describe("loadModelConfig: general_settings.master_key", () => {
     const config = load("general_settings:\n  master_key: NOTSK-secret\n");
     expect(config.warnings[0]).toContain("does not start with sk-");
     expect(config.warnings[0]).not.toContain("NOTSK");
+  });
+});
+
+describe("loadModelConfig: general_settings.stream_client_idle_timeout", () => {
+  it("reads seconds as ms, and leaves it unset (the pipeline's default) when absent", () => {
+    expect(load("general_settings:\n  stream_client_idle_timeout: 2.5\n").streamClientIdleTimeoutMs).toBe(
+      2500,
+    );
+    expect(load("model_list: []").streamClientIdleTimeoutMs).toBeUndefined();
+  });
+
+  it.each([
+    ["0", "must be greater than 0"],
+    ["-5", "must be greater than 0"],
+    ["soon", "expected a number, got a string"],
+  ])("refuses %s at start-up, naming the key and its line", (value, message) => {
+    const { error } = fail(`general_settings:\n  stream_client_idle_timeout: ${value}\n`);
+    expect(error.message).toContain(`${message} at general_settings.stream_client_idle_timeout in `);
+    expect(error.message).toContain("(line 2, column 3)");
   });
 });
 

@@ -2,7 +2,7 @@
  * Answer step for a stream in the upstream's own events (an endpoint passing its API through natively:
  * Responses to OpenAI, Messages to Anthropic): the events are relayed by `streaming/native-relay.ts`, read by
  * the endpoint's {@link NativeEventReader}, with the chat stream's bounds (the reservation, the deployment's
- * `stream_timeout` between events, `deps.maxStreamDurationMs`) and the stream output guard when the policy has
+ * `stream_timeout` between events, `deps.maxStreamDurationMs`, `deps.streamClientIdleTimeoutMs`) and the stream output guard when the policy has
  * one; the call is settled and counted when the stream ends.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -12,7 +12,14 @@ import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
 import { StreamText } from "../../streaming/stream-text.js";
 import type { CallContext, PipelineDeps } from "../types.js";
 import { finish, settle } from "./account.js";
-import { ensureEventStream, firstByte, openStream, streamDeadline, streamEnding } from "./answer.js";
+import {
+  clientIdleOf,
+  ensureEventStream,
+  firstByte,
+  openStream,
+  streamDeadline,
+  streamEnding,
+} from "./answer.js";
 
 /**
  * Relays `upstream`'s event stream read by `reader` (see the module comment); settles and counts the call.
@@ -38,6 +45,7 @@ export async function answerNativeStream(
     meter: new OutputMeter(call.outputLimit, tokenizerFor(deployment.upstreamModel)),
     promptTokens: call.promptEstimate,
     idleTimeoutMs: deps.router.streamTimeoutOf(deployment),
+    ...clientIdleOf(deps),
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),
     ...(text === undefined ? {} : { onContent: (piece: string) => text.addText(piece) }),
     onFirstEvent: () => firstByte(call, upstream, deps),
@@ -46,7 +54,7 @@ export async function answerNativeStream(
   if (text !== undefined) call.output = text.value();
   call.decisions.push(...outcome.guardDecisions);
   const left = res.destroyed && !outcome.completed && !reader.completed;
-  const ended = streamEnding(outcome.upstreamError, outcome.blocked, left);
+  const ended = streamEnding(outcome.upstreamError, outcome.blocked, left, outcome.clientIdle);
   settle(call, deps, outcome.usage, outcome.outputTokens, ended.status);
   finish(deps, request, ended.status, ended.errorType);
 }

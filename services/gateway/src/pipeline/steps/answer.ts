@@ -15,6 +15,7 @@ import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { recordTimeToFirstToken } from "../../metrics/record-call.js";
 import type { UpstreamResponse } from "../../router/router.js";
+import { CLIENT_IDLE_TIMEOUT_TYPE } from "../../streaming/client-flow.js";
 import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
 import { relaySse, type StreamEncoder } from "../../streaming/relay-sse.js";
 import { isStreamTimeout, StreamTimeoutError } from "../../streaming/stream-end.js";
@@ -187,7 +188,8 @@ export interface StreamAnswerOptions {
  * Relays a streamed call of chat completion chunks, settles and counts it once it ended (the reply is hijacked once the first event is
  * there: no onResponse). The stream is bounded: output past the call's reservation is not relayed (the stream
  * ends with `finish_reason: "length"`), and it is ended with an error event after the deployment's stream
- * timeout without a chunk or after `deps.maxStreamDurationMs`. What was relayed is booked: the upstream's
+ * timeout without a chunk or after `deps.maxStreamDurationMs`; a client that reads nothing for
+ * `deps.streamClientIdleTimeoutMs` has its connection closed and the upstream aborted. What was relayed is booked: the upstream's
  * usage, else the output tokens counted on the way ({@link OutputMeter}).
  * @throws GatewayError 502 when the upstream's answer is not `text/event-stream`, its first event is not a JSON
  *   chunk or it failed before its first event (no header was sent; the call is booked at zero).
@@ -213,6 +215,7 @@ export async function answerStream(
     meter: new OutputMeter(call.outputLimit, tokenizerFor(upstream.deployment.upstreamModel)),
     promptTokens: call.promptEstimate,
     idleTimeoutMs: deps.router.streamTimeoutOf(upstream.deployment),
+    ...clientIdleOf(deps),
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),
     ...(text === undefined ? {} : { onText: (piece: string) => text.addText(piece) }),
     onFirstChunk: () => firstByte(call, upstream, deps),
@@ -226,7 +229,8 @@ export async function answerStream(
   }
   if (text !== undefined) call.output = text.value();
   call.decisions.push(...outcome.guardDecisions);
-  const ended = streamEnding(outcome.upstreamError, outcome.blocked, res.destroyed && !outcome.completed);
+  const left = res.destroyed && !outcome.completed;
+  const ended = streamEnding(outcome.upstreamError, outcome.blocked, left, outcome.clientIdle);
   // A stream cut at its reservation never read the upstream's usage; one without usage is booked by its count.
   settle(call, deps, outcome.cut ? undefined : outcome.usage, outcome.outputTokens, ended.status);
   finish(deps, request, ended.status, ended.errorType);
@@ -284,15 +288,24 @@ export function firstByte(call: CallContext, upstream: UpstreamResponse, deps: P
   );
 }
 
+/** The relay's `clientIdleTimeoutMs` option from `deps.streamClientIdleTimeoutMs`, when it is set. */
+export function clientIdleOf(deps: PipelineDeps): { clientIdleTimeoutMs?: number } {
+  const ms = deps.streamClientIdleTimeoutMs;
+  return ms === undefined ? {} : { clientIdleTimeoutMs: ms };
+}
+
 /**
- * The status and error type a finished stream is recorded with: 504 `timeout` / 502 `upstream_error` for an
- * upstream failure, the guard's refusal for a block, 499 when the client left first, else 200.
+ * The status and error type a finished stream is recorded with: 499 `client_idle_timeout` when the client read
+ * nothing for `stream_client_idle_timeout` (`clientIdle`), 504 `timeout` / 502 `upstream_error` for an upstream
+ * failure, the guard's refusal for a block, 499 `client_closed_request` when the client left first, else 200.
  */
 export function streamEnding(
   upstreamError: Error | undefined,
   blocked: GatewayError | undefined,
   clientLeft: boolean,
+  clientIdle = false,
 ): { status: number; errorType?: string } {
+  if (clientIdle) return { status: CLIENT_CLOSED_REQUEST, errorType: CLIENT_IDLE_TIMEOUT_TYPE };
   if (upstreamError !== undefined)
     return isStreamTimeout(upstreamError)
       ? { status: 504, errorType: "timeout" }

@@ -51,6 +51,8 @@ export interface ChatHarnessOptions {
   masterKey?: string;
   /** The response ownership registry (default: the app's in-process one). */
   responseOwners?: ResponseOwners;
+  /** PipelineDeps.streamClientIdleTimeoutMs (`stream_client_idle_timeout`), ms; default the gateway's (60 s). */
+  clientIdleTimeoutMs?: number;
 }
 
 export interface ChatHarness {
@@ -114,6 +116,9 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
     ...(options.maxStreamDurationMs === undefined
       ? {}
       : { maxStreamDurationMs: options.maxStreamDurationMs }),
+    ...(options.clientIdleTimeoutMs === undefined
+      ? {}
+      : { streamClientIdleTimeoutMs: options.clientIdleTimeoutMs }),
   });
   const url = await app.listen({ port: 0, host: "127.0.0.1" });
   return {
