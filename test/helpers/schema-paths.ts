@@ -27,7 +27,7 @@ function admitsString(s: Schema): boolean {
 /** The string constants of an object schema's properties (`type: {const: "message"}`, one-value enums). */
 function constsOf(s: Schema, resolve: (ref: string) => Schema): Record<string, string> | undefined {
   if (!isObj(s.properties)) return undefined;
-  let out: Record<string, string> | undefined;
+  const out: Record<string, string> = {};
   for (const [key, raw] of Object.entries(s.properties)) {
     const p = isObj(raw) && typeof raw.$ref === "string" ? resolve(raw.$ref) : raw;
     if (!isObj(p)) continue;
@@ -39,9 +39,9 @@ function constsOf(s: Schema, resolve: (ref: string) => Schema): Record<string, s
           : typeof p.default === "string" && key === "type"
             ? p.default
             : undefined;
-    if (value !== undefined) (out ??= {})[key] = value;
+    if (value !== undefined) out[key] = value;
   }
-  return out;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /**
