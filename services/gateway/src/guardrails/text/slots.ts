@@ -72,14 +72,22 @@ export class KeySlot implements TextSlot {
   }
 }
 
-/** Keys read as plain identifiers (`type`, `order_id`, `$ref`): not text a guardrail finds anything in. */
-const IDENTIFIER = /^[A-Za-z_$][\w$.-]{0,63}$/;
-
 /**
- * Whether an object key is read as text: any key but a plain identifier (a letter, `_` or `$`, then word
- * characters, `$`, `.` or `-`, at most 64). `bob@corp.com` or `Ignore all previous instructions` as a key is text.
+ * Whether an object key is read as text: any non-empty key but a plain identifier (a letter, `_` or `$`, then
+ * letters, digits, `_`, `$`, `.` or `-`, at most 64 in all: `type`, `order_id`, `$ref`). `bob@corp.com` or
+ * `Ignore all previous instructions` as a key is text. One pass over the characters (it runs for every key).
  */
-export const isTextKey = (key: string): boolean => !IDENTIFIER.test(key);
+export function isTextKey(key: string): boolean {
+  const n = key.length;
+  if (n > 64) return true;
+  for (let i = 0; i < n; i++) {
+    const c = key.charCodeAt(i);
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24) continue;
+    if (i > 0 && ((c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d)) continue;
+    return true;
+  }
+  return false;
+}
 
 /** Whether any slot of `slots` holds a non-blank text in a scope `include` accepts. */
 export function hasText(slots: readonly TextSlot[], include: (scope: TextScope) => boolean): boolean {

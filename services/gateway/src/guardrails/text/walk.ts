@@ -56,14 +56,34 @@ export interface TextRules {
 }
 
 /**
- * An identifier's shape: 1 to 128 of letters, digits, `_ . : / -`, starting with a letter, digit or `_`, with at
- * least one letter and no run of 6 digits (`call_abc123`, `toolu_01A0…`, `auto`, `image/png`, `5m`). E-mail
- * addresses, card numbers, phone numbers and IBANs never have it, nor does prose (spaces).
+ * Whether `value` has an identifier's shape (see {@link TextRules.identifiers}): 1 to 128 of letters, digits,
+ * `_ . : / -`, starting with a letter, digit or `_`, with at least one letter and no run of 6 digits
+ * (`call_abc123`, `toolu_01A0…`, `auto`, `image/png`, `5m`). E-mail addresses, card numbers, phone numbers and
+ * IBANs never have it, nor does prose (spaces). One pass over the characters.
  */
-const IDENTIFIER_SHAPE = /^(?!.*\d{6})(?=.*[A-Za-z])[\w][\w.:/-]{0,127}$/;
-/** Whether `value` has an identifier's shape (see {@link TextRules.identifiers}). */
-export const isIdentifier = (value: string): boolean => IDENTIFIER_SHAPE.test(value);
+export function isIdentifier(value: string): boolean {
+  const n = value.length;
+  if (n === 0 || n > 128) return false;
+  let letter = false;
+  let digits = 0;
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) {
+      letter = true;
+      digits = 0;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (++digits >= 6) return false;
+    } else if (c === 0x5f || (i > 0 && (c === 0x2e || c === 0x3a || c === 0x2f || c === 0x2d))) {
+      digits = 0;
+    } else {
+      return false;
+    }
+  }
+  return letter;
+}
 
+/** The shortest value read as a base64 payload. */
+const MIN_BINARY = 24;
 /** Base64 or base64url, at least 24 characters, optional padding. */
 const BASE64 = /^[A-Za-z0-9+/_-]{24,}={0,2}$/;
 /** A `data:` URL with a base64 payload (RFC 2397): `data:image/png;base64,iVBOR…`. */
@@ -74,19 +94,26 @@ const DATA_URL = /^data:[\w.+-]*\/?[\w.+-]*(?:;[\w.+-]+(?:=[^;,]*)?)*;base64,[A-
  * rules' `binary` fields. A URL that is not a base64 `data:` URL (`https://…?email=…`) is text.
  */
 export function isBinary(value: string, binaryField: boolean): boolean {
-  if (value.length < 24) return false;
+  if (value.length < MIN_BINARY) return false;
   if (value.startsWith("data:")) return DATA_URL.test(value);
   return binaryField && BASE64.test(value);
 }
 
-/** The pending values of one walk: parallel stacks, one entry per value still to visit. */
+/** An object or array being walked: its fields (undefined for an array) and the next one to visit. */
+interface Frame {
+  readonly holder: Container;
+  readonly fields: readonly string[] | undefined;
+  readonly length: number;
+  next: number;
+  readonly scope: TextScope;
+  readonly group: number;
+  /** The field this container sits under (arrays are transparent), for the rules' `identifiers`. */
+  readonly name: string;
+}
+
+/** One walk: a stack of the containers open on the way down; strings are read in place, in document order. */
 class Walk {
-  private readonly holders: Container[] = [];
-  private readonly keys: Array<string | number> = [];
-  private readonly scopes: TextScope[] = [];
-  private readonly groups: number[] = [];
-  /** The field the holder sits under (arrays are transparent), for the rules' `identifiers`. */
-  private readonly owners: string[] = [];
+  private readonly stack: Frame[] = [];
 
   constructor(
     private readonly rules: TextRules,
@@ -95,60 +122,82 @@ class Walk {
 
   /** Visits `holder[key]` and everything inside it; `owner`: the field `holder` sits under. */
   run(holder: Container, key: string | number, scope: TextScope, group: number, owner: string): void {
-    this.push(holder, key, scope, group, owner);
-    while (this.keys.length > 0) {
-      this.visit(
-        this.holders.pop() as Container,
-        this.keys.pop() as string | number,
-        this.scopes.pop() as TextScope,
-        this.groups.pop() as number,
-        this.owners.pop() as string,
-      );
-    }
-  }
-
-  private push(
-    holder: Container,
-    key: string | number,
-    scope: TextScope,
-    group: number,
-    owner: string,
-  ): void {
-    this.holders.push(holder);
-    this.keys.push(key);
-    this.scopes.push(scope);
-    this.groups.push(group);
-    this.owners.push(owner);
-  }
-
-  private visit(
-    holder: Container,
-    key: string | number,
-    scope: TextScope,
-    group: number,
-    owner: string,
-  ): void {
-    const named = typeof key === "string";
-    if (named && isTextKey(key)) this.out.push(new KeySlot(key, scope, group, holder as Obj));
+    const stack = this.stack;
     const value = (holder as Record<string | number, unknown>)[key];
-    if (typeof value === "string") {
-      if (value !== "" && !this.skipped(value, named ? key : owner, named ? owner : undefined)) {
-        this.out.push(new FieldSlot(value, scope, group, holder, key));
+    if (typeof key === "string") this.field(holder as Obj, key, value, scope, group, owner);
+    else this.element(holder, key, value, scope, group, owner);
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1] as Frame;
+      if (frame.next === frame.length) {
+        stack.pop();
+        continue;
       }
-      return;
+      const i = frame.next++;
+      const fields = frame.fields;
+      if (fields === undefined) {
+        const array = frame.holder as unknown[];
+        this.element(array, i, array[i], frame.scope, frame.group, frame.name);
+      } else {
+        const obj = frame.holder as Obj;
+        const field = fields[i] as string;
+        const scope = this.rules.nested?.(obj, field) ?? frame.scope;
+        this.field(obj, field, obj[field], scope, frame.group, frame.name);
+      }
     }
-    if (typeof value !== "object" || value === null) return;
-    const name = named ? key : owner;
+  }
+
+  /** Reads `obj[field]` (`value`): a slot for the key when it is text, then the value's. */
+  private field(
+    obj: Obj,
+    field: string,
+    value: unknown,
+    scope: TextScope,
+    group: number,
+    owner: string,
+  ): void {
+    if (isTextKey(field)) this.out.push(new KeySlot(field, scope, group, obj));
+    if (typeof value === "string") {
+      if (value !== "" && !this.skipped(value, field, owner)) {
+        this.out.push(new FieldSlot(value, scope, group, obj, field));
+      }
+    } else if (typeof value === "object" && value !== null) {
+      this.open(value, scope, group, field);
+    }
+  }
+
+  /** Reads an element of an array (`value`) sitting under the field `owner`. */
+  private element(
+    holder: Container,
+    index: number,
+    value: unknown,
+    scope: TextScope,
+    group: number,
+    owner: string,
+  ): void {
+    if (typeof value === "string") {
+      if (value !== "" && !this.skipped(value, owner, undefined)) {
+        this.out.push(new FieldSlot(value, scope, group, holder, index));
+      }
+    } else if (typeof value === "object" && value !== null) {
+      this.open(value, scope, group, owner);
+    }
+  }
+
+  /** Opens an object or array for the walk. */
+  private open(value: object, scope: TextScope, group: number, name: string): void {
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) this.push(value, i, scope, group, name);
-      return;
-    }
-    const obj = value as Obj;
-    const fields = Object.keys(obj);
-    const nested = this.rules.nested;
-    for (let i = fields.length - 1; i >= 0; i--) {
-      const field = fields[i] as string;
-      this.push(obj, field, nested?.(obj, field) ?? scope, group, name);
+      this.stack.push({
+        holder: value,
+        fields: undefined,
+        length: value.length,
+        next: 0,
+        scope,
+        group,
+        name,
+      });
+    } else {
+      const fields = Object.keys(value);
+      this.stack.push({ holder: value as Obj, fields, length: fields.length, next: 0, scope, group, name });
     }
   }
 
@@ -158,7 +207,7 @@ class Walk {
     if (rule !== undefined && (rule === true || (parent !== undefined && rule.has(parent)))) {
       if (isIdentifier(value)) return true;
     }
-    return isBinary(value, this.rules.binary.has(field));
+    return value.length >= MIN_BINARY && isBinary(value, this.rules.binary.has(field));
   }
 }
 
