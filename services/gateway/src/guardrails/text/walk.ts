@@ -55,31 +55,47 @@ export interface TextRules {
   readonly nested?: (holder: Obj, key: string) => TextScope | undefined;
 }
 
+/** An IBAN's shape (ISO 13616): country code, check digits, 11 to 30 letters and digits. */
+const IBAN = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
+
 /**
  * Whether `value` has an identifier's shape (see {@link TextRules.identifiers}): 1 to 128 of letters, digits,
- * `_ . : / -`, starting with a letter, digit or `_`, with at least one letter and no run of 6 digits
- * (`call_abc123`, `toolu_01A0…`, `auto`, `image/png`, `5m`). E-mail addresses, card numbers, phone numbers and
- * IBANs never have it, nor does prose (spaces). One pass over the characters.
+ * `_ . : / -`, starting with a letter, digit or `_`; a letter in it unless it is all digits; no run of 6 or more
+ * digits standing alone (not touching a letter: `call_4111111111111111` is not an identifier, the hex of
+ * `msg_29301550320c…` is); not an IBAN. So `call_abc123`, `toolu_01A0…`, `auto`, `image/png`, `5m`, `42` are
+ * identifiers, and e-mail addresses, card numbers, phone numbers, IBANs and prose (spaces) never are. One pass
+ * over the characters.
  */
 export function isIdentifier(value: string): boolean {
   const n = value.length;
-  if (n === 0 || n > 128) return false;
+  if (n === 0 || n > 128 || (n >= 15 && n <= 34 && IBAN.test(value))) return false;
   let letter = false;
-  let digits = 0;
+  let separated = false;
+  let run = 0; // digits in the current run
+  let runAfterLetter = false; // the current run follows a letter
+  let previousLetter = false;
   for (let i = 0; i < n; i++) {
     const c = value.charCodeAt(i);
     if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a)) {
       letter = true;
-      digits = 0;
-    } else if (c >= 0x30 && c <= 0x39) {
-      if (++digits >= 6) return false;
+      previousLetter = true;
+      run = 0;
+      continue;
+    }
+    if (c >= 0x30 && c <= 0x39) {
+      if (run === 0) runAfterLetter = previousLetter;
+      run++;
     } else if (c === 0x5f || (i > 0 && (c === 0x2e || c === 0x3a || c === 0x2f || c === 0x2d))) {
-      digits = 0;
+      if (run >= 6 && !runAfterLetter) return false;
+      run = 0;
+      separated = true;
     } else {
       return false;
     }
+    previousLetter = false;
   }
-  return letter;
+  if (run >= 6 && !runAfterLetter) return false;
+  return letter || !separated;
 }
 
 /** The shortest value read as a base64 payload. */
