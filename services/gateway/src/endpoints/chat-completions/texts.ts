@@ -15,7 +15,7 @@
  * choice's `message` read the same way, one group per choice.
  */
 import { type TextSlot, TOOL_CALL_SCOPE } from "../../guardrails/text/slots.js";
-import { type TextRules, walkTexts, walkValue } from "../../guardrails/text/walk.js";
+import { identifierFields, type TextRules, walkTexts, walkValue } from "../../guardrails/text/walk.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -26,8 +26,8 @@ const messageScope = (m: unknown): string => (isObj(m) && typeof m.role === "str
 /** What the guardrails skip in a chat completions body, and the scopes they read it in (see the module comment). */
 export const CHAT_TEXT_RULES: TextRules = {
   skip: new Set(["model", "tags", "logit_bias"]),
-  identifiers: new Map<string, true | ReadonlySet<string>>([
-    ...[
+  identifiers: identifierFields(
+    [
       "type",
       "role",
       "id",
@@ -46,9 +46,9 @@ export const CHAT_TEXT_RULES: TextRules = {
       "prompt_cache_key",
       "safety_identifier",
       "search_context_size",
-    ].map((k): [string, true] => [k, true]),
-    ["name", new Set(["function", "functions", "function_call"])],
-  ]),
+    ],
+    { name: ["function", "functions", "function_call"] },
+  ),
   binary: new Set(["data", "file_data"]),
   groups: new Map([["messages", messageScope]]),
   scopes: new Map(),

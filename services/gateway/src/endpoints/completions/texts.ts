@@ -9,7 +9,7 @@
  * - answer: each choice's `text` (group: the choice's index), in the `assistant` scope.
  */
 import { FieldSlot, type TextSlot } from "../../guardrails/text/slots.js";
-import { type TextRules, walkTexts } from "../../guardrails/text/walk.js";
+import { identifierFields, type TextRules, walkTexts } from "../../guardrails/text/walk.js";
 
 const isObj = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -17,10 +17,7 @@ const isObj = (v: unknown): v is Record<string, unknown> =>
 /** What the guardrails skip in a completions body, and the scopes they read it in. */
 export const COMPLETION_TEXT_RULES: TextRules = {
   skip: new Set(["model", "tags", "logit_bias"]),
-  identifiers: new Map([
-    ["user", true],
-    ["service_tier", true],
-  ]),
+  identifiers: identifierFields(["user", "service_tier"]),
   binary: new Set(),
   groups: new Map([["prompt", () => "user"]]),
   scopes: new Map([["suffix", "user"]]),

@@ -6,15 +6,12 @@
  * or `user`.
  */
 import { REQUEST_SCOPE, type TextSlot } from "../../guardrails/text/slots.js";
-import { type TextRules, walkTexts } from "../../guardrails/text/walk.js";
+import { identifierFields, type TextRules, walkTexts } from "../../guardrails/text/walk.js";
 
 /** What the guardrails skip in an embeddings body. */
 export const EMBEDDING_TEXT_RULES: TextRules = {
   skip: new Set(["model", "tags"]),
-  identifiers: new Map([
-    ["encoding_format", true],
-    ["user", true],
-  ]),
+  identifiers: identifierFields(["encoding_format", "user"]),
   binary: new Set(),
   groups: new Map([["input", () => REQUEST_SCOPE]]),
   scopes: new Map(),

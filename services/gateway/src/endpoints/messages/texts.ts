@@ -16,7 +16,7 @@
  * content blocks, as the assistant's.
  */
 import { type TextSlot, TOOL_CALL_SCOPE } from "../../guardrails/text/slots.js";
-import { type TextRules, walkTexts, walkValue } from "../../guardrails/text/walk.js";
+import { identifierFields, type TextRules, walkTexts, walkValue } from "../../guardrails/text/walk.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -24,21 +24,19 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 /** What the guardrails skip in a Messages body, and the scopes they read it in (see the module comment). */
 export const MESSAGES_TEXT_RULES: TextRules = {
   skip: new Set(["model", "tags"]),
-  identifiers: new Map(
-    [
-      "type",
-      "role",
-      "id",
-      "tool_use_id",
-      "name",
-      "media_type",
-      "file_id",
-      "tool_choice",
-      "service_tier",
-      "ttl",
-      "user_id",
-    ].map((k): [string, true] => [k, true]),
-  ),
+  identifiers: identifierFields([
+    "type",
+    "role",
+    "id",
+    "tool_use_id",
+    "name",
+    "media_type",
+    "file_id",
+    "tool_choice",
+    "service_tier",
+    "ttl",
+    "user_id",
+  ]),
   binary: new Set(["data", "signature"]),
   groups: new Map([["messages", (m: unknown) => (isObj(m) && typeof m.role === "string" ? m.role : "")]]),
   scopes: new Map([["system", "system"]]),

@@ -17,7 +17,7 @@
  * The answer: its `output` items, read the same way.
  */
 import { type TextSlot, TOOL_CALL_SCOPE } from "../../guardrails/text/slots.js";
-import { type TextRules, walkTexts, walkValue } from "../../guardrails/text/walk.js";
+import { identifierFields, type TextRules, walkTexts, walkValue } from "../../guardrails/text/walk.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -34,31 +34,29 @@ function itemScope(item: unknown): string {
 /** What the guardrails skip in a Responses body, and the scopes they read it in (see the module comment). */
 export const RESPONSES_TEXT_RULES: TextRules = {
   skip: new Set(["model", "tags"]),
-  identifiers: new Map(
-    [
-      "type",
-      "role",
-      "id",
-      "call_id",
-      "status",
-      "name",
-      "detail",
-      "file_id",
-      "include",
-      "tool_choice",
-      "truncation",
-      "service_tier",
-      "effort",
-      "summary",
-      "verbosity",
-      "user",
-      "safety_identifier",
-      "prompt_cache_key",
-      "previous_response_id",
-      "conversation",
-      "server_label",
-    ].map((k): [string, true] => [k, true]),
-  ),
+  identifiers: identifierFields([
+    "type",
+    "role",
+    "id",
+    "call_id",
+    "status",
+    "name",
+    "detail",
+    "file_id",
+    "include",
+    "tool_choice",
+    "truncation",
+    "service_tier",
+    "effort",
+    "summary",
+    "verbosity",
+    "user",
+    "safety_identifier",
+    "prompt_cache_key",
+    "previous_response_id",
+    "conversation",
+    "server_label",
+  ]),
   binary: new Set(["file_data", "encrypted_content"]),
   groups: new Map([["input", itemScope]]),
   scopes: new Map([["instructions", "system"]]),

@@ -55,6 +55,20 @@ export interface TextRules {
   readonly nested?: (holder: Obj, key: string) => TextScope | undefined;
 }
 
+/**
+ * The `identifiers` of {@link TextRules}: `anywhere` are identifier fields wherever they are; `under` maps a field
+ * to the fields it is an identifier under (`{ name: ["function"] }`).
+ */
+export function identifierFields(
+  anywhere: readonly string[],
+  under: Readonly<Record<string, readonly string[]>> = {},
+): ReadonlyMap<string, true | ReadonlySet<string>> {
+  const map = new Map<string, true | ReadonlySet<string>>();
+  for (const field of anywhere) map.set(field, true);
+  for (const [field, parents] of Object.entries(under)) map.set(field, new Set(parents));
+  return map;
+}
+
 /** An IBAN's shape (ISO 13616): country code, check digits, 11 to 30 letters and digits. */
 const IBAN = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
 
