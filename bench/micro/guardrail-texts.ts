@@ -1,30 +1,39 @@
 /**
  * Micro-benchmark of the guardrails' text extraction (`npx tsx bench/micro/guardrail-texts.ts`), side by side in
- * one run: the extraction before issue 20 (`pii/texts.ts` `requestTexts` at commit 5c28912, read from git: string
- * content, `text` parts and tool-call arguments only, nothing normalised) and today's `chatRequestTexts` alone and
- * followed by `normalizeForDetection` of every text (what the PII guardrail does per call). Four requests: an
- * ASCII chat turn, the same with tools and a response_format schema, a non-ASCII turn that normalisation leaves
- * unchanged, and one with fullwidth and zero-width characters (the mapped path). Prints µs per call, 3 rounds.
+ * one run: the per-field extractors before issue 28 (`endpoints/chat-completions/texts.ts` and
+ * `endpoints/responses/texts.ts` at commit 1dbcdc9, read from git: hand-written lists of known fields) and today's
+ * walk over the whole body (`guardrails/text/walk.ts` under each endpoint's rules), alone and followed by
+ * `normalizeForDetection` of every text (what the PII guardrail does per call). Chat requests: an ASCII turn, the
+ * same with tools and a response_format schema, a non-ASCII turn that normalisation leaves unchanged, one with
+ * fullwidth and zero-width characters (the mapped path); and a Responses request with a function call round trip.
+ * Prints µs per call and the ratio walk ÷ before, 3 rounds.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chatRequestTexts } from "../../services/gateway/src/endpoints/chat-completions/texts.js";
+import { responsesRequestTexts } from "../../services/gateway/src/endpoints/responses/texts.js";
 import { normalizeForDetection } from "../../services/gateway/src/guardrails/text/normalize.js";
 
-const BEFORE = "5c28912";
+type Extract = (body: Record<string, unknown>) => Array<{ text: string }>;
+
+const BEFORE = "1dbcdc9";
 const dir = mkdtempSync(join(tmpdir(), "bench-texts-"));
-const oldFile = join(dir, "texts.ts");
-writeFileSync(
-  oldFile,
-  execFileSync("git", ["show", `${BEFORE}:services/gateway/src/guardrails/pii/texts.ts`], {
-    encoding: "utf8",
-  }),
-);
-const old = (await import(pathToFileURL(oldFile).href)) as {
-  requestTexts(messages: unknown[]): Array<{ text: string }>;
+/** Writes `path` as it was at {@link BEFORE} under `dir` (keeping its relative imports working). */
+const checkout = (path: string): string => {
+  const file = join(dir, path);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, execFileSync("git", ["show", `${BEFORE}:${path}`], { encoding: "utf8" }));
+  return pathToFileURL(file).href;
+};
+checkout("services/gateway/src/guardrails/text/slots.ts");
+const oldChat = (await import(checkout("services/gateway/src/endpoints/chat-completions/texts.ts"))) as {
+  chatRequestTexts: Extract;
+};
+const oldResponses = (await import(checkout("services/gateway/src/endpoints/responses/texts.ts"))) as {
+  responsesRequestTexts: Extract;
 };
 
 const prose = "Please summarise the attached meeting notes and list the action items with owners. ".repeat(3);
@@ -55,11 +64,38 @@ const responseFormat = {
     schema: { type: "object", properties: { items: { type: "array", description: "Action items" } } },
   },
 };
-const cases: Array<[string, Record<string, unknown>]> = [
-  ["ASCII chat turn (4 messages, ~1 KB)", { model: "general", messages: turn(prose) }],
+const responsesBody = {
+  model: "general",
+  instructions: "You are a helpful assistant for the platform team.",
+  input: [
+    { role: "user", content: [{ type: "input_text", text: prose }] },
+    { type: "function_call", call_id: "call_1", name: "lookup", arguments: '{"order":"A-1001"}' },
+    { type: "function_call_output", call_id: "call_1", output: "Order A-1001 shipped on Monday." },
+    { role: "user", content: [{ type: "input_text", text: "Reply to jane.doe@example.org." }] },
+  ],
+  tools: [
+    {
+      type: "function",
+      name: "lookup",
+      description: "Look up an order.",
+      parameters: tools[0]?.function.parameters,
+    },
+  ],
+  reasoning: { effort: "low" },
+  store: false,
+};
+const cases: Array<[string, Record<string, unknown>, Extract, Extract]> = [
+  [
+    "ASCII chat turn (4 messages, ~1 KB)",
+    { model: "general", messages: turn(prose) },
+    oldChat.chatRequestTexts,
+    chatRequestTexts,
+  ],
   [
     "same + tools and response_format",
     { model: "general", messages: turn(prose), tools, response_format: responseFormat },
+    oldChat.chatRequestTexts,
+    chatRequestTexts,
   ],
   [
     "non-ASCII, already normal",
@@ -67,10 +103,20 @@ const cases: Array<[string, Record<string, unknown>]> = [
       model: "general",
       messages: turn(`Bitte fasse die Notizen zusammen — 会議のメモを要約してください。 ${prose}`),
     },
+    oldChat.chatRequestTexts,
+    chatRequestTexts,
   ],
   [
     "fullwidth and zero-width characters",
     { model: "general", messages: turn(`Ｐｌｅａｓｅ\u200b ｓｕｍｍａｒｉｓｅ\u2060 ${prose}`) },
+    oldChat.chatRequestTexts,
+    chatRequestTexts,
+  ],
+  [
+    "Responses: function call round trip",
+    responsesBody,
+    oldResponses.responsesRequestTexts,
+    responsesRequestTexts,
   ],
 ];
 
@@ -83,17 +129,16 @@ const time = (fn: () => number): number => {
 };
 for (let round = 1; round <= 3; round++) {
   console.log(`round ${round} (µs per call)`);
-  for (const [name, body] of cases) {
-    const messages = body.messages as unknown[];
-    const before = time(() => old.requestTexts(messages).length);
-    const now = time(() => chatRequestTexts(body).length);
+  for (const [name, body, before, walk] of cases) {
+    const old = time(() => before(body).length);
+    const now = time(() => walk(body).length);
     const normalised = time(() => {
       let n = 0;
-      for (const s of chatRequestTexts(body)) n += normalizeForDetection(s.text).text.length;
+      for (const s of walk(body)) n += normalizeForDetection(s.text).text.length;
       return n;
     });
     console.log(
-      `  ${name.padEnd(38)} before ${before.toFixed(2)}  extraction ${now.toFixed(2)}  extraction+normalise ${normalised.toFixed(2)}`,
+      `  ${name.padEnd(38)} before ${old.toFixed(2)}  walk ${now.toFixed(2)} (${(now / old).toFixed(2)}×)  walk+normalise ${normalised.toFixed(2)}`,
     );
   }
 }

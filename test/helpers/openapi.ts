@@ -3,7 +3,8 @@
  * description (github.com/openai/openai-openapi) that the gateway's answers use, checked in as
  * `test/fixtures/openai-openapi-schemas.json` (the closure of `Response`, `ResponseStreamEvent`,
  * `CreateEmbeddingResponse`, `CreateCompletionResponse`, `CreateChatCompletionResponse`,
- * `CreateChatCompletionStreamResponse`, `ErrorResponse`; `x-` extensions removed). OpenAPI 3.1 schemas are JSON
+ * `CreateChatCompletionStreamResponse`, `ErrorResponse`, and of the requests `CreateChatCompletionRequest`,
+ * `CreateResponse`, `CreateCompletionRequest`, `CreateEmbeddingRequest`; `x-` extensions removed). OpenAPI 3.1 schemas are JSON
  * Schema 2020-12, so Ajv's 2020 build reads them; `discriminator` is ignored (the `oneOf`/`anyOf` it annotates
  * still applies).
  */
@@ -66,3 +67,21 @@ export function openAISchemaErrors(name: string, value: unknown): string[] {
     (e) => `${e.instancePath || "/"} ${e.message ?? ""} ${JSON.stringify(e.params)}`,
   );
 }
+
+/**
+ * OpenAI's component schema `name` as the fixture holds it (refs `#/components/schemas/X` unresolved; see
+ * {@link resolveOpenAIRef}).
+ * @throws Error when the fixture has no schema of that name.
+ */
+export function openAISchema(name: string): Record<string, unknown> {
+  const schema = file.schemas[name];
+  if (schema === undefined) throw new Error(`no OpenAI schema named ${name} in the fixture`);
+  return schema as Record<string, unknown>;
+}
+
+/**
+ * The schema a `#/components/schemas/X` ref names.
+ * @throws Error when the fixture has no such schema.
+ */
+export const resolveOpenAIRef = (ref: string): Record<string, unknown> =>
+  openAISchema(ref.slice(ref.lastIndexOf("/") + 1));

@@ -355,7 +355,7 @@ describe("prompt injection: scanner down", () => {
           role: "user",
           content: [
             { type: "text", text: " " },
-            { type: "image_url", image_url: { url: "x" } },
+            { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAE=" } },
           ],
         },
         {

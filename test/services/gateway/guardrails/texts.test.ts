@@ -76,11 +76,11 @@ describe("chatRequestTexts", () => {
     }
   });
 
-  it("names each text's scope and group, and skips settings, ids, names and binary payloads", () => {
+  it("names each text's scope and group, in document order, and skips identifiers, function names and base64", () => {
     const body = {
       model: "general",
       user: "someone",
-      metadata: { note: "not read" },
+      metadata: { note: "the upstream stores it" },
       messages: [
         { role: "system", content: "sys" },
         {
@@ -102,6 +102,7 @@ describe("chatRequestTexts", () => {
     };
     const slots = chatRequestTexts(body).map((s) => [s.scope, s.group, s.text]);
     expect(slots).toEqual([
+      ["request", -1, "the upstream stores it"],
       ["system", 0, "sys"],
       ["user", 1, "alice"],
       ["user", 1, "hi"],

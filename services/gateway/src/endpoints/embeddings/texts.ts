@@ -1,18 +1,23 @@
 /**
- * The texts of an embeddings request (OpenAI API reference, "Create embeddings"): `input` as a string, or each
- * string of an array of strings, as {@link TextSlot}s in {@link REQUEST_SCOPE} (group: the element's index).
- * Token-id arrays carry no text and give no slot; no other field is text a model reads (`model`, `dimensions`,
- * `encoding_format`, `user`).
+ * The texts of an embeddings request (OpenAI API reference, "Create embeddings"), as {@link TextSlot}s: the walk
+ * of `guardrails/text/walk.ts` under {@link EMBEDDING_TEXT_RULES}: `input` as a string (group 0) or each string of
+ * an array (group: its index), and every other string, unknown fields included, all in the `request` scope.
+ * Token-id arrays carry no text. Not read: `model`, LiteLLM's `tags`, and an identifier-shaped `encoding_format`
+ * or `user`.
  */
-import { fieldSlot, REQUEST_SCOPE, type TextSlot } from "../../guardrails/text/slots.js";
+import { REQUEST_SCOPE, type TextSlot } from "../../guardrails/text/slots.js";
+import { identifierFields, type TextRules, walkTexts } from "../../guardrails/text/walk.js";
 
-/** Every text of `body.input`; the slots write into `body` (or its `input` array). */
+/** What the guardrails skip in an embeddings body. */
+export const EMBEDDING_TEXT_RULES: TextRules = {
+  skip: new Set(["model", "tags"]),
+  identifiers: identifierFields(["encoding_format", "user"]),
+  binary: new Set(),
+  groups: new Map([["input", () => REQUEST_SCOPE]]),
+  scopes: new Map(),
+};
+
+/** Every text of an embeddings request; the slots write into `body` (or its `input` array). */
 export function embeddingInputTexts(body: Record<string, unknown>): TextSlot[] {
-  const out: TextSlot[] = [];
-  const input = body.input;
-  if (typeof input === "string") fieldSlot(body, "input", REQUEST_SCOPE, 0, out);
-  else if (Array.isArray(input)) {
-    for (let i = 0; i < input.length; i++) fieldSlot(input, i, REQUEST_SCOPE, i, out);
-  }
-  return out;
+  return walkTexts(body, EMBEDDING_TEXT_RULES);
 }

@@ -1,131 +1,60 @@
 /**
- * Every text a model reads in a Messages request or answer (Anthropic API reference, "Messages"), as
- * {@link TextSlot}s, in document order:
+ * Every text a model or the upstream reads in a Messages request or answer (Anthropic API reference,
+ * "Messages"), as {@link TextSlot}s: the walk of `guardrails/text/walk.ts` over the whole body under
+ * {@link MESSAGES_TEXT_RULES}. Every string at any depth is read, unknown fields and block types included
+ * (`citations`, image and document sources' URLs, `mcp_servers`, …), but for the exclusions below (documented in
+ * `docs/guardrails.md`):
  *
- * - `system`: the string, or each text block's `text` (scope `system`, group -1);
- * - each message (group: its index, scope: its role): its `content` string, or per block: a `text` block's
- *   `text`; a `tool_use` block's `input` (every string, {@link TOOL_CALL_SCOPE}); a `tool_result` block's
- *   `content` (string or blocks, read like a message's); a `document` block's text source and title/context;
- *   every string of a block type the gateway does not know, but its `type`, ids, `cache_control` and binary
- *   `source` data (images, base64 PDFs);
- * - outside the messages ({@link REQUEST_SCOPE}): `tools[]` (`description` and every string of `input_schema`;
- *   not `name`) and every string of any top-level field the gateway does not know.
+ * - not read: `model` (replaced by the deployment's) and LiteLLM's `tags` (dropped);
+ * - read unless identifier-shaped: `type`, `role`, `id`, `tool_use_id`, `name`, `media_type`, `file_id`,
+ *   `tool_choice`, `service_tier`, `ttl`, `user_id`;
+ * - base64 payloads (a source's `data` when it is base64, a thinking block's `signature`, `data:` URLs) are
+ *   not text.
  *
- * Not read: `model`, `max_tokens`, sampling settings, `stop_sequences`, `metadata`, `tool_choice`, `stream`.
+ * Scopes: `system` in the `system` scope (group -1); each message one group in its role's scope, a `tool_use`
+ * block's `input` in {@link TOOL_CALL_SCOPE}; everything else the `request` scope, group -1. The answer: its
+ * content blocks, as the assistant's.
  */
-import {
-  collectTexts,
-  fieldSlot,
-  REQUEST_SCOPE,
-  type TextScope,
-  type TextSlot,
-  TOOL_CALL_SCOPE,
-} from "../../guardrails/text/slots.js";
+import { type TextSlot, TOOL_CALL_SCOPE } from "../../guardrails/text/slots.js";
+import { identifierFields, type TextRules, walkTexts, walkValue } from "../../guardrails/text/walk.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Top-level request fields that carry no text a model reads. */
-const REQUEST_SETTINGS = new Set([
-  "model",
-  "max_tokens",
-  "stream",
-  "temperature",
-  "top_p",
-  "top_k",
-  "stop_sequences",
-  "metadata",
-  "tool_choice",
-  "service_tier",
-  "thinking",
-  "container",
-  "mcp_servers",
-  "tags",
-]);
-/** Block fields that are not text: its type, ids, the tool's name, caching, error flag, citations settings. */
-const BLOCK_SETTINGS = new Set([
-  "type",
-  "id",
-  "tool_use_id",
-  "name",
-  "cache_control",
-  "is_error",
-  "citations",
-]);
+/** What the guardrails skip in a Messages body, and the scopes they read it in (see the module comment). */
+export const MESSAGES_TEXT_RULES: TextRules = {
+  skip: new Set(["model", "tags"]),
+  identifiers: identifierFields([
+    "type",
+    "role",
+    "id",
+    "tool_use_id",
+    "name",
+    "media_type",
+    "file_id",
+    "tool_choice",
+    "service_tier",
+    "ttl",
+    "user_id",
+  ]),
+  binary: new Set(["data", "signature"]),
+  groups: new Map([["messages", (m: unknown) => (isObj(m) && typeof m.role === "string" ? m.role : "")]]),
+  scopes: new Map([["system", "system"]]),
+  // `tool_use` (and the server tools' `server_tool_use`, `mcp_tool_use`) blocks: the call's input.
+  nested: (holder, key) =>
+    key === "input" && typeof holder.type === "string" && holder.type.endsWith("tool_use")
+      ? TOOL_CALL_SCOPE
+      : undefined,
+};
 
-/** A block's `source`: a text document's `data` is text; base64/URL/file payloads are not. */
-function sourceTexts(block: Obj, scope: TextScope, group: number, out: TextSlot[]): void {
-  const source = block.source;
-  if (!isObj(source)) return;
-  if (source.type === "text") fieldSlot(source, "data", scope, group, out);
-  else if (source.type === "content") collectTexts(source, "content", scope, group, out);
-}
-
-/** The texts of one content block (`blocks[i]`). */
-function blockTexts(blocks: unknown[], i: number, scope: TextScope, group: number, out: TextSlot[]): void {
-  const block = blocks[i];
-  if (!isObj(block)) {
-    collectTexts(blocks, i, scope, group, out);
-    return;
-  }
-  for (const key in block) {
-    if (BLOCK_SETTINGS.has(key)) continue;
-    const value = block[key];
-    if (key === "source") sourceTexts(block, scope, group, out);
-    else if (key === "input" && block.type === "tool_use")
-      collectTexts(block, key, TOOL_CALL_SCOPE, group, out);
-    else if (key === "content" && Array.isArray(value)) {
-      for (let j = 0; j < value.length; j++) blockTexts(value, j, scope, group, out);
-    } else collectTexts(block, key, scope, group, out);
-  }
-}
-
-/** The texts of a `content` field (a string or blocks) of `owner`. */
-function contentTexts(owner: Obj, scope: TextScope, group: number, out: TextSlot[]): void {
-  const content = owner.content;
-  if (Array.isArray(content))
-    for (let i = 0; i < content.length; i++) blockTexts(content, i, scope, group, out);
-  else fieldSlot(owner, "content", scope, group, out);
-}
-
-/** A tool definition: every string but its `name` and `type` (description, input_schema, …). */
-function toolTexts(tool: unknown, out: TextSlot[]): void {
-  if (!isObj(tool)) return;
-  for (const key in tool) {
-    if (key !== "name" && key !== "type" && key !== "cache_control")
-      collectTexts(tool, key, REQUEST_SCOPE, -1, out);
-  }
-}
-
-/**
- * Every text a model reads in a Messages request body (see the module comment). The slots write into `body`
- * and the objects inside it.
- */
+/** Every text of a Messages request body; the slots write into `body` and the objects inside it. */
 export function messagesRequestTexts(body: Obj): TextSlot[] {
-  const out: TextSlot[] = [];
-  const system = body.system;
-  if (Array.isArray(system)) for (let i = 0; i < system.length; i++) blockTexts(system, i, "system", -1, out);
-  else fieldSlot(body, "system", "system", -1, out);
-  const messages = body.messages;
-  if (Array.isArray(messages)) {
-    for (let i = 0; i < messages.length; i++) {
-      const m = messages[i];
-      if (isObj(m)) contentTexts(m, typeof m.role === "string" ? m.role : "", i, out);
-      else collectTexts(messages, i, "", i, out);
-    }
-  }
-  for (const key in body) {
-    if (key === "system" || key === "messages" || REQUEST_SETTINGS.has(key)) continue;
-    const value = body[key];
-    if (key === "tools" && Array.isArray(value)) for (const tool of value) toolTexts(tool, out);
-    else collectTexts(body, key, REQUEST_SCOPE, -1, out);
-  }
-  return out;
+  return walkTexts(body, MESSAGES_TEXT_RULES);
 }
 
 /** The model-written texts of a Messages answer (`type: "message"`): its content blocks, as the assistant's. */
 export function messageAnswerTexts(answer: unknown): TextSlot[] {
   const out: TextSlot[] = [];
-  if (isObj(answer)) contentTexts(answer, "assistant", 0, out);
+  if (isObj(answer)) walkValue(answer, "content", "assistant", 0, MESSAGES_TEXT_RULES, out);
   return out;
 }

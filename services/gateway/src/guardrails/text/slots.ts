@@ -1,9 +1,8 @@
 /**
  * Text slots: every text of a request or answer that a model reads, with where it sits and how to replace it.
- * Endpoint-neutral: an endpoint's extractor (chat completions in `endpoints/chat-completions/texts.ts`; Responses items, Anthropic
- * blocks or embeddings input elsewhere) walks its own body shape and hands the guardrails a list of slots built
- * with {@link fieldSlot} and {@link collectTexts}. The PII guardrail reads and may rewrite every slot; the
- * prompt-injection guardrail scans the slots of the scopes its policy names, one text per group.
+ * Endpoint-neutral: the walk over a body (`walk.ts`), driven by each endpoint's rules (`endpoints/<name>/texts.ts`),
+ * hands the guardrails a list of slots. The PII guardrail reads and may rewrite every slot; the prompt-injection
+ * guardrail scans the slots of the scopes its policy names, one text per group.
  */
 
 /**
@@ -32,10 +31,11 @@ export interface TextSlot {
   set(value: string): void;
 }
 
-type Container = Record<string, unknown> | unknown[];
+/** An object or array holding a slot's value. */
+export type Container = Record<string, unknown> | unknown[];
 
 /** A slot on `target[key]`; a class, not a closure per slot (the chat path builds several per call). */
-class FieldSlot implements TextSlot {
+export class FieldSlot implements TextSlot {
   constructor(
     readonly text: string,
     readonly scope: TextScope,
@@ -53,7 +53,7 @@ class FieldSlot implements TextSlot {
  * An object key as a slot (a JSON schema's property name is text the model reads). Setting it renames the key in
  * place, keeping the object's key order; a new name already taken gets `_2`, `_3`, … so no value is lost.
  */
-class KeySlot implements TextSlot {
+export class KeySlot implements TextSlot {
   constructor(
     readonly text: string,
     readonly scope: TextScope,
@@ -72,47 +72,21 @@ class KeySlot implements TextSlot {
   }
 }
 
-/** Keys read as plain identifiers (`type`, `order_id`, `$ref`): not text a guardrail finds anything in. */
-const IDENTIFIER = /^[A-Za-z_$][\w$.-]{0,63}$/;
-
-/** Adds `target[key]` as a slot when it is a non-empty string. */
-export function fieldSlot(
-  target: Container,
-  key: string | number,
-  scope: TextScope,
-  group: number,
-  out: TextSlot[],
-): void {
-  const value = (target as Record<string | number, unknown>)[key];
-  if (typeof value === "string" && value !== "") out.push(new FieldSlot(value, scope, group, target, key));
-}
-
 /**
- * Adds every non-empty string under `target[key]` as a slot: the value itself when it is a string, else every
- * string inside it, at any depth, in document order, object keys included unless they read as plain
- * identifiers (a key's slot comes before its value's). For fields whose meaning the extractor does not know:
- * whatever text they carry is read by the guardrails. Rewrite the slots last to first (see `applyMask`), so a
- * value is written before its key is renamed.
+ * Whether an object key is read as text: any non-empty key but a plain identifier (a letter, `_` or `$`, then
+ * letters, digits, `_`, `$`, `.` or `-`, at most 64 in all: `type`, `order_id`, `$ref`). `bob@corp.com` or
+ * `Ignore all previous instructions` as a key is text. One pass over the characters (it runs for every key).
  */
-export function collectTexts(
-  target: Container,
-  key: string | number,
-  scope: TextScope,
-  group: number,
-  out: TextSlot[],
-): void {
-  const value = (target as Record<string | number, unknown>)[key];
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) collectTexts(value, i, scope, group, out);
-  } else if (typeof value === "object" && value !== null) {
-    const obj = value as Record<string, unknown>;
-    for (const k in obj) {
-      if (!IDENTIFIER.test(k)) out.push(new KeySlot(k, scope, group, obj));
-      collectTexts(obj, k, scope, group, out);
-    }
-  } else {
-    fieldSlot(target, key, scope, group, out);
+export function isTextKey(key: string): boolean {
+  const n = key.length;
+  if (n > 64) return true;
+  for (let i = 0; i < n; i++) {
+    const c = key.charCodeAt(i);
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c === 0x24) continue;
+    if (i > 0 && ((c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x2d)) continue;
+    return true;
   }
+  return false;
 }
 
 /** Whether any slot of `slots` holds a non-blank text in a scope `include` accepts. */

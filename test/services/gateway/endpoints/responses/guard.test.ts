@@ -55,7 +55,8 @@ describe("guardrails on /v1/responses", () => {
       instructions: "Answer plainly.",
       input: [{ role: "user", content: [{ type: "input_text", text: "my secret plan" }] }],
     });
-    expect(inputTexts).toEqual(["Answer plainly.", "my secret plan"]);
+    // In the body's order (the client sends `input` before `instructions`).
+    expect(inputTexts).toEqual(["my secret plan", "Answer plainly."]);
     const sent = upstream.requests.at(-1)?.body as { messages: Array<{ content: unknown }> };
     expect(sent.messages[1]!.content).toEqual([{ type: "text", text: "my [MASKED] plan" }]);
     expect(outputTexts).toEqual(["You said: my [MASKED] plan"]);

@@ -12,7 +12,7 @@ import {
 import { providers } from "../../../../../services/gateway/src/providers/index.js";
 
 describe("responsesRequestTexts", () => {
-  it("reads instructions, item texts, call arguments and outputs, tool descriptions and unknown fields", () => {
+  it("reads instructions, item texts, image URLs, call arguments and outputs, tool descriptions, metadata and unknown fields", () => {
     const body: Record<string, unknown> = {
       model: "general",
       instructions: "You are terse.",
@@ -44,10 +44,11 @@ describe("responsesRequestTexts", () => {
     expect(slots.map((s) => [s.scope, s.text])).toEqual([
       ["system", "You are terse."],
       ["user", "mail bob@example.com"],
+      ["user", "https://x/y.png"],
       ["tool_call", '{"q":"bob"}'],
       ["tool", "bob lives in Paris"],
       ["request", "Looks people up"],
-      ["request", "object"],
+      ["request", "a"],
       ["request", "unknown text"],
     ]);
     slots[1]!.set("mail <EMAIL_ADDRESS>");
