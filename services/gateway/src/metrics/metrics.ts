@@ -13,7 +13,7 @@
  * Every label value is bounded: key hashes and aliases of existing keys, user ids of existing users, model
  * aliases and deployments of the config. A value a client picks freely never becomes a label.
  */
-import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { CompactCounter } from "./compact-counter.js";
 import { CompactGauge } from "./compact-gauge.js";
 import { CompactHistogram } from "./compact-histogram.js";
@@ -76,6 +76,12 @@ export interface GatewayMetrics {
   /** 0 healthy, 1 partial outage (cooling down after failures), 2 complete outage. LiteLLM labels it with
    * `api_base` too; the gateway leaves that label out so that no upstream URL leaves through /metrics. */
   deploymentState: Gauge<"litellm_model_name" | "model_id" | "api_provider">;
+  /**
+   * `gateway_output_cap_overruns_total`: answers with more output tokens than the cap the deployment was sent
+   * (the call's own `max_tokens`, or the cap the gateway added). Booked at their true cost, but past what was
+   * reserved: a deployment that ignores caps can spend past a budget on non-streamed calls.
+   */
+  outputCapOverruns: Counter<"litellm_model_name" | "model_id" | "api_provider">;
   /** The upstream's `x-ratelimit-remaining-requests` as last seen on a response of the deployment. */
   remainingRequests: CompactGauge<DeploymentLimitLabel>;
   /** The upstream's `x-ratelimit-remaining-tokens` as last seen on a response of the deployment. */
@@ -197,6 +203,12 @@ export function createMetrics(): GatewayMetrics {
       help: "Time to the first streamed chunk, seconds",
       labelNames: ["requested_model", "model"],
       buckets: latencyBuckets,
+      registers,
+    }),
+    outputCapOverruns: new Counter({
+      name: "gateway_output_cap_overruns_total",
+      help: "Answers with more output tokens than the cap the deployment was sent",
+      labelNames: ["litellm_model_name", "model_id", "api_provider"],
       registers,
     }),
     deploymentState: new Gauge({

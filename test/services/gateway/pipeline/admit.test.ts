@@ -192,3 +192,28 @@ describe("output caps", () => {
     expect(cheap.requests[0]?.body).toMatchObject({ max_completion_tokens: DEFAULT_MAX_OUTPUT_TOKENS });
   });
 });
+
+describe("a deployment that ignores the cap it is sent", () => {
+  it("books the answer at its true cost, counts it in gateway_output_cap_overruns_total and logs it", async () => {
+    const spend = rowsRecorder();
+    // The default fake ignores max_tokens on JSON answers: it echoes the whole prompt.
+    const h = await harness({ upstreamUrl: cheap.url, subjects: [keySubject({ maxBudget: 10 })], spend });
+    const res = await h.chat({
+      model: "general",
+      messages: [{ role: "user", content: "hello world ".repeat(20) }],
+      max_tokens: 2,
+    });
+    expect(res.status).toBe(200);
+    const usage = ((await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } })
+      .usage;
+    expect(usage.completion_tokens).toBeGreaterThan(2);
+    const row = spend.rows.at(-1)!;
+    expect(row.completionTokens).toBe(usage.completion_tokens);
+    expect(row.spend).toBeCloseTo((usage.prompt_tokens + usage.completion_tokens) * 0.00001, 12);
+    const text = await h.metrics.registry.metrics();
+    expect(text).toMatch(/gateway_output_cap_overruns_total\{[^}]*model_id="[^"]+"[^}]*\} 1/);
+    // Within the cap: not counted.
+    await h.chat({ model: "general", messages: [{ role: "user", content: "hi" }], max_tokens: 50 });
+    expect(await h.metrics.registry.metrics()).toMatch(/gateway_output_cap_overruns_total\{[^}]*\} 1\n/);
+  });
+});

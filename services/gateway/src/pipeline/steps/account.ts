@@ -89,6 +89,30 @@ export function book(call: CallContext, deps: PipelineDeps, measured: MeasuredCa
     deps.spend,
   );
   deps.router.recordUsage(upstream, measured.amounts.totalTokens);
+  noteOverrun(call, deps, measured.amounts.completionTokens);
+}
+
+/**
+ * An answer with more output than the cap its deployment was sent (the request's own, else the one the gateway
+ * added; `cost/reservation.ts`) is booked at its true cost like any other, but it spent past its reservation: it
+ * is logged (no content, no key) and counted in `gateway_output_cap_overruns_total`, which the
+ * `GatewayDeploymentIgnoresOutputCap` alert reads.
+ */
+function noteOverrun(call: CallContext, deps: PipelineDeps, completionTokens: number): void {
+  const perChoice = call.outputRequest.cap ?? call.reservation?.cap?.tokens;
+  if (perChoice === undefined || perChoice === 0) return;
+  const cap = perChoice * call.outputRequest.choices;
+  if (!(completionTokens > cap)) return;
+  const { deployment } = call.upstream!;
+  deps.metrics.outputCapOverruns.inc({
+    litellm_model_name: deployment.upstreamModel,
+    model_id: deployment.id,
+    api_provider: deployment.provider,
+  });
+  deps.log.warn(
+    { requestId: call.requestId, modelId: deployment.id, cap, completionTokens },
+    "the deployment answered past the output cap it was sent; booked at its true cost",
+  );
 }
 
 /** {@link measure} then {@link book}; returns the cost in USD. */
