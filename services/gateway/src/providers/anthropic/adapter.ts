@@ -66,10 +66,13 @@ function chatCompletionText(text: string): string {
   return JSON.stringify(toChatCompletion(message, Math.floor(Date.now() / 1000)));
 }
 
-/** The request for a chat completion, translated, with the answer's translation attached. */
-function chatRequest(target: Target, json: string): UpstreamRequest {
+/**
+ * The request for a chat completion, translated, with the answer's translation attached. `maxOutputTokens`: the
+ * deployment's `model_info.max_output_tokens`, the `max_tokens` Anthropic requires when the request sets none.
+ */
+function chatRequest(target: Target, json: string, maxOutputTokens: number | undefined): UpstreamRequest {
   const chat = JSON.parse(json) as Record<string, unknown>;
-  const body = toAnthropicRequest(chat);
+  const body = toAnthropicRequest(chat, maxOutputTokens);
   const includeUsage = (chat.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage;
   return {
     origin: target.origin,
@@ -94,7 +97,7 @@ export const anthropicAdapter: ProviderAdapter = {
     api === "chat/completions" || api === "messages" || api === "messages/count_tokens",
   request(api: UpstreamApi, deployment: Deployment, json: string): UpstreamRequest {
     const target = targetFor(deployment);
-    if (api === "chat/completions") return chatRequest(target, json);
+    if (api === "chat/completions") return chatRequest(target, json, deployment.maxOutputTokens);
     if (api === "messages/count_tokens") {
       // Anthropic API reference, "Count Message tokens": `POST /v1/messages/count_tokens` → `{"input_tokens": N}`.
       return {

@@ -8,7 +8,8 @@
  *   user turn. Consecutive turns of one role are merged, since Anthropic wants the roles to alternate;
  * - `tools` → `{name, description, input_schema}`; `tool_choice` auto/none/required/named →
  *   `{type: auto|none|any|tool}` (`parallel_tool_calls: false` → `disable_parallel_tool_use`);
- * - `max_tokens` (required by Anthropic) = `max_completion_tokens` ?? `max_tokens` ?? the gateway's default
+ * - `max_tokens` (required by Anthropic) = `max_completion_tokens` ?? `max_tokens` ?? the deployment's
+ *   `model_info.max_output_tokens` ?? the gateway's default
  *   cap; `temperature`, `top_p`, `stop` → `stop_sequences`, `user` → `metadata.user_id`, `stream`.
  * Other chat fields (`n`, `response_format`, `logprobs`, …) have no Messages equivalent and are not sent,
  * as Anthropic's own OpenAI compatibility layer ignores them; `n` > 1 is refused.
@@ -179,8 +180,13 @@ function translateToolChoice(choice: unknown, parallel: unknown): AnthropicReque
  * @throws GatewayError 400 `invalid_request_error` for what Anthropic cannot take: content parts other than
  *   text and images, an image URL that is neither `data:` nor http(s), non-function tools, `n` > 1, tool call
  *   arguments that are not JSON, a conversation without a user or assistant message.
+ * @param defaultMaxTokens `max_tokens` when the body sets no cap (tokens): the deployment's
+ *   `model_info.max_output_tokens`, else {@link DEFAULT_MAX_OUTPUT_TOKENS}.
  */
-export function toAnthropicRequest(chat: Json): AnthropicRequest {
+export function toAnthropicRequest(
+  chat: Json,
+  defaultMaxTokens: number = DEFAULT_MAX_OUTPUT_TOKENS,
+): AnthropicRequest {
   if (typeof chat.n === "number" && chat.n > 1) {
     throw refuse("Anthropic models answer with one choice: n must be 1.", "n");
   }
@@ -226,7 +232,7 @@ export function toAnthropicRequest(chat: Json): AnthropicRequest {
   const maxTokens = chat.max_completion_tokens ?? chat.max_tokens;
   const out: AnthropicRequest = {
     model: String(chat.model),
-    max_tokens: typeof maxTokens === "number" && maxTokens > 0 ? maxTokens : DEFAULT_MAX_OUTPUT_TOKENS,
+    max_tokens: typeof maxTokens === "number" && maxTokens > 0 ? maxTokens : defaultMaxTokens,
     messages,
   };
   if (system.length > 0) out.system = system;

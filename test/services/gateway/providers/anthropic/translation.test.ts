@@ -68,6 +68,10 @@ describe("chat request → Messages request", () => {
     expect(toAnthropicRequest({ model: "m", messages: [{ role: "user", content: "x" }] }).max_tokens).toBe(
       DEFAULT_MAX_OUTPUT_TOKENS,
     );
+    // The deployment's model_info.max_output_tokens, when it has one, instead of the gateway's default.
+    expect(
+      toAnthropicRequest({ model: "m", messages: [{ role: "user", content: "x" }] }, 64_000).max_tokens,
+    ).toBe(64_000);
   });
 
   it("turns image_url parts into base64 and url image blocks", () => {
