@@ -90,7 +90,7 @@ export const messages: Endpoint<MessagesRequest> = {
     if (!call.stream) return answerJson(call, await translatedAnswer(upstream), deps, reply, messageAnswer);
     return answerStream(call, upstream, deps, request, reply, {
       stripUsage: false,
-      encoder: messagesStreamEncoder(call.body.model),
+      encoder: messagesStreamEncoder(call.body.model, call.promptEstimate),
     });
   },
 };
