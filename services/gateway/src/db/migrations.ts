@@ -143,4 +143,11 @@ CREATE INDEX budget_events_due_idx ON budget_events (next_attempt_at) WHERE deli
     // anthropic_messages); rows written before the other endpoints existed were all chat completions.
     sql: `ALTER TABLE spend_logs ADD COLUMN call_type text NOT NULL DEFAULT 'acompletion';`,
   },
+  {
+    id: 7,
+    name: "spend-logs-usage-details",
+    // How a call's tokens divide by price (accounting/usage.ts, UsageBreakdown: input, cache_read,
+    // cache_write_5m, cache_write_1h, output, output_reasoning, …); NULL when the upstream reported no usage.
+    sql: `ALTER TABLE spend_logs ADD COLUMN usage_details jsonb;`,
+  },
 ];

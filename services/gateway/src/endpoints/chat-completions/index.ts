@@ -8,11 +8,11 @@
  * `max_completion_tokens` is sent with the gateway's default cap, so that upstreams stop where the reservation
  * does.
  */
+import { openAiUsage } from "../../accounting/provider-usage.js";
 import { DEFAULT_MAX_TOKENS_ESTIMATE, estimateCompletionTokens } from "../../cost/estimate.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { send } from "../../pipeline/steps/send.js";
-import type { Usage } from "../../pipeline/types.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
 import { type ChatCompletionRequest, parseChatCompletion } from "./schema.js";
 import { chatCompletionTexts, chatRequestTexts } from "./texts.js";
@@ -33,7 +33,7 @@ function firstMessage(completion: unknown): unknown {
 
 /** How a `chat.completion` object is read. */
 export const chatCompletionAnswer: JsonAnswerFormat = {
-  usage: (answer) => (answer as { usage?: Usage } | null)?.usage,
+  usage: (answer) => openAiUsage((answer as { usage?: unknown } | null)?.usage),
   output: firstMessage,
   outputTexts: chatCompletionTexts,
 };

@@ -17,6 +17,7 @@
  * refused with a 400 `invalid_request_error` (`param: previous_response_id`): send the whole conversation as
  * `input` instead.
  */
+import { responsesApiUsage } from "../../accounting/provider-usage.js";
 import { estimateCompletionTokens } from "../../cost/estimate.js";
 import { invalidRequest } from "../../errors/gateway-error.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
@@ -26,7 +27,7 @@ import { send } from "../../pipeline/steps/send.js";
 import type { PipelineDeps } from "../../pipeline/types.js";
 import { adapterFor } from "../../providers/index.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
-import { chatUsage, responsesEventReader } from "./native-events.js";
+import { responsesEventReader } from "./native-events.js";
 import { fromChatCompletion } from "./response-object.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./schema.js";
 import { ResponsesStreamEncoder } from "./stream-encoder.js";
@@ -41,7 +42,7 @@ const outputOf = (response: unknown): unknown => {
 
 /** How a `response` object is read (native answers, and translated ones once rewritten). */
 export const responseAnswer: JsonAnswerFormat = {
-  usage: (answer) => chatUsage((answer as { usage?: Parameters<typeof chatUsage>[0] } | null)?.usage),
+  usage: (answer) => responsesApiUsage((answer as { usage?: unknown } | null)?.usage),
   output: outputOf,
   outputTexts: responseOutputTexts,
 };

@@ -254,7 +254,15 @@ describe("Messages answer → chat completion", () => {
           },
         },
       ],
-      usage: { prompt_tokens: 33, completion_tokens: 7, total_tokens: 40 },
+      // Cache reads also as OpenAI's cached_tokens; writes and reads in LiteLLM's names too.
+      usage: {
+        prompt_tokens: 33,
+        completion_tokens: 7,
+        total_tokens: 40,
+        prompt_tokens_details: { cached_tokens: 20 },
+        cache_creation_input_tokens: 3,
+        cache_read_input_tokens: 20,
+      },
     });
     expect(openAISchemaErrors("CreateChatCompletionResponse", completion)).toEqual([]);
   });
