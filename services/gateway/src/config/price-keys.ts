@@ -2,12 +2,24 @@
  * LiteLLM's per-part model-price keys the gateway reads next to `input_cost_per_token` /
  * `output_cost_per_token`, in `litellm_params` or `model_info` (LiteLLM's custom pricing; key names from
  * LiteLLM's model_prices_and_context_window.json and docs proxy/custom_pricing.md), each USD per token, and the
- * {@link Price} part it sets. `cost/pricing.ts` merges them over the list price; `cost/bill.ts` applies them.
+ * `Price` part it sets. `cost/pricing.ts` merges them over the list price; `cost/bill.ts` applies them.
  */
-import type { Price } from "../providers/types.js";
 
-/** A part of a price other than the plain input and output. */
-export type PricePart = Exclude<keyof Price, "input" | "output">;
+/**
+ * A part of a price other than the plain input and output: the optional fields of `Price`
+ * (providers/types.ts, which checks that they match), named here so that config imports no provider code.
+ */
+export type PricePart =
+  | "cacheRead"
+  | "cacheWrite"
+  | "cacheWrite1h"
+  | "inputAudio"
+  | "outputAudio"
+  | "outputReasoning"
+  | "inputAbove200k"
+  | "outputAbove200k"
+  | "cacheReadAbove200k"
+  | "cacheWriteAbove200k";
 
 /** LiteLLM key → the price part it sets. */
 export const PRICE_PART_KEYS = {

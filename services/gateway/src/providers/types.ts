@@ -6,6 +6,7 @@
  * request itself.
  */
 import type { Dispatcher } from "undici";
+import type { PricePart } from "../config/price-keys.js";
 import type { Deployment, ProviderName } from "../config/types.js";
 
 /** An HTTP request to an upstream, ready for undici. */
@@ -95,6 +96,15 @@ export interface Price {
   /** Cache writes when the prompt exceeds 200,000 tokens (`cache_creation_input_token_cost_above_200k_tokens`). */
   cacheWriteAbove200k?: number;
 }
+
+/** Compile-time check: {@link Price}'s optional parts are exactly config's `PricePart` names. */
+export type PricePartsMatch = [Exclude<keyof Price, "input" | "output">] extends [PricePart]
+  ? [PricePart] extends [Exclude<keyof Price, "input" | "output">]
+    ? true
+    : never
+  : never;
+const pricePartsMatch: PricePartsMatch = true;
+void pricePartsMatch;
 
 /**
  * USD per token from the per-million-token figures providers publish: input, output and any of the other
