@@ -48,6 +48,8 @@ model_list:
     model_info: { supported_endpoints: [/v1/responses] }
   - model_name: claude
     litellm_params: { model: anthropic/claude-sonnet-4-5, api_base: "${anthropic.url}", api_key: sk-ant-fake }
+  - model_name: claude-proxy
+    litellm_params: { model: openai/claude-sonnet-4-5, api_base: "${chat.url}" }
   - model_name: audio
     litellm_params:
       model: openai/voice-model
@@ -253,6 +255,18 @@ const shapes = {
     bill: perM(150_000 * sl.input + 60_000 * sl.read + 1000 * sl.write5m + 500 * sl.output),
     parts: { input: 150_000, cache_read: 60_000, cache_write_5m: 1000 },
   },
+  proxiedWrites: {
+    name: "Claude behind a LiteLLM proxy: cache writes in LiteLLM's chat usage, split by lifetime",
+    fake: "chat",
+    usage: {
+      ...chatUsage(3050, 20),
+      cache_creation_input_tokens: 3000,
+      cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 2000 },
+    },
+    bill: perM(50 * s.input + 1000 * s.write5m + 2000 * s.write1h + 20 * s.output),
+    parts: { input: 50, cache_write_5m: 1000, cache_write_1h: 2000 },
+  },
   searches: {
     name: "Claude, web searches recorded (not priced)",
     fake: "anthropic",
@@ -282,11 +296,13 @@ for (const stream of [false, true]) {
     [shapes.longContext, { api: "messages", alias: "claude" }, stream],
     [shapes.write1h, { api: "chat", alias: "claude" }, stream],
     [shapes.read, { api: "responses", alias: "claude" }, stream],
+    [shapes.proxiedWrites, { api: "messages", alias: "claude-proxy" }, stream],
   );
 }
 cases.push(
   [shapes.searches, { api: "messages", alias: "claude" }, false],
   [shapes.longContext, { api: "chat", alias: "claude" }, false],
+  [shapes.proxiedWrites, { api: "chat", alias: "claude-proxy" }, true],
 );
 
 describe("booked spend is the provider's bill", () => {

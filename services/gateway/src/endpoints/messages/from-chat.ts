@@ -18,6 +18,8 @@ export interface MessagesUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes by lifetime (Anthropic API reference, Messages `usage.cache_creation`). */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 /** Anthropic's `stop_reason` for a chat `finish_reason`. */
@@ -46,6 +48,10 @@ export function messagesUsage(usage: unknown): MessagesUsage {
     output_tokens: b.output,
     cache_creation_input_tokens: b.cache_write_5m + b.cache_write_1h,
     cache_read_input_tokens: b.cache_read,
+    cache_creation: {
+      ephemeral_5m_input_tokens: b.cache_write_5m,
+      ephemeral_1h_input_tokens: b.cache_write_1h,
+    },
   };
 }
 

@@ -118,7 +118,9 @@ export function messagesStreamEncoder(model: string, promptEstimate: number): St
       usage: {
         output_tokens: u.output_tokens,
         input_tokens: u.input_tokens,
+        cache_creation_input_tokens: u.cache_creation_input_tokens,
         cache_read_input_tokens: u.cache_read_input_tokens,
+        ...(u.cache_creation === undefined ? {} : { cache_creation: u.cache_creation }),
       },
     });
     return out + sse({ type: "message_stop" });
