@@ -68,9 +68,9 @@ export interface ProviderAdapter {
 }
 
 /**
- * USD per token (per request for `webSearch`). `input` and `output` always; the others only where the provider
- * prices that part apart (an absent one is billed as `input` / `output`, `cost/bill.ts`). Each maps to one of
- * LiteLLM's model-price keys (`cost/price-keys.ts`).
+ * USD per token. `input` and `output` always; the others only where the provider prices that part apart (an
+ * absent one is billed as `input` / `output`, `cost/bill.ts`). Each maps to one of LiteLLM's model-price keys
+ * (`config/price-keys.ts`).
  */
 export interface Price {
   input: number;
