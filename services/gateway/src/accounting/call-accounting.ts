@@ -6,12 +6,14 @@
  */
 import type { AuthContext } from "../auth/types.js";
 import type { Deployment } from "../config/types.js";
-import { costOf, priceOf } from "../cost/pricing.js";
+import { billOf } from "../cost/bill.js";
+import { priceOf } from "../cost/pricing.js";
 import type { Admission } from "../limits/types.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
 import { recordCallMetrics } from "../metrics/record-call.js";
 import type { CallerLabels, Usage } from "../pipeline/types.js";
 import type { SpendRecorder } from "../spend/types.js";
+import type { UsageBreakdown } from "./usage.js";
 
 const MASTER_LABELS: CallerLabels = Object.freeze({
   hashed_api_key: "master_key",
@@ -68,7 +70,9 @@ export interface CallAmounts {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
-  /** USD, rounded by {@link roundCost}. */
+  /** How the tokens divide by price, when the upstream reported its usage (the spend row's `usage_details`). */
+  breakdown?: UsageBreakdown;
+  /** USD, rounded by {@link roundCost}: the provider's bill ({@link billOf}). */
   cost: number;
   /** From the request's arrival to now, ms. */
   totalMs: number;
@@ -77,8 +81,9 @@ export interface CallAmounts {
 }
 
 /**
- * Tokens and cost of a finished call: the upstream's `usage`, or the prompt estimate and
- * `fallbackCompletionTokens` when it reported none, priced at the deployment's prices. No side effects.
+ * Tokens and cost of a finished call: the upstream's `usage` with its breakdown, or the prompt estimate and
+ * `fallbackCompletionTokens` when it reported none, billed at the deployment's prices (`cost/bill.ts`). No side
+ * effects.
  */
 export function measureCall(
   record: Pick<CallRecord, "deployment" | "estimatedPromptTokens" | "startedAt">,
@@ -88,11 +93,19 @@ export function measureCall(
 ): CallAmounts {
   const promptTokens = usage?.prompt_tokens ?? record.estimatedPromptTokens;
   const completionTokens = usage?.completion_tokens ?? fallbackCompletionTokens;
+  const breakdown = usage?.breakdown;
   return {
     promptTokens,
     completionTokens,
     totalTokens: usage?.total_tokens ?? promptTokens + completionTokens,
-    cost: roundCost(costOf(priceOf(record.deployment), promptTokens, completionTokens)),
+    ...(breakdown === undefined ? {} : { breakdown }),
+    cost: roundCost(
+      billOf(priceOf(record.deployment), {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        breakdown,
+      }),
+    ),
     totalMs: performance.now() - record.startedAt,
     endTime: now(),
   };
@@ -147,5 +160,6 @@ export function recordCall(
     status,
     stream: record.stream,
     callType: record.callType,
+    ...(amounts.breakdown === undefined ? {} : { usageDetails: amounts.breakdown }),
   });
 }

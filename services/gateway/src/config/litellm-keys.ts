@@ -7,6 +7,8 @@
  * docs/my-website/docs/proxy/config_settings.md in BerriAI/litellm (the `*_settings - Reference` tables).
  */
 
+import { PRICE_PART_KEY_NAMES } from "./price-keys.js";
+
 /** The keys one mapping of the config may hold. */
 export interface KeySet {
   /** Keys the gateway reads. */
@@ -64,6 +66,7 @@ export const litellmParamsKeys: KeySet = {
     "tpm",
     "input_cost_per_token",
     "output_cost_per_token",
+    ...PRICE_PART_KEY_NAMES,
     "timeout",
     "stream_timeout",
     "weight",
@@ -114,6 +117,7 @@ export const modelInfoKeys: KeySet = {
     "input_cost_per_token",
     "output_cost_per_token",
     "max_output_tokens",
+    ...PRICE_PART_KEY_NAMES,
   ],
   ignored: {},
   open: true,

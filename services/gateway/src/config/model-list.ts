@@ -11,6 +11,7 @@ import { isProviderName, openAICompatiblePrefixes, providers } from "../provider
 import { type EnvRefs, envRef, viaVariable } from "./env-refs.js";
 import { litellmParamsKeys, modelEntryKeys, modelInfoKeys } from "./litellm-keys.js";
 import { describe, formatPath, isMapping, type Mapping, optional, type Path, toMs } from "./messages.js";
+import { pricePartsOf } from "./price-keys.js";
 import type { Report } from "./report.js";
 import { litellmParamsSchema, modelInfoSchema } from "./schemas.js";
 import type { Deployment } from "./types.js";
@@ -112,6 +113,7 @@ function readEntry(
     ...optional("tpm", params.tpm),
     ...optional("inputCostPerToken", inputCost),
     ...optional("outputCostPerToken", outputCost),
+    ...optional("priceParts", pricePartsOf(params, info)),
     ...optional("timeoutMs", toMs(params.timeout)),
     ...optional("streamTimeoutMs", toMs(params.stream_timeout)),
     ...optional("weight", params.weight),

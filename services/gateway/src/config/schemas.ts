@@ -3,6 +3,7 @@
  * Units are the file's: seconds for timeouts, USD per token for costs.
  */
 import { z } from "zod";
+import { PRICE_PART_KEY_NAMES, type PricePartKey } from "./price-keys.js";
 
 /** Accepts numbers, and numeric strings (a value that came from an `os.environ/VAR` reference). */
 const numeric = <T extends z.ZodNumber>(schema: T) =>
@@ -14,6 +15,12 @@ const seconds = z.number().positive();
 const count = z.number().int().nonnegative();
 const fallbackList = z.array(z.record(z.string(), z.array(z.string())));
 const tags = z.array(z.string().min(1));
+/** LiteLLM's per-part price keys (`config/price-keys.ts`), USD per token. */
+const pricePartFields = (cost: z.ZodType<number | undefined>) =>
+  Object.fromEntries(PRICE_PART_KEY_NAMES.map((key) => [key, cost])) as Record<
+    PricePartKey,
+    z.ZodType<number | undefined>
+  >;
 
 /** `model_list[].litellm_params`. */
 export const litellmParamsSchema = z.object({
@@ -24,6 +31,7 @@ export const litellmParamsSchema = z.object({
   tpm: numeric(count).optional(),
   input_cost_per_token: numeric(z.number().nonnegative()).optional(),
   output_cost_per_token: numeric(z.number().nonnegative()).optional(),
+  ...pricePartFields(numeric(z.number().nonnegative()).optional()),
   timeout: numeric(seconds).optional(),
   stream_timeout: numeric(seconds).optional(),
   weight: numeric(z.number().positive()).optional(),
@@ -42,6 +50,7 @@ export const modelInfoSchema = z.object({
   input_cost_per_token: z.number().nonnegative().optional(),
   output_cost_per_token: z.number().nonnegative().optional(),
   max_output_tokens: z.number().int().positive().optional(),
+  ...pricePartFields(z.number().nonnegative().optional()),
 });
 
 /** `litellm_settings`. */

@@ -4,6 +4,8 @@
  * environment. Produced by `loadModelConfig` (config/load-model-config.ts).
  */
 
+import type { PricePart } from "./price-keys.js";
+
 /** Upstream API families the gateway can call. Both speak OpenAI's chat completions wire format. */
 export type ProviderName = "openai" | "anthropic";
 
@@ -37,6 +39,11 @@ export interface Deployment {
   /** USD per token (`litellm_params.input_cost_per_token`/`output_cost_per_token`). */
   inputCostPerToken?: number;
   outputCostPerToken?: number;
+  /**
+   * USD per token of the parts priced apart (cache reads and writes, audio, reasoning, the >200k-token tier), from
+   * LiteLLM's keys in litellm_params or model_info (`cache_read_input_token_cost`, …: config/price-keys.ts).
+   */
+  priceParts?: Readonly<Partial<Record<PricePart, number>>>;
   /** Upstream timeout in ms (`litellm_params.timeout` seconds × 1000), overriding the router's. */
   timeoutMs?: number;
   /**

@@ -1,6 +1,7 @@
 /**
  * What a deployment costs, in USD per token. A deployment's own `input_cost_per_token` /
- * `output_cost_per_token` (litellm_params or model_info, LiteLLM's custom pricing keys) win; otherwise the
+ * `output_cost_per_token` and per-part prices (`cache_read_input_token_cost`, …: config/price-keys.ts; in
+ * litellm_params or model_info, LiteLLM's custom pricing keys) win, key by key; otherwise the
  * list price of its `model_info.base_model` (else its upstream model) from the provider's table
  * (providers/<provider>/index.ts), by the longest model-name prefix;
  * then the other providers' tables (a Claude model served through an OpenAI-compatible proxy keeps its
@@ -55,17 +56,14 @@ export function priceOf(deployment: Deployment): Price {
   if (price === undefined) {
     const listed = listPriceOf(deployment) ?? ZERO;
     price = {
+      ...listed,
+      ...deployment.priceParts,
       input: deployment.inputCostPerToken ?? listed.input,
       output: deployment.outputCostPerToken ?? listed.output,
     };
     cache.set(deployment, price);
   }
   return price;
-}
-
-/** USD for a call: prompt_tokens × input price + completion_tokens × output price. */
-export function costOf(price: Price, promptTokens: number, completionTokens: number): number {
-  return promptTokens * price.input + completionTokens * price.output;
 }
 
 /** The highest input and output prices among deployments, USD per token (what a reservation must assume). */

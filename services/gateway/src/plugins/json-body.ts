@@ -6,7 +6,9 @@
  * stack: such a body is refused here, once, as a 400 naming the limit, before any route sees it.
  *
  * Bodies of any content type but `text/plain` (which fastify keeps as a string) are parsed as JSON: clients
- * such as `curl -d` send JSON as `application/x-www-form-urlencoded`.
+ * such as `curl -d` send JSON as `application/x-www-form-urlencoded`. A request to a route the gateway does not
+ * serve is not parsed at all (`request.is404`), so it gets the JSON 404 whatever it carries (a
+ * `multipart/form-data` upload to `/v1/files` or `/v1/audio/transcriptions`), not a 400 for its body.
  */
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../errors/gateway-error.js";
@@ -79,6 +81,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser("application/json");
   for (const contentType of ["application/json", "*"]) {
     app.addContentTypeParser(contentType, { parseAs: "string" }, (request, body, done) => {
+      if (request.is404) return done(null, undefined);
       parse(request, body as string, (error, value) => {
         if (error) return done(error, undefined);
         const members = countMembers(value, MAX_JSON_DEPTH);

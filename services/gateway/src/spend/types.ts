@@ -1,3 +1,5 @@
+import type { UsageBreakdown } from "../accounting/usage.js";
+
 /** One row of the spend log: one request through the gateway. */
 export interface SpendLogRow {
   /** Unique request id (also the `x-request-id`/response `id` correlation); idempotency key for writes. */
@@ -24,6 +26,8 @@ export interface SpendLogRow {
   stream: boolean;
   /** LiteLLM's `call_type` (`acompletion`, `aembedding`, …); `acompletion` when absent (rows spooled before it existed). */
   callType?: string;
+  /** How the tokens divide by price (the `usage_details` column), when the upstream reported its usage. */
+  usageDetails?: UsageBreakdown;
 }
 
 /** Takes spend rows off the hot path; implementations batch the writes. */

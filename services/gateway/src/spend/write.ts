@@ -12,12 +12,16 @@ import { withTransaction } from "../db/transaction.js";
 import { currentPeriod } from "../users/budget-period.js";
 import type { SpendLogRow } from "./types.js";
 
+// `usage_details` comes as one JSON array for the batch (one JSON.stringify, no per-element escaping), its i-th
+// element going to the i-th row; a JSON null becomes SQL NULL.
 const INSERT_LOGS_SQL = `INSERT INTO spend_logs (request_id, api_key, key_alias, user_id, model_group, model,
-  deployment_id, prompt_tokens, completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type)
-SELECT r, k, a, u, g, m, d, pt, ct, tt, s, to_timestamp(st / 1000.0), to_timestamp(et / 1000.0), h, x, c
+  deployment_id, prompt_tokens, completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type,
+  usage_details)
+SELECT r, k, a, u, g, m, d, pt, ct, tt, s, to_timestamp(st / 1000.0), to_timestamp(et / 1000.0), h, x, c,
+  NULLIF($17::jsonb -> (i::int - 1), 'null'::jsonb)
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
   $8::int[], $9::int[], $10::int[], $11::numeric[], $12::float8[], $13::float8[], $14::int[], $15::bool[],
-  $16::text[]) AS l(r, k, a, u, g, m, d, pt, ct, tt, s, st, et, h, x, c)
+  $16::text[]) WITH ORDINALITY AS l(r, k, a, u, g, m, d, pt, ct, tt, s, st, et, h, x, c, i)
 ON CONFLICT (request_id) DO NOTHING
 RETURNING request_id`;
 
@@ -69,6 +73,7 @@ function logColumns(rows: SpendLogRow[], now: number): unknown[] {
     numbers((r) => (Number.isInteger(r.status) ? r.status : 0)),
     `{${rows.map((r) => (r.stream === true ? "t" : "f")).join(",")}}`,
     column((r) => text(r.callType) ?? "acompletion"),
+    JSON.stringify(rows.map((r) => (typeof r.usageDetails === "object" ? r.usageDetails : null))),
   ];
 }
 

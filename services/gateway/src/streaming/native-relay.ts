@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { EventSourceMessage } from "eventsource-parser";
+import { withOutput } from "../accounting/provider-usage.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputGuard, Usage } from "../pipeline/types.js";
 import { DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS, endIdleClient } from "./client-flow.js";
@@ -244,9 +245,13 @@ export async function relayNative(
   return outcome;
 }
 
-/** The usage of a stream cut short: the upstream's input count if it gave one, the output relayed. */
+/** The usage of a stream cut short: the upstream's input counts (and breakdown) if it gave them, the output relayed. */
 function bookedUsage(reader: NativeEventReader, outputTokens: number, promptTokens: number): Usage {
   const reported = reader.usage(outputTokens);
-  const prompt = reported?.prompt_tokens ?? promptTokens;
-  return { prompt_tokens: prompt, completion_tokens: outputTokens, total_tokens: prompt + outputTokens };
+  if (reported !== undefined) return withOutput(reported, outputTokens);
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: outputTokens,
+    total_tokens: promptTokens + outputTokens,
+  };
 }

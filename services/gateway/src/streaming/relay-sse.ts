@@ -3,7 +3,7 @@
  * `data: [DONE]`; OpenAI API reference, "Streaming") to the client event by event, as each arrives: no
  * buffering beyond one partial event. Along the way it picks up the usage chunk (sent when
  * `stream_options.include_usage` is true) and, when the gateway asked for usage on the client's behalf,
- * keeps it from the client: the usage-only chunk is dropped and the `"usage": null` that the upstream adds
+ * keeps it from the client (the usage is read with its breakdown, `accounting/provider-usage.ts`): the usage-only chunk is dropped and the `"usage": null` that the upstream adds
  * to every other chunk is removed, so the client sees what a stream without `include_usage` looks like
  * (OpenAI API reference, chat completion chunk object: `usage` is "only present if" it was asked for).
  */
@@ -11,6 +11,7 @@
 import { isUtf8 } from "node:buffer";
 import type { ServerResponse } from "node:http";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { openAiUsage } from "../accounting/provider-usage.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from "../pipeline/types.js";
 import { DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS, endIdleClient, waitForClient } from "./client-flow.js";
@@ -111,7 +112,7 @@ const usagePattern = /"usage"\s*:\s*\{/;
  */
 const nullUsagePattern = /,\s*"usage"\s*:\s*null(?=\s*[,}])|(?<=[{\s])"usage"\s*:\s*null\s*,/;
 
-type Chunk = ChunkHead & { usage?: Usage | null; choices?: Array<{ index?: unknown }> };
+type Chunk = ChunkHead & { usage?: unknown; choices?: Array<{ index?: unknown }> };
 
 /**
  * Writes the upstream's events to `res` and ends it (see {@link RelayOptions.open} for the headers).
@@ -222,7 +223,7 @@ export async function relaySse(
       if (Array.isArray(chunk!.choices)) {
         for (const choice of chunk!.choices) if (typeof choice?.index === "number") choices.add(choice.index);
       }
-      if (chunk!.usage) outcome.usage = chunk!.usage;
+      if (chunk!.usage) outcome.usage = openAiUsage(chunk!.usage) ?? outcome.usage;
     }
     // A cheap substring check first: most chunks carry no `"usage"` at all (the client did not ask for it).
     const mentionsUsage = data.includes('"usage"');

@@ -5,6 +5,7 @@
  */
 import type { GuardDecision } from "../pipeline/types.js";
 import type { CaptureContent } from "./settings.js";
+import type { UsageDetails } from "./usage-details.js";
 
 /** One model call, finished (answered, refused after admission, or failed). */
 export interface CallTrace {
@@ -42,7 +43,11 @@ export interface CallTrace {
   input: { original: unknown; sent?: unknown };
   /** The answer as the upstream gave it and as the client got it (after the output guardrails). */
   output?: { upstream?: unknown; returned?: unknown };
-  usage?: { input: number; output: number; total: number };
+  /**
+   * Langfuse usage details, tokens: `input`, `output`, `total` and the parts priced apart (`input_cached_tokens`,
+   * `output_reasoning_tokens`, …: tracing/usage-details.ts).
+   */
+  usage?: UsageDetails;
   /** Cost in USD, the same figure as `x-litellm-response-cost`. */
   costUsd?: number;
   /** First byte of the answer, epoch ms (time to first token). */

@@ -11,6 +11,7 @@ import type { CallContext, CallObserver, CallResult, CallType } from "../pipelin
 import { type CallTrace, traceIdFor } from "./call-trace.js";
 import type { CallTracer } from "./langfuse-tracer.js";
 import type { CaptureContent } from "./settings.js";
+import { usageDetailsOf } from "./usage-details.js";
 
 /** Request fields recorded as the generation's model parameters (OpenAI chat completion request names). */
 const MODEL_PARAMETERS = [
@@ -93,9 +94,7 @@ export function callTrace(call: CallContext, result: CallResult): CallTrace {
     ...(call.output === undefined && call.upstreamOutput === undefined
       ? {}
       : { output: { upstream: call.upstreamOutput ?? call.output, returned: call.output } }),
-    ...(usage
-      ? { usage: { input: usage.prompt_tokens, output: usage.completion_tokens, total: usage.total_tokens } }
-      : {}),
+    ...(usage ? { usage: usageDetailsOf(usage, deployment?.provider) } : {}),
     ...(deployment ? { costUsd: result.cost } : {}),
     ...(call.firstByteAtEpoch === undefined ? {} : { completionStartTime: call.firstByteAtEpoch }),
     status: result.status,

@@ -202,6 +202,37 @@ model_list:
     expect(config.deployments[0]).toMatchObject({ inputCostPerToken: 0.5, outputCostPerToken: 1 });
   });
 
+  it("reads LiteLLM's per-part price keys from litellm_params and model_info, litellm_params winning key by key", () => {
+    const config = load(
+      `${local}      input_cost_per_token: 0.000003
+      output_cost_per_token: 0.000015
+      cache_read_input_token_cost: 3.0e-7
+      cache_creation_input_token_cost: "0.00000375"
+      input_cost_per_token_above_200k_tokens: 0.000006
+    model_info:
+      cache_read_input_token_cost: 1
+      cache_creation_input_token_cost_above_1hr: 0.000006
+      input_cost_per_audio_token: 0.00004
+      output_cost_per_audio_token: 0.00008
+      output_cost_per_reasoning_token: 0.00001
+      output_cost_per_token_above_200k_tokens: 0.0000225
+`,
+    );
+    expect(config.warnings).toEqual([]);
+    expect(config.deployments[0]?.priceParts).toEqual({
+      cacheRead: 3e-7,
+      cacheWrite: 3.75e-6,
+      cacheWrite1h: 6e-6,
+      inputAudio: 4e-5,
+      outputAudio: 8e-5,
+      outputReasoning: 1e-5,
+      inputAbove200k: 6e-6,
+      outputAbove200k: 2.25e-5,
+    });
+    const bad = fail(`${local}      cache_read_input_token_cost: -1\n`);
+    expect(bad.error.message).toContain("cache_read_input_token_cost");
+  });
+
   it("defaults api_base per provider: OpenAI's and Anthropic's public APIs", () => {
     const config = load(
       `

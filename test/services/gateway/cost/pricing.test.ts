@@ -60,7 +60,15 @@ describe("prices from the provider tables (providers/<provider>/index.ts)", () =
 
   it("the deployment's own costs win over the table, and only both of them make it priced", () => {
     const own = deployment("openai/gpt-4o", { inputCostPerToken: 1e-6, outputCostPerToken: 0 });
-    expect(priceOf(own)).toEqual({ input: 1e-6, output: 0 });
+    // The list's cache-read price stays (per-part prices merge key by key): set cache_read_input_token_cost too.
+    expect(priceOf(own)).toEqual({ input: 1e-6, output: 0, cacheRead: 1.25e-6 });
+    const parts = deployment("openai/gpt-4o", { priceParts: { cacheRead: 1e-7, outputReasoning: 2e-5 } });
+    expect(priceOf(parts)).toMatchObject({
+      input: 2.5e-6,
+      output: 1e-5,
+      cacheRead: 1e-7,
+      outputReasoning: 2e-5,
+    });
     expect(isPriced(deployment("openai/llama3", { inputCostPerToken: 1e-6 }))).toBe(false);
     expect(isPriced(deployment("openai/llama3", { inputCostPerToken: 0, outputCostPerToken: 0 }))).toBe(true);
   });

@@ -66,3 +66,37 @@ describe("JSON nesting depth", () => {
     expect(nestsDeeperThan(JSON.parse(nested(100_000)), MAX_JSON_DEPTH)).toBe(true);
   });
 });
+
+describe("bodies on routes the gateway does not serve", () => {
+  it("answers multipart/form-data and a body that is not JSON on an unknown route with the JSON 404", async () => {
+    const form = new FormData();
+    form.append("purpose", "batch");
+    form.append("file", new Blob(["{}"], { type: "application/jsonl" }), "input.jsonl");
+    for (const [path, body] of [
+      ["/v1/files", form],
+      ["/v1/audio/transcriptions", form],
+      ["/v1/nowhere", "not json"],
+    ] as const) {
+      const res = await fetch(`${gw.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${MASTER_KEY}` },
+        body,
+      });
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(await res.json()).toEqual({
+        error: {
+          message: `No route POST ${path}.`,
+          type: "invalid_request_error",
+          param: null,
+          code: "not_found",
+        },
+      });
+    }
+  });
+
+  it("still refuses a body that is not JSON on a served route with a 400", async () => {
+    const res = await post("/v1/chat/completions", "not json", "text/x-anything");
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ type: "invalid_request_error" });
+  });
+});

@@ -46,6 +46,38 @@ describe("spend batches", () => {
     expect((await check.query("SELECT spend FROM users WHERE user_id = 'idem'")).rows[0].spend).toBe("0.3");
   });
 
+  it("store each row's usage breakdown in usage_details (NULL without one), whatever the batch's order", async () => {
+    const db = await database();
+    await instance(db.url); // migrates the database
+    const pool = createPool(db.url, recordingLogger());
+    cleanups.push(() => pool.end());
+    const details = (cacheRead: number) => ({
+      input: 100,
+      input_audio: 0,
+      cache_read: cacheRead,
+      cache_write_5m: 10,
+      cache_write_1h: 5,
+      output: 7,
+      output_reasoning: 3,
+      output_audio: 0,
+      accepted_prediction: 0,
+      rejected_prediction: 0,
+      web_search_requests: 1,
+    });
+    const rows = [
+      spendRow({ usageDetails: details(800) }),
+      spendRow(),
+      spendRow({ usageDetails: details(1) }),
+    ];
+    expect(await writeSpendBatch(pool, rows, Date.now())).toBe(3);
+    const check = await sqlClient(db);
+    const stored = await check.query("SELECT request_id, usage_details FROM spend_logs");
+    const byId = new Map(stored.rows.map((r) => [r.request_id, r.usage_details]));
+    expect(byId.get(rows[0]!.requestId)).toEqual(details(800));
+    expect(byId.get(rows[1]!.requestId)).toBeNull();
+    expect(byId.get(rows[2]!.requestId)).toEqual(details(1));
+  });
+
   it("store every column as recorded: times to the millisecond, tiny and large costs exactly, flags and sanitised numbers", async () => {
     const db = await database();
     await instance(db.url); // migrates the database

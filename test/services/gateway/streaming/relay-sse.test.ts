@@ -85,7 +85,8 @@ describe("relaySse when the gateway asked for usage on the client's behalf", () 
       undefined,
       "[DONE]",
     ]);
-    expect(outcome.usage).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+    expect(outcome.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+    expect(outcome.usage?.breakdown).toMatchObject({ input: 3, cache_read: 0, output: 2 });
   });
 
   it("leaves a model's text that spells a usage member untouched", async () => {

@@ -9,10 +9,10 @@
  * then it gets the cap they can pay for as `max_completion_tokens` (OpenAI's current name, which reasoning models
  * require and vLLM, llama.cpp and Anthropic's compatibility layer accept; `cost/reservation.ts`).
  */
+import { openAiUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { send } from "../../pipeline/steps/send.js";
-import type { Usage } from "../../pipeline/types.js";
 import { capMember, forwardable } from "../../providers/openai-compatible/forward-json.js";
 import { type ChatCompletionRequest, parseChatCompletion } from "./schema.js";
 import { chatCompletionTexts, chatRequestTexts } from "./texts.js";
@@ -25,7 +25,7 @@ function firstMessage(completion: unknown): unknown {
 
 /** How a `chat.completion` object is read. */
 export const chatCompletionAnswer: JsonAnswerFormat = {
-  usage: (answer) => (answer as { usage?: Usage } | null)?.usage,
+  usage: (answer) => openAiUsage((answer as { usage?: unknown } | null)?.usage),
   output: firstMessage,
   outputTexts: chatCompletionTexts,
 };

@@ -11,18 +11,18 @@
  * ask. The input guardrails read `prompt` and `suffix`; the output guard reads each choice's `text`, of a
  * non-streamed answer and of a stream's chunks alike.
  */
+import { openAiUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
-import type { Usage } from "../../pipeline/types.js";
 import { capMember, forwardable } from "../../providers/openai-compatible/forward-json.js";
 import { type CompletionRequest, completionChoices, parseCompletion } from "./schema.js";
 import { completionAnswerTexts, completionRequestTexts } from "./texts.js";
 
 /** How a `text_completion` answer is read: its usage, and its first choice's text as the output. */
 export const completionAnswer: JsonAnswerFormat = {
-  usage: (answer) => (answer as { usage?: Usage } | null)?.usage,
+  usage: (answer) => openAiUsage((answer as { usage?: unknown } | null)?.usage),
   output: (answer) => (answer as { choices?: Array<{ text?: unknown }> } | null)?.choices?.[0]?.text,
   outputTexts: completionAnswerTexts,
 };

@@ -7,6 +7,7 @@
  * carry no text); the answer is vectors, so no output guard applies. `encoding_format: "base64"` is passed
  * through: the upstream encodes.
  */
+import { openAiUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
@@ -21,10 +22,7 @@ import { embeddingInputTexts } from "./texts.js";
  * names, with 0 completion tokens; undefined when it has none.
  */
 export function embeddingUsage(answer: unknown): Usage | undefined {
-  const usage = (answer as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } } | null)?.usage;
-  if (typeof usage?.prompt_tokens !== "number") return undefined;
-  const total = typeof usage.total_tokens === "number" ? usage.total_tokens : usage.prompt_tokens;
-  return { prompt_tokens: usage.prompt_tokens, completion_tokens: 0, total_tokens: total };
+  return openAiUsage((answer as { usage?: unknown } | null)?.usage);
 }
 
 /** How an embeddings answer is read: usage only; the vectors are not recorded as output. */

@@ -7,7 +7,7 @@
  * `cache_read_input_tokens`). A stop sequence ends the answer as `end_turn`: chat completions do not say
  * which stop sequence matched.
  */
-import type { Usage } from "../../pipeline/types.js";
+import { openAiUsage } from "../../accounting/provider-usage.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -18,6 +18,8 @@ export interface MessagesUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes by lifetime (Anthropic API reference, Messages `usage.cache_creation`). */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 /** Anthropic's `stop_reason` for a chat `finish_reason`. */
@@ -34,29 +36,23 @@ export function stopReason(finishReason: unknown): string {
   return "end_turn";
 }
 
-/** A chat `usage` in Anthropic's names (tokens). */
+/**
+ * A chat `usage` in Anthropic's names (tokens): `input_tokens` without the cache reads and writes, which go to
+ * `cache_read_input_tokens` and `cache_creation_input_tokens` (read by `openAiUsage`).
+ */
 export function messagesUsage(usage: unknown): MessagesUsage {
-  if (!isObj(usage)) return { input_tokens: 0, output_tokens: 0 };
-  const prompt = Number(usage.prompt_tokens ?? 0);
-  const details = isObj(usage.prompt_tokens_details) ? usage.prompt_tokens_details : {};
-  const cached = Number(details.cached_tokens ?? 0);
+  const b = openAiUsage(usage)?.breakdown;
+  if (b === undefined) return { input_tokens: 0, output_tokens: 0 };
   return {
-    input_tokens: prompt - cached,
-    output_tokens: Number(usage.completion_tokens ?? 0),
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: cached,
+    input_tokens: b.input,
+    output_tokens: b.output,
+    cache_creation_input_tokens: b.cache_write_5m + b.cache_write_1h,
+    cache_read_input_tokens: b.cache_read,
+    cache_creation: {
+      ephemeral_5m_input_tokens: b.cache_write_5m,
+      ephemeral_1h_input_tokens: b.cache_write_1h,
+    },
   };
-}
-
-/** A Messages `usage` in chat completions' names (tokens): input counts cache reads and writes. */
-export function chatUsage(usage: unknown): Usage | undefined {
-  if (!isObj(usage)) return undefined;
-  const prompt =
-    Number(usage.input_tokens ?? 0) +
-    Number(usage.cache_creation_input_tokens ?? 0) +
-    Number(usage.cache_read_input_tokens ?? 0);
-  const completion = Number(usage.output_tokens ?? 0);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
 /** `msg_` and the upstream's id (letters, digits, `_`, `-` only). */

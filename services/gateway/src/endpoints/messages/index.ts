@@ -11,7 +11,9 @@
  * (`from-chat.ts`) and a stream's chunks to Messages events (`stream-events.ts`), so every deployment that
  * speaks OpenAI's chat completions serves Anthropic's clients.
  */
+
 import { Readable } from "node:stream";
+import { anthropicUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
@@ -20,7 +22,7 @@ import type { CallContext } from "../../pipeline/types.js";
 import { adapterFor, type UpstreamApi } from "../../providers/index.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
 import type { Router, UpstreamResponse } from "../../router/router.js";
-import { chatUsage, fromChatCompletion } from "./from-chat.js";
+import { fromChatCompletion } from "./from-chat.js";
 import { messagesEventReader } from "./native-events.js";
 import { type MessagesRequest, parseMessagesRequest } from "./schema.js";
 import { messagesStreamEncoder } from "./stream-events.js";
@@ -49,7 +51,7 @@ const native = new WeakSet<CallContext>();
 
 /** How a Message object is read (a native answer, or a translated one). */
 export const messageAnswer: JsonAnswerFormat = {
-  usage: (answer) => chatUsage((answer as { usage?: unknown } | null)?.usage),
+  usage: (answer) => anthropicUsage((answer as { usage?: unknown } | null)?.usage),
   output: (answer) => structuredClone((answer as { content?: unknown } | null)?.content),
   outputTexts: messageAnswerTexts,
 };
@@ -96,7 +98,7 @@ export const messages: Endpoint<MessagesRequest> = {
     if (!call.stream) return answerJson(call, await translatedAnswer(upstream), deps, reply, messageAnswer);
     return answerStream(call, upstream, deps, request, reply, {
       stripUsage: false,
-      encoder: messagesStreamEncoder(call.body.model),
+      encoder: messagesStreamEncoder(call.body.model, call.promptEstimate),
     });
   },
 };

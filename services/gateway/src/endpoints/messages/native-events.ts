@@ -5,15 +5,17 @@
  * - output text: `content_block_delta` events, `text_delta` (the content the output guard reads, by the block's
  *   `index`), `input_json_delta` and `thinking_delta` (metered only);
  * - usage: `message_start`'s `message.usage` (input tokens, cache reads and writes) and the cumulative
- *   `usage.output_tokens` of `message_delta`; a stream that never reports its output is booked by the text
+ *   counts of `message_delta`'s `usage` (the latest wins: output tokens, server tool use, and input counts when
+ *   repeated), read by `anthropicUsage` with their breakdown; a stream that never reports its output is booked by the text
  *   relayed; `message_stop` is the terminal event;
  * - a stream cut at the reservation ends as Anthropic ends one at `max_tokens`: `content_block_stop` for an open
  *   block, `message_delta` with `stop_reason: "max_tokens"` and the output booked, `message_stop`; a failure,
  *   timeout or guard block with an `error` event in Anthropic's error shape.
  */
+
+import { anthropicUsage, withOutput } from "../../accounting/provider-usage.js";
 import { anthropicErrorBody } from "../../errors/anthropic-error.js";
 import type { EventText, NativeEvent, NativeEventReader } from "../../streaming/native-relay.js";
-import { chatUsage } from "./from-chat.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -64,15 +66,10 @@ export function messagesEventReader(): NativeEventReader {
       return { output: "" };
     },
     usage(outputTokens) {
-      const counted = chatUsage(usage);
+      const counted = anthropicUsage(usage);
       // Input from message_start; output from message_delta, else the text relayed.
       if (counted === undefined || (!reported && counted.prompt_tokens === 0)) return undefined;
-      if (reported) return counted;
-      return {
-        ...counted,
-        completion_tokens: outputTokens,
-        total_tokens: counted.prompt_tokens + outputTokens,
-      };
+      return reported ? counted : withOutput(counted, outputTokens);
     },
     cut(booked) {
       const stop = open < 0 ? "" : sse({ type: "content_block_stop", index: open });

@@ -5,8 +5,11 @@
  * then `message_delta` (`stop_reason`, `usage.output_tokens`) and `message_stop` at `[DONE]`. An error payload
  * (a guard's block, an upstream failure, a timeout) becomes `event: error` with an Anthropic error body.
  *
- * `message_start` carries `input_tokens: 0`: a chat stream reports its usage at its end, so the real
- * `input_tokens` comes with `message_delta`'s usage.
+ * `message_start` carries the prompt's input tokens, as Anthropic's does (clients such as LangChain read the
+ * input count there and only the output count from `message_delta`): the first chunk's usage when the upstream
+ * sends usage on every chunk (vLLM's `continuous_usage_stats`), else the gateway's prompt estimate. A chat
+ * stream reports its usage at its end, so the exact counts (`input_tokens`, cache reads) come again with
+ * `message_delta`'s usage.
  */
 import { anthropicErrorBody } from "../../errors/anthropic-error.js";
 import type { StreamEncoder } from "../../streaming/relay-sse.js";
@@ -29,9 +32,10 @@ function errorEvent(payload: Obj): string {
 
 /**
  * A per-call encoder (see the module comment) for `answerStream`'s `encoder` option; `model` names the model
- * in `message_start` when the first chunk does not.
+ * in `message_start` when the first chunk does not; `promptEstimate` (tokens) is `message_start`'s
+ * `input_tokens` when the first chunk carries no usage.
  */
-export function messagesStreamEncoder(model: string): StreamEncoder {
+export function messagesStreamEncoder(model: string, promptEstimate: number): StreamEncoder {
   let started = false;
   let finished = false;
   /** The open block's index and kind, or -1. */
@@ -61,7 +65,10 @@ export function messagesStreamEncoder(model: string): StreamEncoder {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: 0, output_tokens: 0 },
+      usage: {
+        input_tokens: isObj(chunk.usage) ? messagesUsage(chunk.usage).input_tokens : promptEstimate,
+        output_tokens: 0,
+      },
     };
     return sse({ type: "message_start", message });
   };
@@ -111,7 +118,9 @@ export function messagesStreamEncoder(model: string): StreamEncoder {
       usage: {
         output_tokens: u.output_tokens,
         input_tokens: u.input_tokens,
+        cache_creation_input_tokens: u.cache_creation_input_tokens,
         cache_read_input_tokens: u.cache_read_input_tokens,
+        ...(u.cache_creation === undefined ? {} : { cache_creation: u.cache_creation }),
       },
     });
     return out + sse({ type: "message_stop" });

@@ -19,6 +19,7 @@
  * refused with a 400 `invalid_request_error` (`param: previous_response_id`): send the whole conversation as
  * `input` instead.
  */
+import { responsesApiUsage } from "../../accounting/provider-usage.js";
 import { invalidRequest } from "../../errors/gateway-error.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
@@ -28,7 +29,7 @@ import type { CallContext, PipelineDeps } from "../../pipeline/types.js";
 import { adapterFor } from "../../providers/index.js";
 import { capMember, forwardable } from "../../providers/openai-compatible/forward-json.js";
 import type { UpstreamResponse } from "../../router/router.js";
-import { chatUsage, responsesEventReader } from "./native-events.js";
+import { responsesEventReader } from "./native-events.js";
 import { checkPrevious, recordAnswer, recordingReader } from "./ownership.js";
 import { fromChatCompletion } from "./response-object.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./schema.js";
@@ -44,7 +45,7 @@ const outputOf = (response: unknown): unknown => {
 
 /** How a `response` object is read (native answers, and translated ones once rewritten). */
 export const responseAnswer: JsonAnswerFormat = {
-  usage: (answer) => chatUsage((answer as { usage?: Parameters<typeof chatUsage>[0] } | null)?.usage),
+  usage: (answer) => responsesApiUsage((answer as { usage?: unknown } | null)?.usage),
   output: outputOf,
   outputTexts: responseOutputTexts,
 };

@@ -4,35 +4,19 @@
  *
  * - output text: `response.output_text.delta` (the content the output guard reads, by `output_index`),
  *   `response.function_call_arguments.delta`, `response.refusal.delta` and the reasoning deltas (metered only);
- * - usage: `response.completed` (or `.incomplete` / `.failed`) carries `response.usage`, the terminal event;
+ * - usage: `response.completed` (or `.incomplete` / `.failed`) carries `response.usage` (read with its
+ *   breakdown by `responsesApiUsage`), the terminal event;
  * - a stream cut at the reservation ends with `response.incomplete` (`incomplete_details.reason`
  *   `max_output_tokens`, the usage booked); a failure, timeout or guard block with an `error` event and
  *   `response.failed`, each with the next `sequence_number` after the upstream's last.
  */
+import { responsesApiUsage } from "../../accounting/provider-usage.js";
 import type { Usage } from "../../pipeline/types.js";
 import type { EventText, NativeEvent, NativeEventReader } from "../../streaming/native-relay.js";
 import { responseUsage } from "./response-object.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Responses' `usage` (`input_tokens`, `output_tokens`, `total_tokens`). */
-export interface ResponsesUsage {
-  input_tokens?: number;
-  output_tokens?: number;
-  total_tokens?: number;
-}
-
-/** The Responses API's usage in chat completions' names (tokens); undefined without one. */
-export function chatUsage(usage: ResponsesUsage | null | undefined): Usage | undefined {
-  if (usage === null || usage === undefined || typeof usage.input_tokens !== "number") return undefined;
-  const output = usage.output_tokens ?? 0;
-  return {
-    prompt_tokens: usage.input_tokens,
-    completion_tokens: output,
-    total_tokens: usage.total_tokens ?? usage.input_tokens + output,
-  };
-}
 
 /** Deltas of model-written text that are not the answer's content (metered, not guarded). */
 const OTHER_DELTAS = new Set([
@@ -82,8 +66,7 @@ export function responsesEventReader(): NativeEventReader {
         shell = json.response;
       if (typeof type === "string" && TERMINAL.has(type)) {
         completed = true;
-        usage =
-          chatUsage(isObj(json.response) ? (json.response.usage as ResponsesUsage) : undefined) ?? usage;
+        usage = responsesApiUsage(isObj(json.response) ? json.response.usage : undefined) ?? usage;
       }
       return { output: "" };
     },

@@ -9,6 +9,7 @@
  * always null on this path.
  */
 import { randomBytes } from "node:crypto";
+import { openAiUsage } from "../../accounting/provider-usage.js";
 import type { Usage } from "../../pipeline/types.js";
 import type { ResponsesRequest } from "./schema.js";
 
@@ -49,24 +50,23 @@ export function responseShell(
   };
 }
 
-/** Chat usage (tokens) in the Responses API's names, with the detail objects its schema requires. */
-export function responseUsage(usage: Partial<Usage> | undefined): Obj {
+/**
+ * Usage (tokens; a chat `usage` as the upstream sent it is read by `openAiUsage` first) in the Responses API's
+ * names, with the detail objects its schema requires (OpenAI API reference, `ResponseUsage`): cache reads as
+ * `cached_tokens`, cache writes as `cache_write_tokens`, reasoning as `reasoning_tokens`.
+ */
+export function responseUsage(usage: Usage | undefined): Obj {
   const input = usage?.prompt_tokens ?? 0;
   const output = usage?.completion_tokens ?? 0;
-  const details = usage as
-    | {
-        prompt_tokens_details?: { cached_tokens?: number };
-        completion_tokens_details?: { reasoning_tokens?: number };
-      }
-    | undefined;
+  const b = usage?.breakdown;
   return {
     input_tokens: input,
     input_tokens_details: {
-      cached_tokens: details?.prompt_tokens_details?.cached_tokens ?? 0,
-      cache_write_tokens: 0,
+      cached_tokens: b?.cache_read ?? 0,
+      cache_write_tokens: b === undefined ? 0 : b.cache_write_5m + b.cache_write_1h,
     },
     output_tokens: output,
-    output_tokens_details: { reasoning_tokens: details?.completion_tokens_details?.reasoning_tokens ?? 0 },
+    output_tokens_details: { reasoning_tokens: b?.output_reasoning ?? 0 },
     total_tokens: usage?.total_tokens ?? input + output,
   };
 }
@@ -140,6 +140,6 @@ export function fromChatCompletion(body: ResponsesRequest, completion: Obj): Obj
   }
   response.output = output;
   if (reason !== undefined) response.incomplete_details = { reason };
-  response.usage = responseUsage(completion.usage as Usage | undefined);
+  response.usage = responseUsage(openAiUsage(completion.usage));
   return response;
 }

@@ -14,6 +14,7 @@
  *
  * Only the first choice is read (the Responses API has no `n`).
  */
+import { openAiUsage } from "../../accounting/provider-usage.js";
 import type { StreamEncoder } from "../../streaming/relay-sse.js";
 import {
   functionCallItem,
@@ -224,7 +225,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     }
     const response = this.shell(status);
     response.output = this.items.map((item) => this.done(item, status));
-    response.usage = responseUsage(this.usage as Parameters<typeof responseUsage>[0]);
+    response.usage = responseUsage(openAiUsage(this.usage));
     if (reason !== undefined) response.incomplete_details = { reason };
     return (
       out + this.event(status === "completed" ? "response.completed" : "response.incomplete", { response })

@@ -65,7 +65,10 @@ export function decisionHeaders(decisions: readonly GuardDecision[]): Record<str
 
 /** How {@link answerJson} reads one endpoint's JSON answer. */
 export interface JsonAnswerFormat {
-  /** The answer's usage in chat completions' names (tokens), undefined when it has none. */
+  /**
+   * The answer's usage in chat completions' names (tokens) with its breakdown (read by
+   * `accounting/provider-usage.ts`), undefined when it has none.
+   */
   usage(answer: unknown): Usage | undefined;
   /** What tracing records as the output (a copy: the answer may still be rewritten), e.g. chat's first message. */
   output(answer: unknown): unknown;

@@ -8,6 +8,10 @@
  *   user turn. Consecutive turns of one role are merged, since Anthropic wants the roles to alternate;
  * - `tools` → `{name, description, input_schema}`; `tool_choice` auto/none/required/named →
  *   `{type: auto|none|any|tool}` (`parallel_tool_calls: false` → `disable_parallel_tool_use`);
+ * - `cache_control` (Anthropic's prompt-caching breakpoint, `{type: "ephemeral", ttl?: "5m" | "1h"}`; Anthropic
+ *   API reference "Prompt caching"), as LiteLLM takes it on a chat request: on a content part → on its block; on
+ *   a message (system, user, assistant, tool) → on the last block that message produced; on a tool (beside
+ *   `function`, or inside it) → on the Anthropic tool;
  * - `max_tokens` (required by Anthropic) = `max_completion_tokens` ?? `max_tokens` ?? the deployment's
  *   `model_info.max_output_tokens` ?? the gateway's default
  *   cap; `temperature`, `top_p`, `stop` → `stop_sequences`, `user` → `metadata.user_id`, `stream`.
@@ -17,8 +21,11 @@
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../cost/estimate.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 
-/** A content block of a Messages turn (the subset the translation writes). */
-export type AnthropicBlock =
+/** A prompt-caching breakpoint as the client gave it (`{type: "ephemeral", ttl?}`), passed on unchanged. */
+export type CacheControl = Record<string, unknown>;
+
+/** A content block of a Messages turn (the subset the translation writes), with its optional breakpoint. */
+export type AnthropicBlock = (
   | { type: "text"; text: string }
   | {
       type: "image";
@@ -29,7 +36,8 @@ export type AnthropicBlock =
       type: "tool_result";
       tool_use_id: string;
       content: string | Array<{ type: "text"; text: string }>;
-    };
+    }
+) & { cache_control?: CacheControl };
 
 /** One turn of a Messages request. */
 export interface AnthropicMessage {
@@ -42,8 +50,8 @@ export interface AnthropicRequest {
   model: string;
   max_tokens: number;
   messages: AnthropicMessage[];
-  system?: Array<{ type: "text"; text: string }>;
-  tools?: Array<{ name: string; description?: string; input_schema: unknown }>;
+  system?: Array<{ type: "text"; text: string; cache_control?: CacheControl }>;
+  tools?: Array<{ name: string; description?: string; input_schema: unknown; cache_control?: CacheControl }>;
   tool_choice?: {
     type: "auto" | "any" | "none" | "tool";
     name?: string;
@@ -68,9 +76,31 @@ const isObject = (value: unknown): value is Json =>
 /** `data:<media type>;base64,<data>` */
 const dataUrl = /^data:([^;,]+);base64,(.*)$/s;
 
-/** One chat content part → an Anthropic block. */
+/** A `cache_control` object of a part, message or tool; undefined when absent (anything but an object). */
+const cacheControlOf = (holder: Json): CacheControl | undefined =>
+  isObject(holder.cache_control) ? holder.cache_control : undefined;
+
+/** `blocks` with `cacheControl` (a message's) set on the last one; unchanged without one. */
+function markLast<B extends { cache_control?: CacheControl }>(
+  blocks: B[],
+  cacheControl: CacheControl | undefined,
+): B[] {
+  const last = blocks[blocks.length - 1];
+  if (cacheControl !== undefined && last !== undefined) last.cache_control = cacheControl;
+  return blocks;
+}
+
+/** One chat content part → an Anthropic block, with the part's `cache_control`. */
 function partBlock(part: unknown, param: string): AnthropicBlock | undefined {
   if (!isObject(part)) throw refuse("A content part must be an object.", param);
+  const block = partContent(part, param);
+  const cacheControl = cacheControlOf(part);
+  if (block !== undefined && cacheControl !== undefined) block.cache_control = cacheControl;
+  return block;
+}
+
+/** One chat content part (an object) → an Anthropic block without its breakpoint. */
+function partContent(part: Json, param: string): AnthropicBlock | undefined {
   if (part.type === "text" || part.type === "refusal") {
     const text = part.type === "text" ? part.text : part.refusal;
     if (typeof text !== "string") throw refuse(`A ${part.type} part needs a string.`, param);
@@ -106,7 +136,10 @@ function contentBlocks(content: unknown, param: string): AnthropicBlock[] {
 }
 
 /** Text only (system prompts, tool results): image parts are refused there. */
-function textBlocks(content: unknown, param: string): Array<{ type: "text"; text: string }> {
+function textBlocks(
+  content: unknown,
+  param: string,
+): Array<{ type: "text"; text: string; cache_control?: CacheControl }> {
   const blocks = contentBlocks(content, param);
   for (const block of blocks) {
     if (block.type !== "text") throw refuse("Only text can be given here.", param);
@@ -154,10 +187,12 @@ function translateTools(tools: unknown): AnthropicRequest["tools"] {
         `tools[${i}]`,
       );
     }
+    const cacheControl = cacheControlOf(tool) ?? cacheControlOf(fn);
     return {
       name: fn.name,
       ...(typeof fn.description === "string" ? { description: fn.description } : {}),
       input_schema: isObject(fn.parameters) ? fn.parameters : { type: "object", properties: {} },
+      ...(cacheControl === undefined ? {} : { cache_control: cacheControl }),
     };
   });
 }
@@ -196,27 +231,50 @@ export function toAnthropicRequest(
   chat.messages.forEach((message, i) => {
     const param = `messages[${i}]`;
     if (!isObject(message)) throw refuse("A message must be an object.", param);
+    const cacheControl = cacheControlOf(message);
     switch (message.role) {
       case "system":
       case "developer":
-        system.push(...textBlocks(message.content, `${param}.content`));
+        system.push(...markLast(textBlocks(message.content, `${param}.content`), cacheControl));
         break;
       case "user":
-        pushTurn(messages, "user", contentBlocks(message.content, `${param}.content`));
+        pushTurn(
+          messages,
+          "user",
+          markLast(contentBlocks(message.content, `${param}.content`), cacheControl),
+        );
         break;
       case "assistant":
-        pushTurn(messages, "assistant", [
-          ...contentBlocks(message.content, `${param}.content`),
-          ...toolUses(message.tool_calls, `${param}.tool_calls`),
-        ]);
+        pushTurn(
+          messages,
+          "assistant",
+          markLast(
+            [
+              ...contentBlocks(message.content, `${param}.content`),
+              ...toolUses(message.tool_calls, `${param}.tool_calls`),
+            ],
+            cacheControl,
+          ),
+        );
         break;
       case "tool": {
         if (typeof message.tool_call_id !== "string")
           throw refuse("A tool message needs tool_call_id.", param);
         const text = textBlocks(message.content, `${param}.content`);
-        pushTurn(messages, "user", [
-          { type: "tool_result", tool_use_id: message.tool_call_id, content: text.length === 0 ? "" : text },
-        ]);
+        pushTurn(
+          messages,
+          "user",
+          markLast<AnthropicBlock>(
+            [
+              {
+                type: "tool_result",
+                tool_use_id: message.tool_call_id,
+                content: text.length === 0 ? "" : text,
+              },
+            ],
+            cacheControl,
+          ),
+        );
         break;
       }
       default:

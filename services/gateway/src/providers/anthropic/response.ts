@@ -4,14 +4,16 @@
  * `message.tool_calls` (input as a JSON string), `stop_reason` → `finish_reason`, `usage` → chat's usage.
  * Thinking blocks are not passed on (chat completions has no field for them).
  */
-import type { Usage } from "../../accounting/usage.js";
+import { anthropicUsage } from "../../accounting/provider-usage.js";
 
-/** Anthropic's `usage` object (tokens). */
+/** Anthropic's `usage` object (tokens; Anthropic API reference, Messages, `usage`). */
 export interface AnthropicUsage {
   input_tokens?: number | null;
   output_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
+  server_tool_use?: { web_search_requests?: number } | null;
 }
 
 /** An Anthropic message object (the fields read). */
@@ -43,20 +45,32 @@ export function finishReason(stopReason: string | null | undefined): FinishReaso
   }
 }
 
-/** Input tokens of every kind (uncached, written to and read from the prompt cache). */
-export function inputTokens(usage: AnthropicUsage | undefined): number {
-  return (
-    (usage?.input_tokens ?? 0) +
-    (usage?.cache_creation_input_tokens ?? 0) +
-    (usage?.cache_read_input_tokens ?? 0)
-  );
-}
-
-/** Chat's usage from Anthropic's: prompt = input + cache tokens, completion = output. */
-export function chatUsage(usage: AnthropicUsage | undefined): Usage {
-  const prompt = inputTokens(usage);
-  const completion = usage?.output_tokens ?? 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+/**
+ * Chat's usage from Anthropic's (`anthropicUsage` reads it): `prompt_tokens` = input + cache writes + cache
+ * reads, `completion_tokens` = output; cache reads also as OpenAI's `prompt_tokens_details.cached_tokens`, and
+ * the cache writes, their 5-minute / 1-hour split and the web searches in LiteLLM's and Anthropic's names
+ * (`cache_creation_input_tokens`, `cache_read_input_tokens`, `cache_creation`, `server_tool_use`), which
+ * `openAiUsage` reads back when the chat answer is booked.
+ */
+export function chatUsage(usage: AnthropicUsage | undefined): Record<string, unknown> {
+  const read = anthropicUsage(usage ?? {})!;
+  const b = read.breakdown!;
+  const written = b.cache_write_5m + b.cache_write_1h;
+  const out: Record<string, unknown> = {
+    prompt_tokens: read.prompt_tokens,
+    completion_tokens: read.completion_tokens,
+    total_tokens: read.total_tokens,
+    prompt_tokens_details: { cached_tokens: b.cache_read },
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: b.cache_read,
+  };
+  if (b.cache_write_1h > 0)
+    out.cache_creation = {
+      ephemeral_5m_input_tokens: b.cache_write_5m,
+      ephemeral_1h_input_tokens: b.cache_write_1h,
+    };
+  if (b.web_search_requests > 0) out.server_tool_use = { web_search_requests: b.web_search_requests };
+  return out;
 }
 
 /**

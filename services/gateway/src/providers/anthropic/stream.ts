@@ -118,7 +118,8 @@ export class ChatChunkStream extends Transform {
       case "message_delta":
         // Cumulative counts: the latest wins; input counts are only sometimes repeated here.
         for (const [key, value] of Object.entries(data.usage ?? {})) {
-          if (typeof value === "number") (this.usage as Record<string, number>)[key] = value;
+          if (typeof value === "number" || (typeof value === "object" && value !== null))
+            (this.usage as Record<string, unknown>)[key] = value;
         }
         if (data.delta?.stop_reason !== undefined) this.delta({}, finishReason(data.delta.stop_reason));
         break;

@@ -53,6 +53,11 @@ export interface ChatHarnessOptions {
   responseOwners?: ResponseOwners;
   /** PipelineDeps.streamClientIdleTimeoutMs (`stream_client_idle_timeout`), ms; default the gateway's (60 s). */
   clientIdleTimeoutMs?: number;
+  /**
+   * The config's whole `model_list:` section (YAML) instead of the one `general` deployment at `upstreamUrl`
+   * (`pricePerToken`, `upstreamModel` and `extraParams` then do not apply).
+   */
+  modelList?: string;
 }
 
 export interface ChatHarness {
@@ -68,19 +73,17 @@ export interface ChatHarness {
 /** Builds and starts the app on an ephemeral port. */
 export async function startChatHarness(options: ChatHarnessOptions): Promise<ChatHarness> {
   const price = options.pricePerToken ?? 0.00001;
-  const config = loadModelConfig(
-    writeConfig(
-      [
-        "model_list:",
-        deployment(
-          "general",
-          options.upstreamUrl,
-          `      input_cost_per_token: ${price}\n      output_cost_per_token: ${price}\n${options.extraParams ?? ""}`,
-        ).replace("openai/fake-model", options.upstreamModel ?? "openai/fake-model"),
-        options.moreConfig ?? "",
-      ].join("\n"),
-    ),
-  );
+  const modelList =
+    options.modelList ??
+    [
+      "model_list:",
+      deployment(
+        "general",
+        options.upstreamUrl,
+        `      input_cost_per_token: ${price}\n      output_cost_per_token: ${price}\n${options.extraParams ?? ""}`,
+      ).replace("openai/fake-model", options.upstreamModel ?? "openai/fake-model"),
+    ].join("\n");
+  const config = loadModelConfig(writeConfig([modelList, options.moreConfig ?? ""].join("\n")));
   const subjects = options.subjects ?? [];
   const auth: VirtualKeyAuth = {
     kind: "virtual",

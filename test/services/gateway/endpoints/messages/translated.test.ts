@@ -7,7 +7,11 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallResult } from "../../../../../services/gateway/src/pipeline/types.js";
-import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
+import {
+  type FakeUpstream,
+  fakeTokenCount,
+  startFakeUpstream,
+} from "../../../../fixtures/openai-upstream.js";
 import { keySubject } from "../../limits/subjects.js";
 import {
   type ChatHarness,
@@ -168,6 +172,23 @@ describe("POST /v1/messages translated to chat completions", () => {
     expect(tool.content).toEqual([
       { type: "tool_use", id: "call_fake_1", name: "get_weather", input: { location: "Paris" } },
     ]);
+  });
+
+  it("counts the prompt in message_start's input_tokens, as Anthropic does (clients read it there)", async () => {
+    const stream = client.messages.stream({
+      model: "general",
+      max_tokens: 64,
+      messages: [{ role: "user", content: "count my prompt tokens please, all of them" }],
+    });
+    const starts: number[] = [];
+    stream.on("streamEvent", (event) => {
+      if (event.type === "message_start") starts.push(event.message.usage.input_tokens);
+    });
+    const message = await stream.finalMessage();
+    expect(starts).toHaveLength(1);
+    expect(starts[0]).toBeGreaterThan(0);
+    // The real count, from the chat stream's usage, comes with message_delta (the SDK keeps the latest).
+    expect(message.usage.input_tokens).toBe(fakeTokenCount("count my prompt tokens please, all of them"));
   });
 
   it("accepts the key as Authorization: Bearer too", async () => {

@@ -168,6 +168,52 @@ describe("chat request → Messages request", () => {
     });
   });
 
+  it("passes cache_control on content parts, messages (system, user, tool) and tools to Anthropic, as LiteLLM does", () => {
+    const ephemeral = { type: "ephemeral" };
+    const hour = { type: "ephemeral", ttl: "1h" };
+    const request = toAnthropicRequest({
+      model: "claude-sonnet-4-5",
+      messages: [
+        {
+          role: "system",
+          content: [
+            { type: "text", text: "Rules." },
+            { type: "text", text: "A long document.", cache_control: hour },
+          ],
+        },
+        { role: "developer", content: "Be brief.", cache_control: ephemeral },
+        { role: "user", content: [{ type: "text", text: "Question?", cache_control: ephemeral }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "t1", type: "function", function: { name: "get_weather", arguments: "{}" } }],
+        },
+        { role: "tool", tool_call_id: "t1", content: "sunny", cache_control: ephemeral },
+        { role: "user", content: "And tomorrow?", cache_control: ephemeral },
+      ],
+      tools: [{ ...weatherTool, cache_control: hour }],
+    });
+    expect(request.system).toEqual([
+      { type: "text", text: "Rules." },
+      { type: "text", text: "A long document.", cache_control: hour },
+      { type: "text", text: "Be brief.", cache_control: ephemeral },
+    ]);
+    expect(request.messages[0]?.content).toEqual([
+      { type: "text", text: "Question?", cache_control: ephemeral },
+    ]);
+    expect(request.messages[2]?.content).toEqual([
+      {
+        type: "tool_result",
+        tool_use_id: "t1",
+        content: [{ type: "text", text: "sunny" }],
+        cache_control: ephemeral,
+      },
+      { type: "text", text: "And tomorrow?", cache_control: ephemeral },
+    ]);
+    expect(request.tools?.[0]?.cache_control).toEqual(hour);
+    expect(() => validateMessagesRequest(request)).not.toThrow();
+  });
+
   it("refuses what Messages cannot express with a 400 naming the field", () => {
     const refused = (body: Record<string, unknown>) => {
       try {
@@ -258,7 +304,15 @@ describe("Messages answer → chat completion", () => {
           },
         },
       ],
-      usage: { prompt_tokens: 33, completion_tokens: 7, total_tokens: 40 },
+      // Cache reads also as OpenAI's cached_tokens; writes and reads in LiteLLM's names too.
+      usage: {
+        prompt_tokens: 33,
+        completion_tokens: 7,
+        total_tokens: 40,
+        prompt_tokens_details: { cached_tokens: 20 },
+        cache_creation_input_tokens: 3,
+        cache_read_input_tokens: 20,
+      },
     });
     expect(openAISchemaErrors("CreateChatCompletionResponse", completion)).toEqual([]);
   });
