@@ -6,8 +6,8 @@
  *
  * - When every deployment the call may reach is an OpenAI-family model, each string is counted with that
  *   model's own tokenizer (`gpt-tokenizer`: `o200k_base` or `cl100k_base`, `streaming/output-meter.ts`
- *   `tokenizerFor`; the larger count when the plan mixes both), in slices and within a time budget per call
- *   (past it, bytes). Within ~10 % of the real count for English.
+ *   `tokenizerFor`; the larger count when the plan mixes both), in slices and within a budget per call (past
+ *   it, bytes). Within ~10 % of the real count for English up to ~40 KB.
  * - Otherwise each string counts its UTF-8 bytes: every tokenizer the gateway may meet (byte-level BPE, and
  *   SentencePiece with byte fallback) spends at least one byte per token, so bytes bound tokens from above.
  * - Images count {@link IMAGE_TOKEN_BOUND} (or more for a model whose formula is larger, see
@@ -64,40 +64,34 @@ const utf8Bytes: Count = (text) => Buffer.byteLength(text);
 const SLICE_CHARS = 256;
 
 /**
- * Tokenizer time one call may spend, ms of CPU. English tokenizes at ~20 MB/s, but text made to be expensive
- * (random letters or symbols, rare code points) at ~100–200 KB/s; past this budget the rest of the call's text counts its UTF-8 bytes,
+ * Tokenizer time one call may spend, ms, once it has counted {@link FREE_TOKENS}. English tokenizes at ~20 MB/s,
+ * but text made to be expensive (random letters or symbols, rare code points) at ~100–200 KB/s (~6 µs a token);
+ * past this budget, or past {@link MAX_TOKENIZED} tokens, the rest of the call's text counts its UTF-8 bytes,
  * which bound tokens too, so the reservation stays an upper bound and the event loop is never held for long.
  */
 export const TOKENIZER_BUDGET_MS = 5;
 
 /**
- * Builds the tokenizers' tables now (the first count takes tens of ms), so that no call's budget pays for it.
- * Called once when this module loads: the gateway loads it at start-up.
+ * Tokens counted before the clock is read at all (≈ 5 KB of English, at most ~6 ms of the most expensive text):
+ * the bound of an ordinary prompt never depends on how busy the machine is.
  */
-function warmUp(): void {
-  for (const model of ["gpt-4o", "gpt-4"]) tokenizerFor(model)?.("warm up");
-}
-warmUp();
+export const FREE_TOKENS = 1_000;
 
-/**
- * Counts with `counts` (the larger), slice by slice, until `budgetMs` of this process's CPU time is spent; then
- * bytes. Wall time is read first (cheap); the CPU clock only once wall time is past the budget, so that a
- * process waiting for a busy machine's cores does not count its wait.
- */
+/** The most tokens one call counts with the tokenizer (≈ 40 KB of English); the rest counts bytes. */
+export const MAX_TOKENIZED = 8_000;
+
+/** Counts with `counts` (the larger), slice by slice, within the budget (see {@link TOKENIZER_BUDGET_MS}); then bytes. */
 function budgeted(counts: readonly Count[], budgetMs: number): Count {
-  const wallStart = performance.now();
-  const cpuStart = process.cpuUsage();
+  const started = performance.now();
+  let counted = 0;
   let spent = false;
-  const overBudget = () => {
-    if (spent || performance.now() - wallStart <= budgetMs) return spent;
-    const cpu = process.cpuUsage(cpuStart);
-    spent = (cpu.user + cpu.system) / 1000 > budgetMs;
-    return spent;
-  };
   const once = (text: string) => {
-    if (overBudget()) return utf8Bytes(text);
+    if (spent) return utf8Bytes(text);
     let most = 0;
     for (const count of counts) most = Math.max(most, count(text));
+    counted += most;
+    if (counted > FREE_TOKENS && Number.isFinite(budgetMs))
+      spent = counted > MAX_TOKENIZED || performance.now() - started > budgetMs;
     return most;
   };
   return (text) => {
@@ -117,7 +111,7 @@ export interface InputCounter {
 
 /**
  * The counter for one call that may reach `deployments` (the route plan's): each string by the models' own
- * tokenizer when all of them have one (within {@link TOKENIZER_BUDGET_MS}), else by its UTF-8 bytes; images by
+ * tokenizer when all of them have one (within {@link TOKENIZER_BUDGET_MS}; `Infinity`: no budget), else by its UTF-8 bytes; images by
  * the largest per-image bound. Make one per call: the tokenizer budget is the counter's.
  */
 export function inputCounterFor(
