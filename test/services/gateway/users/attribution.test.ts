@@ -223,11 +223,14 @@ describe("the chat's service key", () => {
     }
     const user = await admin("GET", "/user/info?user_id=sdk-user");
     expect(user.status).toBe(200);
-    // Without max_tokens the reservation (default completion cap at the model's price) exceeds the new user's
-    // $0.01 budget: the user's budget applies from the first call.
-    await expect(
-      client.chat.completions.create({ model: "general", messages: [{ role: "user", content: "hello" }] }),
-    ).rejects.toMatchObject({ status: 429, type: "budget_exceeded" });
+    // Without max_tokens the reservation (the default output cap at the model's price) exceeds the new user's
+    // $0.01 budget: the user's budget applies from the first call, and caps the answer at what it can pay for.
+    const capped = await client.chat.completions
+      .create({ model: "general", messages: [{ role: "user", content: "hello" }] })
+      .withResponse();
+    const header = capped.response.headers.get("x-gateway-output-cap") ?? "";
+    expect(header).toMatch(/^\d+; reason=budget$/);
+    expect(Number.parseInt(header, 10)).toBeLessThan(4096);
   });
 });
 
