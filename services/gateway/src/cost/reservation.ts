@@ -5,6 +5,9 @@
  *   reservation (USD) = input tokens bounded from above × the plan's highest input price
  *                     + choices × output tokens per choice × the plan's highest output price
  *
+ * (the highest price any token may be billed at: cache writes, audio, reasoning, the long-context tier;
+ * `cost/pricing.ts` `maxPrice`).
+ *
  * Output per choice is the request's own cap when it sets one (`max_tokens`, `max_completion_tokens`,
  * `max_output_tokens`), else the most any deployment of the plan can answer (`model_info.max_output_tokens`,
  * else {@link DEFAULT_MAX_OUTPUT_TOKENS}). Choices are `n` (and `best_of`, and one per prompt of a batched text
@@ -74,7 +77,7 @@ export interface ReservationInput {
 
 /** The reservation at the plan's maximum output (see the module comment); the cap only where one is due. */
 export function reserve(input: ReservationInput): Reservation {
-  const price = maxPrice(input.deployments);
+  const price = maxPrice(input.deployments, input.promptTokens);
   const { cap, choices } = input.output;
   if (cap !== undefined) return priced(input.promptTokens, cap, choices, price, undefined);
   const max = maxOutputOf(input.deployments);
@@ -88,7 +91,7 @@ export function reserve(input: ReservationInput): Reservation {
  * output token per choice fits (the refusal stands).
  */
 export function affordableCap(input: ReservationInput, available: number): Reservation | undefined {
-  const price = maxPrice(input.deployments);
+  const price = maxPrice(input.deployments, input.promptTokens);
   const { choices } = input.output;
   const inputCost = input.promptTokens * price.input;
   const perToken = choices * price.output;

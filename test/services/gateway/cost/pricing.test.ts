@@ -73,9 +73,20 @@ describe("prices from the provider tables (providers/<provider>/index.ts)", () =
     expect(isPriced(deployment("openai/llama3", { inputCostPerToken: 0, outputCostPerToken: 0 }))).toBe(true);
   });
 
-  it("maxPrice takes the highest input and output prices of a group", () => {
+  it("maxPrice takes the highest price any input or output token may be billed at in a group", () => {
     const price = maxPrice([deployment("openai/gpt-4o-mini"), deployment("anthropic/claude-haiku-4-5")]);
-    expect(price.input * 1e6).toBeCloseTo(1, 10);
+    // Claude Haiku 4.5: $1 input, but a 1-hour cache write costs 2× that; $5 output.
+    expect(price.input * 1e6).toBeCloseTo(2, 10);
     expect(price.output * 1e6).toBeCloseTo(5, 10);
+  });
+
+  it("maxPrice takes audio and reasoning prices, and the long-context tier only for a prompt that may reach it", () => {
+    const d = deployment("openai/custom", {
+      inputCostPerToken: 1e-6,
+      outputCostPerToken: 2e-6,
+      priceParts: { inputAudio: 4e-6, outputReasoning: 3e-6, inputAbove200k: 5e-6, outputAbove200k: 6e-6 },
+    });
+    expect(maxPrice([d], 10_000)).toEqual({ input: 4e-6, output: 3e-6 });
+    expect(maxPrice([d], 200_001)).toEqual({ input: 5e-6, output: 6e-6 });
   });
 });
