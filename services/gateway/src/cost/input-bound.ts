@@ -80,6 +80,23 @@ export const FREE_TOKENS = 1_000;
 /** The most tokens one call counts with the tokenizer (≈ 40 KB of English); the rest counts bytes. */
 export const MAX_TOKENIZED = 8_000;
 
+/** Slices remembered per tokenizer: clients send the same system prompt and conversation history call after call. */
+const MEMO_ENTRIES = 10_000;
+const memos = new Map<Count, Map<string, number>>();
+
+/** `count(text)` for a slice, remembered (at most {@link MEMO_ENTRIES} slices per tokenizer, then started afresh). */
+function remembered(count: Count, text: string): number {
+  let memo = memos.get(count);
+  if (memo === undefined) memos.set(count, (memo = new Map()));
+  let tokens = memo.get(text);
+  if (tokens === undefined) {
+    tokens = count(text);
+    if (memo.size >= MEMO_ENTRIES) memo.clear();
+    memo.set(text, tokens);
+  }
+  return tokens;
+}
+
 /** Counts with `counts` (the larger), slice by slice, within the budget (see {@link TOKENIZER_BUDGET_MS}); then bytes. */
 function budgeted(counts: readonly Count[], budgetMs: number): Count {
   const started = performance.now();
@@ -88,7 +105,7 @@ function budgeted(counts: readonly Count[], budgetMs: number): Count {
   const once = (text: string) => {
     if (spent) return utf8Bytes(text);
     let most = 0;
-    for (const count of counts) most = Math.max(most, count(text));
+    for (const count of counts) most = Math.max(most, remembered(count, text));
     counted += most;
     if (counted > FREE_TOKENS && Number.isFinite(budgetMs))
       spent = counted > MAX_TOKENIZED || performance.now() - started > budgetMs;
