@@ -87,7 +87,10 @@ const memos = new Map<Count, Map<string, number>>();
 /** `count(text)` for a slice, remembered (at most {@link MEMO_ENTRIES} slices per tokenizer, then started afresh). */
 function remembered(count: Count, text: string): number {
   let memo = memos.get(count);
-  if (memo === undefined) memos.set(count, (memo = new Map()));
+  if (memo === undefined) {
+    memo = new Map();
+    memos.set(count, memo);
+  }
   let tokens = memo.get(text);
   if (tokens === undefined) {
     tokens = count(text);
