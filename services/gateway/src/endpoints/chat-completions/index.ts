@@ -12,8 +12,7 @@
 import { openAiUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
-import { send } from "../../pipeline/steps/send.js";
-import { capMember, forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { forwardedCall, send } from "../../pipeline/steps/send.js";
 import { type ChatCompletionRequest, parseChatCompletion } from "./schema.js";
 import { chatCompletionTexts, chatRequestTexts } from "./texts.js";
 
@@ -42,19 +41,7 @@ export const chatCompletions: Endpoint<ChatCompletionRequest> = {
   output: (body) => ({ cap: body.max_completion_tokens ?? body.max_tokens, choices: body.n ?? 1 }),
   inputTexts: chatRequestTexts,
   send(call, deps) {
-    const { body } = call;
-    const cap = call.reservation?.cap?.tokens;
-    const json =
-      call.json === undefined
-        ? undefined
-        : forwardable(call.json, body, call.stream, capMember("max_completion_tokens", cap));
-    let upstreamBody: ChatCompletionRequest = body;
-    if (json === undefined && (cap !== undefined || call.stream)) {
-      upstreamBody = { ...body };
-      if (cap !== undefined) upstreamBody.max_completion_tokens = cap;
-      if (call.stream) upstreamBody.stream_options = { ...body.stream_options, include_usage: true };
-    }
-    return send(call, deps.router, { api: "chat/completions", body: upstreamBody, json });
+    return send(call, deps.router, forwardedCall(call, "chat/completions", "max_completion_tokens", true));
   },
   answer(call, upstream, deps, request, reply) {
     if (!call.stream) return answerJson(call, upstream, deps, reply, chatCompletionAnswer);

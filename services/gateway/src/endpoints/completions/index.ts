@@ -15,8 +15,7 @@ import { openAiUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
-import { send } from "../../pipeline/steps/send.js";
-import { capMember, forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { forwardedCall, send } from "../../pipeline/steps/send.js";
 import { type CompletionRequest, completionChoices, parseCompletion } from "./schema.js";
 import { completionAnswerTexts, completionRequestTexts } from "./texts.js";
 
@@ -38,20 +37,7 @@ export const completions: Endpoint<CompletionRequest> = {
   inputTexts: completionRequestTexts,
   send(call, deps) {
     requireNativeApi(call, "completions", "text completions (/v1/completions)");
-    const { body } = call;
-    const cap = call.reservation?.cap?.tokens;
-    // A `max_tokens: null` member would be given twice: the body is serialised then.
-    const json =
-      call.json === undefined || (cap !== undefined && body.max_tokens === null)
-        ? undefined
-        : forwardable(call.json, body, call.stream, capMember("max_tokens", cap));
-    let upstreamBody: CompletionRequest = body;
-    if (json === undefined && (cap !== undefined || call.stream)) {
-      upstreamBody = { ...body };
-      if (cap !== undefined) upstreamBody.max_tokens = cap;
-      if (call.stream) upstreamBody.stream_options = { ...body.stream_options, include_usage: true };
-    }
-    return send(call, deps.router, { api: "completions", body: upstreamBody, json });
+    return send(call, deps.router, forwardedCall(call, "completions", "max_tokens", true));
   },
   answer(call, upstream, deps, request, reply) {
     if (!call.stream) return answerJson(call, upstream, deps, reply, completionAnswer);

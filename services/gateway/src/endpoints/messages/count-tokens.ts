@@ -17,8 +17,9 @@ import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { decisionHeaders } from "../../pipeline/steps/answer.js";
+import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
-import { messagesInput, servedNatively } from "./index.js";
+import { messagesInput } from "./index.js";
 import { type MessagesRequest, parseCountTokensRequest } from "./schema.js";
 import { messagesRequestTexts } from "./texts.js";
 
@@ -47,8 +48,7 @@ export const countTokens: Endpoint<MessagesRequest> = {
   output: () => ({ cap: 0, choices: 1 }),
   inputTexts: messagesRequestTexts,
   send(call, deps) {
-    if (!servedNatively(deps.router, call.body.model, "messages/count_tokens"))
-      throw notCounted(call.body.model);
+    if (!servesNatively(call, "messages/count_tokens")) throw notCounted(call.body.model);
     return send(call, deps.router, { api: "messages/count_tokens", body: call.body });
   },
   async answer(call, upstream, deps, _request, reply) {

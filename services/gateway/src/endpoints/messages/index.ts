@@ -17,28 +17,17 @@ import { anthropicUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
+import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { CallContext } from "../../pipeline/types.js";
-import { adapterFor, type UpstreamApi } from "../../providers/index.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
-import type { Router, UpstreamResponse } from "../../router/router.js";
+import type { UpstreamResponse } from "../../router/router.js";
 import { fromChatCompletion } from "./from-chat.js";
 import { messagesEventReader } from "./native-events.js";
 import { type MessagesRequest, parseMessagesRequest } from "./schema.js";
 import { messagesStreamEncoder } from "./stream-events.js";
 import { messageAnswerTexts, messagesRequestTexts } from "./texts.js";
 import { toChatRequest } from "./to-chat.js";
-
-/**
- * Whether every deployment `model` may be sent to (its fallbacks included) serves `api` (default: Messages)
- * natively.
- */
-export function servedNatively(router: Router, model: string, api: UpstreamApi = "messages"): boolean {
-  for (const alias of router.plan(model)) {
-    for (const d of router.deployments(alias) ?? []) if (!adapterFor(d.provider).serves(d, api)) return false;
-  }
-  return true;
-}
 
 /** The model's input in a Messages body (`Endpoint.clientInput`): its `system` and `messages`. */
 export const messagesInput = (raw: Record<string, unknown>): unknown => ({
@@ -82,7 +71,7 @@ export const messages: Endpoint<MessagesRequest> = {
   inputTexts: messagesRequestTexts,
   send(call, deps) {
     const { body } = call;
-    if (servedNatively(deps.router, body.model)) {
+    if (servesNatively(call, "messages")) {
       native.add(call);
       // The client's own text goes upstream (only `model` changes); never with chat's stream_options added.
       const json = call.json === undefined ? undefined : forwardable(call.json, body, false);

@@ -24,11 +24,8 @@ import { invalidRequest } from "../../errors/gateway-error.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
-import { send } from "../../pipeline/steps/send.js";
-import type { CallContext, PipelineDeps } from "../../pipeline/types.js";
-import { adapterFor } from "../../providers/index.js";
-import { capMember, forwardable } from "../../providers/openai-compatible/forward-json.js";
-import type { UpstreamResponse } from "../../router/router.js";
+import { servesNatively } from "../../pipeline/steps/native-api.js";
+import { forwardedCall, send } from "../../pipeline/steps/send.js";
 import { responsesEventReader } from "./native-events.js";
 import { checkPrevious, recordAnswer, recordingReader } from "./ownership.js";
 import { fromChatCompletion } from "./response-object.js";
@@ -50,21 +47,6 @@ export const responseAnswer: JsonAnswerFormat = {
   outputTexts: responseOutputTexts,
 };
 
-/**
- * Whether every deployment `alias` may route to (its own, then its fallbacks') serves the Responses API
- * natively; false for an alias without deployments.
- */
-export function servesNatively(deps: PipelineDeps, alias: string): boolean {
-  let any = false;
-  for (const name of deps.router.plan(alias)) {
-    for (const deployment of deps.router.deployments(name) ?? []) {
-      if (!adapterFor(deployment.provider).serves(deployment, "responses")) return false;
-      any = true;
-    }
-  }
-  return any;
-}
-
 /** The 400 for `previous_response_id` on the translated path. */
 const noState = () =>
   invalidRequest(
@@ -85,17 +67,17 @@ export const responses: Endpoint<ResponsesRequest> = {
   output: (body) => ({ cap: body.max_output_tokens ?? undefined, choices: 1 }),
   inputTexts: responsesRequestTexts,
   send(call, deps) {
+    if (servesNatively(call, "responses")) {
+      // Never asked for chat's `stream_options.include_usage`: Responses streams carry usage in `response.completed`.
+      const native = () =>
+        send(call, deps.router, forwardedCall(call, "responses", "max_output_tokens", false));
+      const previous = call.body.previous_response_id;
+      return typeof previous === "string" ? checkPrevious(call, deps, previous).then(native) : native();
+    }
+    if (call.body.previous_response_id != null) throw noState();
     const cap = call.reservation?.cap?.tokens;
     // The output cap the budgets can pay for, when the gateway adds one (`cost/reservation.ts`).
     const body = cap === undefined ? call.body : { ...call.body, max_output_tokens: cap };
-    if (servesNatively(deps, body.model)) {
-      if (typeof body.previous_response_id === "string")
-        return checkPrevious(call, deps, body.previous_response_id).then(() =>
-          sendNative(call, deps, body, cap),
-        );
-      return sendNative(call, deps, body, cap);
-    }
-    if (body.previous_response_id != null) throw noState();
     translated.add(call);
     return send(call, deps.router, { api: "chat/completions", body: toChatRequest(body, call.stream) });
   },
@@ -122,19 +104,3 @@ export const responses: Endpoint<ResponsesRequest> = {
     });
   },
 };
-
-/** The native send: the client's request as it came, to an upstream that serves the Responses API. */
-function sendNative(
-  call: CallContext<ResponsesRequest>,
-  deps: PipelineDeps,
-  body: ResponsesRequest,
-  cap: number | undefined,
-): Promise<UpstreamResponse> {
-  // Never asked for chat's `stream_options.include_usage`: Responses streams carry usage in `response.completed`.
-  // A `max_output_tokens: null` member would be given twice: the body is serialised then.
-  const json =
-    call.json === undefined || (cap !== undefined && call.body.max_output_tokens === null)
-      ? undefined
-      : forwardable(call.json, body, false, capMember("max_output_tokens", cap));
-  return send(call, deps.router, { api: "responses", body, json });
-}

@@ -4,7 +4,11 @@
  * of the serialised body whenever it can (`providers/openai-compatible/forward-json.ts`).
  */
 import type { UpstreamApi } from "../../providers/index.js";
-import type { ForwardableJson } from "../../providers/openai-compatible/forward-json.js";
+import {
+  capMember,
+  type ForwardableJson,
+  forwardable,
+} from "../../providers/openai-compatible/forward-json.js";
 import type { Router, UpstreamResponse } from "../../router/router.js";
 import type { CallContext } from "../types.js";
 
@@ -13,6 +17,34 @@ export interface UpstreamCall {
   api: UpstreamApi;
   body: Record<string, unknown>;
   json?: ForwardableJson | undefined;
+}
+
+/**
+ * The upstream call of an endpoint that forwards the client's body in its own API (chat, text completions,
+ * native Responses): the body with the output cap the reservation adds, under `capField` (`cost/reservation.ts`),
+ * and for a stream whose API reports usage only when asked (`askUsage`: chat and text completions)
+ * `stream_options.include_usage`; as the client's own JSON text whenever that can stand for it
+ * (`forward-json.ts`), serialised otherwise (also when the client sent `capField: null`, which the added member
+ * would repeat).
+ */
+export function forwardedCall(
+  call: CallContext,
+  api: UpstreamApi,
+  capField: string,
+  askUsage: boolean,
+): UpstreamCall {
+  const { body } = call;
+  const cap = call.reservation?.cap?.tokens;
+  const usage = askUsage && call.stream;
+  const json =
+    call.json === undefined || (cap !== undefined && body[capField] === null)
+      ? undefined
+      : forwardable(call.json, body, usage, capMember(capField, cap));
+  if (json !== undefined || (cap === undefined && !usage)) return { api, body, json };
+  const copy: Record<string, unknown> = { ...body };
+  if (cap !== undefined) copy[capField] = cap;
+  if (usage) copy.stream_options = { ...(body.stream_options as object | undefined), include_usage: true };
+  return { api, body: copy };
 }
 
 /**

@@ -4,11 +4,12 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Deployment } from "../../../../../services/gateway/src/config/types.js";
-import { servesNatively } from "../../../../../services/gateway/src/endpoints/responses/index.js";
 import {
   responseOutputTexts,
   responsesRequestTexts,
 } from "../../../../../services/gateway/src/endpoints/responses/texts.js";
+import { servesNatively } from "../../../../../services/gateway/src/pipeline/steps/native-api.js";
+import type { CallContext } from "../../../../../services/gateway/src/pipeline/types.js";
 import { providers } from "../../../../../services/gateway/src/providers/index.js";
 
 describe("responsesRequestTexts", () => {
@@ -108,13 +109,12 @@ describe("who serves the Responses API natively", () => {
   it("an alias is native only when every deployment it may route to is", () => {
     const native = base({});
     const chatOnly = base({ apiBase: "http://vllm:8000/v1" });
-    const router = {
-      plan: (alias: string) => (alias === "a" ? ["a", "b"] : [alias]),
-      deployments: (alias: string) => ({ a: [native], b: [chatOnly], c: [native] })[alias],
-    };
-    const deps = { router } as unknown as Parameters<typeof servesNatively>[0];
-    expect(servesNatively(deps, "c")).toBe(true);
-    expect(servesNatively(deps, "a")).toBe(false);
-    expect(servesNatively(deps, "nosuch")).toBe(false);
+    // The route plans the resolve step makes: "a" falls back to "b"; "nosuch" has no deployment.
+    const plans: Record<string, Deployment[]> = { a: [native, chatOnly], c: [native], nosuch: [] };
+    const call = (alias: string) =>
+      ({ deployments: [], route: { aliases: [alias], deployments: plans[alias] } }) as unknown as CallContext;
+    expect(servesNatively(call("c"), "responses")).toBe(true);
+    expect(servesNatively(call("a"), "responses")).toBe(false);
+    expect(servesNatively(call("nosuch"), "responses")).toBe(false);
   });
 });
