@@ -114,19 +114,43 @@ export function isIdentifier(value: string): boolean {
 
 /** The shortest value read as a base64 payload. */
 const MIN_BINARY = 24;
-/** Base64 or base64url, at least 24 characters, optional padding. */
-const BASE64 = /^[A-Za-z0-9+/_-]{24,}={0,2}$/;
-/** A `data:` URL with a base64 payload (RFC 2397): `data:image/png;base64,iVBOR…`. */
-const DATA_URL = /^data:[\w.+-]*\/?[\w.+-]*(?:;[\w.+-]+(?:=[^;,]*)?)*;base64,[A-Za-z0-9+/]*={0,2}$/;
+/** The header of a base64 `data:` URL (RFC 2397), up to its comma: `data:image/png;base64,`. */
+const DATA_URL_HEADER = /^data:[\w.+-]*\/?[\w.+-]*(?:;[\w.+-]+(?:=[^;,]*)?)*;base64$/;
+/** The longest `data:` URL header read, characters (a media type with its parameters). */
+const MAX_DATA_URL_HEADER = 256;
 
 /**
- * Whether `value` is a binary payload, not text: a base64 `data:` URL (in any field), or raw base64 in one of the
- * rules' `binary` fields. A URL that is not a base64 `data:` URL (`https://…?email=…`) is text.
+ * Whether `value` from `start` is base64 (`urlSafe`: or base64url) with at most two `=` of padding. A loop over
+ * the characters, not a regular expression: a payload is megabytes, and a backtracking match over it is slow
+ * (~140 ms a MiB) and overflows the stack past a few MiB.
+ */
+function isBase64From(value: string, start: number, urlSafe: boolean): boolean {
+  let end = value.length;
+  if (end > start && value.charCodeAt(end - 1) === 0x3d) end--;
+  if (end > start && value.charCodeAt(end - 1) === 0x3d) end--;
+  for (let i = start; i < end; i++) {
+    const c = value.charCodeAt(i);
+    const alphanumeric = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
+    if (alphanumeric || c === 0x2b || c === 0x2f) continue;
+    if (urlSafe && (c === 0x2d || c === 0x5f)) continue;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * Whether `value` is a binary payload, not text: a base64 `data:` URL (in any field), or raw base64 or base64url
+ * of at least {@link MIN_BINARY} characters in one of the rules' `binary` fields. A URL that is not a base64
+ * `data:` URL (`https://…?email=…`) is text.
  */
 export function isBinary(value: string, binaryField: boolean): boolean {
   if (value.length < MIN_BINARY) return false;
-  if (value.startsWith("data:")) return DATA_URL.test(value);
-  return binaryField && BASE64.test(value);
+  if (value.startsWith("data:")) {
+    const comma = value.indexOf(",");
+    if (comma < 0 || comma > MAX_DATA_URL_HEADER) return false;
+    return DATA_URL_HEADER.test(value.slice(0, comma)) && isBase64From(value, comma + 1, false);
+  }
+  return binaryField && isBase64From(value, 0, true);
 }
 
 /** An object or array being walked: its fields (undefined for an array) and the next one to visit. */

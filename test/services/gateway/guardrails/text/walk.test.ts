@@ -180,4 +180,24 @@ describe("scopes and groups", () => {
       ["request", -1, "https://mcp.example/sse"],
     ]);
   });
+
+  it("skips a base64 payload of megabytes without holding the stack (a PDF, an image data: URL)", () => {
+    // 6 MiB of base64: a backtracking pattern over it overflowed the stack (RangeError, a 500 for the client).
+    const b64 = "JVBERi0xLjQK".repeat(512 * 1024);
+    const body = {
+      model: "claude",
+      max_tokens: 10,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "document", source: { type: "base64", media_type: "application/pdf", data: b64 } },
+            { type: "image", source: { type: "url", url: `data:image/png;base64,${b64}` } },
+            { type: "text", text: EMAIL },
+          ],
+        },
+      ],
+    };
+    expect(texts(messagesRequestTexts(body))).toEqual([EMAIL]);
+  });
 });
