@@ -19,6 +19,15 @@ import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base";
 /** Counts tokens of a piece of text. */
 type Count = (text: string) => number;
 
+/**
+ * Special tokens' text (`<|endoftext|>`, `<|im_start|>`, …) counted as the ordinary text it is: `gpt-tokenizer`
+ * throws on it by default ("Disallowed special token found"), and a client may send it (the legacy completions'
+ * default `stop` is `<|endoftext|>`) or a model write it.
+ */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+const o200k: Count = (text) => countO200k(text, AS_TEXT);
+const cl100k: Count = (text) => countCl100k(text, AS_TEXT);
+
 const O200K_MODELS = /^(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|chatgpt-|o\d)/;
 const CL100K_MODELS = /^(gpt-4|gpt-3\.5|gpt-35)/;
 
@@ -31,8 +40,8 @@ export function tokenizerFor(upstreamModel: string): Count | undefined {
     .replace(/^[\w-]+\//, "")
     .replace(/^ft:/, "")
     .toLowerCase();
-  if (O200K_MODELS.test(name)) return countO200k;
-  if (CL100K_MODELS.test(name)) return countCl100k;
+  if (O200K_MODELS.test(name)) return o200k;
+  if (CL100K_MODELS.test(name)) return cl100k;
   return undefined;
 }
 

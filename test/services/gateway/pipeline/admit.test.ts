@@ -217,3 +217,20 @@ describe("a deployment that ignores the cap it is sent", () => {
     expect(await h.metrics.registry.metrics()).toMatch(/gateway_output_cap_overruns_total\{[^}]*\} 1\n/);
   });
 });
+
+describe("special tokens' text", () => {
+  it("is counted as text, not refused: a budgeted call to an OpenAI model with stop <|endoftext|> is answered", async () => {
+    const h = await harness({
+      upstreamUrl: cheap.url,
+      upstreamModel: "openai/gpt-4o",
+      subjects: [keySubject({ maxBudget: 10 })],
+    });
+    const res = await h.chat({
+      model: "general",
+      messages: [{ role: "user", content: "what does <|im_start|> mean?" }],
+      stop: "<|endoftext|>",
+      max_tokens: 20,
+    });
+    expect(res.status).toBe(200);
+  });
+});
