@@ -14,8 +14,8 @@
  * below what the provider could charge for it); a usage without a breakdown (the gateway's estimate) is billed as
  * plain input and output. Web searches are recorded, not priced (no LiteLLM per-request key is read).
  *
- * This is the booked cost of a finished call; reservations (`maxPrice` in pricing.ts) stay at the plain input
- * and output prices.
+ * This is the booked cost of a finished call. A reservation, made before the usage is known, assumes the highest
+ * price any of its tokens may be billed at, in the same tier ({@link tierOf}; `maxPrice` in pricing.ts).
  */
 import type { Usage, UsageBreakdown } from "../accounting/usage.js";
 import type { Price } from "../providers/types.js";
@@ -24,7 +24,7 @@ import type { Price } from "../providers/types.js";
 export const LONG_CONTEXT_THRESHOLD = 200_000;
 
 /** The prices that apply to one call: the long-context tier's when its prompt is over the threshold. */
-function tierOf(price: Price, promptTokens: number): Price {
+export function tierOf(price: Price, promptTokens: number): Price {
   if (promptTokens <= LONG_CONTEXT_THRESHOLD || price.inputAbove200k === undefined) return price;
   const input = price.inputAbove200k;
   // A cache price without its own tier keeps its ratio to the input price.

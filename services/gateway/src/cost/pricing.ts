@@ -10,7 +10,7 @@
  */
 import type { Deployment, ProviderName } from "../config/types.js";
 import { type Price, providers } from "../providers/index.js";
-import { LONG_CONTEXT_THRESHOLD } from "./bill.js";
+import { tierOf } from "./bill.js";
 
 export type { Price } from "../providers/index.js";
 
@@ -71,21 +71,16 @@ export function priceOf(deployment: Deployment): Price {
  * The highest price any input token and any output token of a call may be billed at among `deployments`, USD per
  * token: what a reservation must assume before the answer says how the tokens divide. Input: the plain price,
  * cache writes (5 m and 1 h, which cost more than plain input) and audio; output: the plain price, audio and
- * reasoning; with the long-context tier's prices when the prompt may exceed 200,000 tokens (`promptTokens`, an
- * upper bound; `cost/bill.ts` LONG_CONTEXT_THRESHOLD).
+ * reasoning; each in the long-context tier as the bill prices it ({@link tierOf}) when the prompt may exceed
+ * 200,000 tokens (`promptTokens`, an upper bound).
  */
 export function maxPrice(deployments: readonly Deployment[], promptTokens = 0): Price {
-  const long = promptTokens > LONG_CONTEXT_THRESHOLD;
   let input = 0;
   let output = 0;
   for (const d of deployments) {
-    const p = priceOf(d);
+    const p = tierOf(priceOf(d), promptTokens);
     input = Math.max(input, p.input, p.cacheWrite ?? 0, p.cacheWrite1h ?? 0, p.inputAudio ?? 0);
     output = Math.max(output, p.output, p.outputAudio ?? 0, p.outputReasoning ?? 0);
-    if (long) {
-      input = Math.max(input, p.inputAbove200k ?? 0, p.cacheWriteAbove200k ?? 0);
-      output = Math.max(output, p.outputAbove200k ?? 0);
-    }
   }
   return { input, output };
 }

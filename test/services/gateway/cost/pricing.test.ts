@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Deployment } from "../../../../services/gateway/src/config/types.js";
+import { billOf } from "../../../../services/gateway/src/cost/bill.js";
 import { isPriced, listPrice, maxPrice, priceOf } from "../../../../services/gateway/src/cost/pricing.js";
 
 const deployment = (model: string, extra: Partial<Deployment> = {}): Deployment => {
@@ -88,5 +89,28 @@ describe("prices from the provider tables (providers/<provider>/index.ts)", () =
     });
     expect(maxPrice([d], 10_000)).toEqual({ input: 4e-6, output: 3e-6 });
     expect(maxPrice([d], 200_001)).toEqual({ input: 5e-6, output: 6e-6 });
+  });
+
+  it("maxPrice is never below what the bill charges a token, long-context 1-hour cache writes included", () => {
+    const sonnet = deployment("anthropic/claude-sonnet-4-5");
+    const prompt = 200_001;
+    // A prompt of 200,001 tokens, all written to the 1-hour cache: the bill's price of one such token.
+    const zero = {
+      input: 0,
+      input_audio: 0,
+      cache_read: 0,
+      cache_write_5m: 0,
+      cache_write_1h: prompt,
+      output: 0,
+      output_reasoning: 0,
+      output_audio: 0,
+      accepted_prediction: 0,
+      rejected_prediction: 0,
+      web_search_requests: 0,
+    };
+    const billed =
+      billOf(priceOf(sonnet), { prompt_tokens: prompt, completion_tokens: 0, breakdown: zero }) / prompt;
+    expect(billed).toBeGreaterThan(priceOf(sonnet).input);
+    expect(maxPrice([sonnet], prompt).input).toBeGreaterThanOrEqual(billed * (1 - 1e-12));
   });
 });
