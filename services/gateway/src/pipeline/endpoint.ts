@@ -18,6 +18,11 @@ export interface Endpoint<B extends EndpointBody = EndpointBody> {
   readonly paths: readonly string[];
   /** The spend row's `call_type`. */
   readonly callType: CallType;
+  /**
+   * The upstream charges nothing for a call (Anthropic's `count_tokens`): it counts against rate limits and is
+   * refused once a budget is spent, but reserves and books nothing.
+   */
+  readonly free?: boolean;
   /** Whether the chat's service key may book calls on the chat user it names (`users/attribution.ts`). */
   readonly userAttribution?: boolean;
   /**

@@ -132,11 +132,14 @@ export interface CallContext<B extends EndpointBody = EndpointBody> {
   readonly stream: boolean;
   /** Prompt tokens estimated from the body's bytes (tokens; `cost/estimate.ts`), for rate limits and routing. */
   readonly promptEstimate: number;
+  /** The upstream charges nothing for the call (endpoint `free`, e.g. `count_tokens`): nothing is reserved. */
+  readonly free: boolean;
   /** What the request asks of the output: its own cap per choice and how many choices (endpoint `output`). */
   readonly outputRequest: OutputRequest;
   /**
-   * Output tokens the call may produce, all choices (tokens): the request's cap, else the route plan's maximum;
-   * provisional after parse, set by the admit step from the reservation.
+   * Output tokens rate limits and routing expect of the call, all choices (tokens): the cap the upstream is sent
+   * (the request's, else the one the gateway adds), else the default; set by the admit step. The budget
+   * reservation's worst case is `reservation.completionTokens`.
    */
   completionEstimate: number;
   /**
@@ -151,11 +154,9 @@ export interface CallContext<B extends EndpointBody = EndpointBody> {
    * Metric labels use this, never `body.model`, so a client cannot mint label values.
    */
   model: string | undefined;
-  /** The alias's deployments (resolve step). */
-  deployments: Deployment[];
   /**
-   * Every deployment the call may be sent to, fallbacks included, narrowed to what the caller may use (resolve
-   * and authorize steps); the send step tries only these aliases.
+   * Every deployment the call may be sent to, the alias's then its fallbacks', narrowed to what the caller may use
+   * (resolve and authorize steps); the send step tries only these aliases.
    */
   route: RoutePlan | undefined;
   /** The budget reservation and rate-limit counts (admit step); settled or released exactly once. */

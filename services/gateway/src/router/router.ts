@@ -167,6 +167,7 @@ function noTaggedDeployment(modelName: string, tags: readonly string[]): Gateway
 /** Routes chat completions to deployments; one per gateway. */
 export class Router {
   private readonly groups = new Map<string, Deployment[]>();
+  private readonly plans = new Map<string, RoutePlan>();
   private readonly states: DeploymentStates;
   private readonly weights = new Map<Deployment, number>();
   /** Groups where some deployment has a `tpm` (they, and usage-based routing, need a token estimate). */
@@ -194,6 +195,7 @@ export class Router {
     for (const group of this.groups.values()) {
       for (const [d, w] of shuffleWeights(group)) this.weights.set(d, w);
     }
+    for (const alias of this.groups.keys()) this.plans.set(alias, this.makePlan(alias));
     this.modelList = [...this.groups.entries()].map(([id, ds]) => ({
       id,
       object: "model",
@@ -220,20 +222,11 @@ export class Router {
   }
 
   /**
-   * The route plan of `modelName` ({@link RoutePlan}), narrowed to the aliases `mayUse` accepts (default:
-   * all); undefined for an alias that is not registered.
+   * The route plan of `modelName` ({@link RoutePlan}; made once per alias, the config being fixed), undefined for
+   * an alias that is not registered. Shared: callers narrow it into a new plan, never change it.
    */
-  routePlan(modelName: string, mayUse: (alias: string) => boolean = () => true): RoutePlan | undefined {
-    if (!this.groups.has(modelName)) return undefined;
-    const aliases: string[] = [];
-    const deployments: Deployment[] = [];
-    for (const alias of this.plan(modelName)) {
-      const group = this.groups.get(alias);
-      if (group === undefined || !mayUse(alias) || aliases.includes(alias)) continue;
-      aliases.push(alias);
-      deployments.push(...group);
-    }
-    return { aliases, deployments };
+  routePlan(modelName: string): RoutePlan | undefined {
+    return this.plans.get(modelName);
   }
 
   /** A deployment's current load in this process: in flight, and requests and tokens this minute. */
@@ -387,6 +380,19 @@ export class Router {
     if (deployment === undefined) return undefined;
     const timeoutMs = deployment.timeoutMs ?? this.config.router.timeoutMs;
     return sendResource(this.agent, deployment, request, timeoutMs, signal);
+  }
+
+  /** The route plan of a registered alias: it, then its fallbacks, unknown and repeated aliases left out. */
+  private makePlan(modelName: string): RoutePlan {
+    const aliases: string[] = [];
+    const deployments: Deployment[] = [];
+    for (const alias of this.plan(modelName)) {
+      const group = this.groups.get(alias);
+      if (group === undefined || aliases.includes(alias)) continue;
+      aliases.push(alias);
+      deployments.push(...group);
+    }
+    return { aliases, deployments };
   }
 
   /** Closes the upstream connection pools. */

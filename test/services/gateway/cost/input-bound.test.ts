@@ -4,6 +4,7 @@
  * by their documented maxima instead of their bytes.
  */
 import fc from "fast-check";
+import { countTokens as cl100k } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens as o200k } from "gpt-tokenizer/encoding/o200k_base";
 import { describe, expect, it } from "vitest";
 import type { Deployment } from "../../../../services/gateway/src/config/types.js";
@@ -60,6 +61,11 @@ describe("inputTokenBound", () => {
     const text = "数字 1234567890 ".repeat(100);
     const both = inputTokenBound(chat(text), [gpt4o, deployment("openai", "gpt-4-turbo")]);
     expect(both).toBeGreaterThanOrEqual(inputTokenBound(chat(text), [gpt4o]));
+    // Not o200k's count alone: GPT-4 Turbo's cl100k counts Japanese higher, and the bound covers it.
+    const japanese = "漢字かな交じり文の例です。".repeat(100);
+    expect(cl100k(japanese)).toBeGreaterThan(o200k(japanese));
+    const mixed = inputTokenBound(chat(japanese), [gpt4o, deployment("openai", "gpt-4-turbo")]);
+    expect(mixed).toBeGreaterThanOrEqual(cl100k(japanese));
     expect(inputTokenBound(chat(text), [gpt4o, claude])).toBeGreaterThanOrEqual(Buffer.byteLength(text));
   });
 

@@ -234,3 +234,18 @@ describe("special tokens' text", () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe("rate limits and routing", () => {
+  it("expect the cap an uncapped call is sent, not the model's maximum output (a deployment's tpm below it still answers)", async () => {
+    // 128,000 output tokens would not fit the deployment's 100,000 tpm: every uncapped call was a 429.
+    const h = await harness({
+      upstreamUrl: cheap.url,
+      extraParams: "      tpm: 100000\n    model_info:\n      max_output_tokens: 128000\n",
+      subjects: [keySubject({ rpmLimit: 100 })],
+    });
+    for (let i = 0; i < 3; i++)
+      expect((await h.chat({ model: "general", messages: [{ role: "user", content: "hi" }] })).status).toBe(
+        200,
+      );
+  });
+});

@@ -7,7 +7,7 @@
  * deployment (`POST {api_base}/messages/count_tokens`, through the router: retries, fallbacks, timeouts) and
  * its answer, `{"input_tokens": N}`, returned as it came.
  *
- * Counting is free upstream: the reservation taken at admission is settled at 0 USD and 0 tokens, and no spend
+ * Counting is free upstream (`free`): admission reserves 0 USD and is settled at 0 USD and 0 tokens, and no spend
  * row is written; the request counters count it (route `/v1/messages/count_tokens`).
  *
  * Only an Anthropic deployment can count its own tokens: an alias with any other deployment (fallbacks included)
@@ -44,7 +44,8 @@ export const countTokens: Endpoint<MessagesRequest> = {
   parse: parseCountTokensRequest,
   clientInput: messagesInput,
   isStream: () => false,
-  // Nothing is generated: the reservation is the input bound only.
+  // Free upstream: nothing is reserved or booked; rate limits count it, and a spent budget refuses it.
+  free: true,
   output: () => ({ cap: 0, choices: 1 }),
   inputTexts: messagesRequestTexts,
   send(call, deps) {

@@ -1,10 +1,17 @@
 /**
  * Admit step: the call's reservation (`cost/reservation.ts`: the worst case over its route plan), then rate
  * limits and that reservation against the budgets of a virtual key's subjects (key, then its user), through the
- * {@link Admitter}. A call without an output cap that its budgets cannot pay for at the plan's maximum output is
- * admitted once more with the largest cap they can pay for, which the send step adds upstream.
+ * {@link Admitter}.
+ *
+ * The input is first bounded by its UTF-8 bytes, which costs one byte count a string. Only when a budget refuses
+ * that does the gateway count again with the models' own tokenizer (~4× tighter for English, but µs to ms of
+ * work), and, for a call without an output cap, admit it with the largest cap the budgets can pay for, which the
+ * send step adds upstream. A refused admission counts nothing (the admitter checks every limit before it counts
+ * any), so each try is clean.
  */
-import { inputTokenBound } from "../../cost/input-bound.js";
+
+import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../cost/estimate.js";
+import { byteBound, tokenizerBound } from "../../cost/input-bound.js";
 import { affordableCap, type Reservation, type ReservationInput, reserve } from "../../cost/reservation.js";
 import { BudgetRefusal } from "../../limits/rules.js";
 import type { Admitter } from "../../limits/types.js";
@@ -17,37 +24,55 @@ import type { CallContext } from "../types.js";
  */
 export async function admit(call: CallContext, admitter: Admitter | undefined): Promise<void> {
   const { auth } = call;
-  const budgetInForce = auth.kind === "virtual" && auth.subjects.some((s) => s.maxBudget !== null);
-  const deployments = call.route?.deployments ?? call.deployments;
-  const input: ReservationInput = {
-    // The tokenizer runs only where a budget depends on it; rate limits count the cheap estimate.
-    promptTokens: budgetInForce ? inputTokenBound(call.body, deployments) : call.promptEstimate,
-    output: call.outputRequest,
+  const limited = auth.kind === "virtual" && auth.subjects.length > 0 && admitter !== undefined;
+  const budgetInForce = limited && auth.subjects.some((s) => s.maxBudget !== null);
+  const deployments = call.route?.deployments ?? [];
+  let input: ReservationInput = {
+    // A free call (count_tokens) reserves nothing; without a budget only rate limits read the cheap estimate.
+    promptTokens: call.free ? 0 : budgetInForce ? byteBound(call.body, deployments) : call.promptEstimate,
+    output: call.free ? { cap: 0, choices: 1 } : call.outputRequest,
     deployments,
     budgetInForce,
   };
   hold(call, reserve(input), budgetInForce);
-  if (auth.kind !== "virtual" || auth.subjects.length === 0 || admitter === undefined) return;
+  if (!limited) return;
   try {
     call.admission = await admitter.admit(admissionRequest(call));
+    return;
   } catch (error) {
-    const capped =
-      error instanceof BudgetRefusal && call.outputRequest.cap === undefined
-        ? affordableCap(input, error.available)
-        : undefined;
-    if (capped === undefined) throw error;
+    if (!(error instanceof BudgetRefusal) || call.free) throw error;
+    let refusal = error;
+    const counted = tokenizerBound(call.body, deployments);
+    if (counted !== undefined && counted < input.promptTokens) {
+      input = { ...input, promptTokens: counted };
+      hold(call, reserve(input), budgetInForce);
+      try {
+        call.admission = await admitter.admit(admissionRequest(call));
+        return;
+      } catch (again) {
+        if (!(again instanceof BudgetRefusal)) throw again;
+        refusal = again;
+      }
+    }
+    const capped = call.outputRequest.cap === undefined ? affordableCap(input, refusal.available) : undefined;
+    if (capped === undefined) throw refusal;
     hold(call, capped, budgetInForce);
     call.admission = await admitter.admit(admissionRequest(call));
   }
 }
 
-/** Makes `reservation` the call's: what it reserves, what its stream may relay, the cap it sends. */
+/**
+ * Makes `reservation` the call's: what it reserves, what its stream may relay, the cap it sends, and the output
+ * that rate limits and routing expect (the cap the upstream is sent, else the default: not the plan's maximum,
+ * which a deployment's `tpm` would hold for every call in flight).
+ */
 function hold(call: CallContext, reservation: Reservation, budgetInForce: boolean): void {
   call.reservation = reservation;
-  call.completionEstimate = reservation.completionTokens;
+  const { cap, choices } = call.outputRequest;
+  call.completionEstimate = (cap ?? reservation.cap?.tokens ?? DEFAULT_MAX_OUTPUT_TOKENS) * choices;
   // A stream stops at the client's own cap, or where a budget's reservation ends; else it runs as long as the
   // upstream answers (nothing is cut that no budget needs cut).
-  const bounded = budgetInForce || call.outputRequest.cap !== undefined;
+  const bounded = budgetInForce || cap !== undefined;
   call.outputLimit = bounded ? reservation.completionTokens : Number.POSITIVE_INFINITY;
 }
 
@@ -57,6 +82,6 @@ function admissionRequest(call: CallContext) {
     subjects: auth.kind === "virtual" ? auth.subjects : [],
     model: call.body.model,
     estimatedCost: reservation!.cost,
-    estimatedTokens: call.promptEstimate + reservation!.completionTokens,
+    estimatedTokens: call.promptEstimate + call.completionEstimate,
   };
 }

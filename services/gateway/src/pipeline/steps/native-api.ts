@@ -8,8 +8,8 @@ import { GatewayError } from "../../errors/gateway-error.js";
 import { adapterFor, type UpstreamApi } from "../../providers/index.js";
 import type { CallContext } from "../types.js";
 
-/** The deployments `call` may be sent to: its route plan once resolved, else the alias's own. */
-const reachable = (call: CallContext) => call.route?.deployments ?? call.deployments;
+/** The deployments `call` may be sent to: its route plan (none before the resolve step). */
+const reachable = (call: CallContext) => call.route?.deployments ?? [];
 
 /**
  * Whether every deployment `call` may be sent to serves `api` natively (`ProviderAdapter.serves`); false when

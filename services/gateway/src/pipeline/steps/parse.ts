@@ -57,12 +57,12 @@ export function parse<B extends EndpointBody>(
       request.jsonText === undefined
         ? estimatePromptTokens(body)
         : estimatePromptTokensOfText(request.jsonText.text),
+    free: endpoint.free === true,
     outputRequest: output,
     completionEstimate: (output.cap ?? DEFAULT_MAX_OUTPUT_TOKENS) * output.choices,
     outputLimit: Number.POSITIVE_INFINITY,
     reservation: undefined,
     model: undefined,
-    deployments: [],
     route: undefined,
     admission: undefined,
     decisions: [],

@@ -13,15 +13,13 @@ export function unknownModel(model: string): GatewayError {
 }
 
 /**
- * Sets `call.model`, `call.deployments` (the alias's own) and `call.route` (every deployment the router may
- * try: the alias's, then its fallbacks'; the authorize step narrows it).
+ * Sets `call.model` and `call.route` (every deployment the router may try: the alias's, then its fallbacks'; the
+ * authorize step narrows it).
  * @throws GatewayError 400 `model_not_found` for an alias that is not registered.
  */
 export function resolve(call: CallContext, router: Router): void {
-  const deployments = router.deployments(call.body.model);
   const route = router.routePlan(call.body.model);
-  if (deployments === undefined || route === undefined) throw unknownModel(call.body.model);
+  if (route === undefined) throw unknownModel(call.body.model);
   call.model = call.body.model;
-  call.deployments = deployments;
   call.route = route;
 }
