@@ -49,6 +49,13 @@ export interface Endpoint<B extends EndpointBody = EndpointBody> {
   /** Every text of a request a model reads, for the input guardrails. */
   readonly inputTexts: TextExtractor;
   /**
+   * Refusals that need neither an upstream nor the limits (the model serves no such API, a `previous_response_id`
+   * that is not the caller's, …), run after the authorize step and before admission, so that such a refusal
+   * counts against no rate limit and reaches no guardrail.
+   * @throws GatewayError the endpoint's refusal.
+   */
+  precheck?(call: CallContext<B>, deps: PipelineDeps): void | Promise<void>;
+  /**
    * The send step: calls the upstream through `deps.router` and sets `call.upstream`.
    * @throws GatewayError the router's mapped failure, or the abort reason when the client left.
    */

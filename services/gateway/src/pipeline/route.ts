@@ -1,6 +1,6 @@
 /**
  * Registers an {@link Endpoint} on the app: its handler is the pipeline's named steps, parse → resolve →
- * authorize → admit → guard input → send → answer (which settles through the account step), the same for every
+ * authorize → the endpoint's precheck → admit → guard input → send → answer (which settles through the account step), the same for every
  * endpoint. A refusal or failure after admit releases the budget reservation (a settled one is not touched: an
  * admission finishes once).
  */
@@ -61,6 +61,7 @@ export function pipelineRoute<B extends EndpointBody>(
     reply.headers(observerHeaders(deps.observers, call as CallContext));
     resolve(call, deps.router);
     authorize(call);
+    await endpoint.precheck?.(call, deps);
     await admit(call, deps.admitter);
     const cap = call.reservation?.cap;
     if (cap !== undefined) reply.header(OUTPUT_CAP_HEADER, capHeader(cap));

@@ -35,8 +35,10 @@ export const completions: Endpoint<CompletionRequest> = {
   isStream: (body) => body.stream === true,
   output: (body) => ({ cap: body.max_tokens ?? undefined, choices: completionChoices(body) }),
   inputTexts: completionRequestTexts,
-  send(call, deps) {
+  precheck(call) {
     requireNativeApi(call, "completions", "text completions (/v1/completions)");
+  },
+  send(call, deps) {
     return send(call, deps.router, forwardedCall(call, "completions", "max_tokens", true));
   },
   answer(call, upstream, deps, request, reply) {

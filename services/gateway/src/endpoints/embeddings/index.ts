@@ -40,8 +40,10 @@ export const embeddings: Endpoint<EmbeddingRequest> = {
   isStream: () => false,
   output: () => ({ cap: 0, choices: 1 }),
   inputTexts: embeddingInputTexts,
-  send(call, deps) {
+  precheck(call) {
     requireNativeApi(call, "embeddings", "embeddings");
+  },
+  send(call, deps) {
     const json = call.json === undefined ? undefined : forwardable(call.json, call.body, false);
     return send(call, deps.router, { api: "embeddings", body: call.body, json });
   },

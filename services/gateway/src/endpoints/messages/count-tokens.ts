@@ -48,8 +48,10 @@ export const countTokens: Endpoint<MessagesRequest> = {
   free: true,
   output: () => ({ cap: 0, choices: 1 }),
   inputTexts: messagesRequestTexts,
-  send(call, deps) {
+  precheck(call) {
     if (!servesNatively(call, "messages/count_tokens")) throw notCounted(call.body.model);
+  },
+  send(call, deps) {
     return send(call, deps.router, { api: "messages/count_tokens", body: call.body });
   },
   async answer(call, upstream, deps, _request, reply) {

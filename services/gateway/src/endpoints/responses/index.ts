@@ -27,7 +27,7 @@ import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
 import { responsesEventReader } from "./native-events.js";
-import { checkPrevious, recordAnswer, recordingReader } from "./ownership.js";
+import { checkPrevious, idNotingReader, recordRelayed } from "./ownership.js";
 import { fromChatCompletion } from "./response-object.js";
 import { parseResponsesRequest, type ResponsesRequest } from "./schema.js";
 import { ResponsesStreamEncoder } from "./stream-encoder.js";
@@ -54,6 +54,16 @@ const noState = () =>
     "previous_response_id",
   );
 
+/**
+ * The 400 for `background: true` on a native upstream: a background response is answered `queued`, with no
+ * usage and no output, and produced later, where neither the budget nor the output guardrails see it.
+ */
+const noBackground = () =>
+  invalidRequest(
+    "background is not supported through this gateway: a background response is produced after the call is answered, where budgets and guardrails cannot see it. Send the request without background (stream it for long answers).",
+    "background",
+  );
+
 /** Calls that went the translated way (their answer is a chat completion to rewrite). */
 const translated = new WeakSet<object>();
 
@@ -66,27 +76,33 @@ export const responses: Endpoint<ResponsesRequest> = {
   isStream: (body) => body.stream === true,
   output: (body) => ({ cap: body.max_output_tokens ?? undefined, choices: 1 }),
   inputTexts: responsesRequestTexts,
+  precheck(call, deps) {
+    const { previous_response_id: previous, background } = call.body;
+    if (!servesNatively(call, "responses")) {
+      if (previous != null) throw noState();
+      return;
+    }
+    if (background === true) throw noBackground();
+    if (typeof previous === "string") return checkPrevious(call, deps, previous);
+  },
   send(call, deps) {
     if (servesNatively(call, "responses")) {
       // Never asked for chat's `stream_options.include_usage`: Responses streams carry usage in `response.completed`.
-      const native = () =>
-        send(call, deps.router, forwardedCall(call, "responses", "max_output_tokens", false));
-      const previous = call.body.previous_response_id;
-      return typeof previous === "string" ? checkPrevious(call, deps, previous).then(native) : native();
+      return send(call, deps.router, forwardedCall(call, "responses", "max_output_tokens", false));
     }
-    if (call.body.previous_response_id != null) throw noState();
     const cap = call.reservation?.cap?.tokens;
     // The output cap the budgets can pay for, when the gateway adds one (`cost/reservation.ts`).
     const body = cap === undefined ? call.body : { ...call.body, max_output_tokens: cap };
     translated.add(call);
     return send(call, deps.router, { api: "chat/completions", body: toChatRequest(body, call.stream) });
   },
-  answer(call, upstream, deps, request, reply) {
+  async answer(call, upstream, deps, request, reply) {
     const native = !translated.has(call);
     if (call.stream) {
       if (native) {
-        const reader = recordingReader(responsesEventReader(), call, deps);
-        return answerNativeStream(call, upstream, deps, request, reply, reader);
+        const ids = idNotingReader(responsesEventReader());
+        await answerNativeStream(call, upstream, deps, request, reply, ids.reader);
+        return recordRelayed(call, deps, ids.id());
       }
       return answerStream(call, upstream, deps, request, reply, {
         stripUsage: false,
@@ -94,7 +110,10 @@ export const responses: Endpoint<ResponsesRequest> = {
       });
     }
     if (native) {
-      const format = { ...responseAnswer, answered: (answer: unknown) => recordAnswer(call, deps, answer) };
+      const format = {
+        ...responseAnswer,
+        answered: (answer: unknown) => recordRelayed(call, deps, (answer as { id?: unknown } | null)?.id),
+      };
       return answerJson(call, upstream, deps, reply, format);
     }
     return answerJson(call, upstream, deps, reply, {

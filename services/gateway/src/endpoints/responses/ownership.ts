@@ -41,51 +41,59 @@ export async function checkPrevious(
   if (!mayUse(call.auth, record)) throw previousNotFound(previousId);
 }
 
-/** Records `responseId` as the call's, served by the call's deployment. */
-function record(call: CallContext, deps: PipelineDeps, responseId: unknown): void {
-  const deployment = call.upstream?.deployment;
-  if (typeof responseId !== "string" || deployment === undefined) return;
-  deps.responseOwners?.record(responseId, ownerOf(call.auth), deployment.id);
-}
-
-/** Records the `id` of a relayed `response` object (a native JSON answer). */
-export function recordAnswer(call: CallContext, deps: PipelineDeps, answer: unknown): void {
-  record(call, deps, (answer as { id?: unknown } | null)?.id);
+/**
+ * Whether an output guard changed or stopped what the client got (a post-call mask or block, enforced): the
+ * upstream stored its own answer, which the owner could then read back unguarded, so such a response is not
+ * recorded (it is neither retrievable nor continuable through the gateway).
+ */
+function outputGuarded(call: CallContext): boolean {
+  return call.decisions.some(
+    (d) => d.hook === "post_call" && d.mode === "enforce" && (d.action === "mask" || d.action === "block"),
+  );
 }
 
 /**
- * `reader` that also records the response id a stream names in `response.created` (and, should that be
- * missing, `response.completed`/`.incomplete`/`.failed`): `response.id`.
+ * Records `responseId` as the call's, served by the call's deployment, unless an output guard changed or stopped
+ * the answer ({@link outputGuarded}). Call once the answer went out whole (its guard decisions are known).
  */
-export function recordingReader(
-  reader: NativeEventReader,
-  call: CallContext,
-  deps: PipelineDeps,
-): NativeEventReader {
-  let recorded = false;
+export function recordRelayed(call: CallContext, deps: PipelineDeps, responseId: unknown): void {
+  const deployment = call.upstream?.deployment;
+  if (typeof responseId !== "string" || deployment === undefined || outputGuarded(call)) return;
+  deps.responseOwners?.record(responseId, ownerOf(call.auth), deployment.id);
+}
+
+/**
+ * `reader` that also notes the response id a stream names (`response.created`, else `response.completed` /
+ * `.incomplete` / `.failed`: `response.id`), for {@link recordRelayed} once the stream has ended.
+ */
+export function idNotingReader(reader: NativeEventReader): {
+  reader: NativeEventReader;
+  id(): string | undefined;
+} {
+  let noted: string | undefined;
   return {
-    get completed() {
-      return reader.completed;
-    },
-    read(event: NativeEvent): EventText {
-      const json = event.json;
-      if (
-        !recorded &&
-        json !== undefined &&
-        typeof json.type === "string" &&
-        json.type.startsWith("response.")
-      ) {
-        const id = (json.response as { id?: unknown } | undefined)?.id;
-        if (typeof id === "string") {
-          recorded = true;
-          record(call, deps, id);
+    id: () => noted,
+    reader: {
+      get completed() {
+        return reader.completed;
+      },
+      read(event: NativeEvent): EventText {
+        const json = event.json;
+        if (
+          noted === undefined &&
+          json !== undefined &&
+          typeof json.type === "string" &&
+          json.type.startsWith("response.")
+        ) {
+          const id = (json.response as { id?: unknown } | undefined)?.id;
+          if (typeof id === "string") noted = id;
         }
-      }
-      return reader.read(event);
+        return reader.read(event);
+      },
+      usage: (outputTokens) => reader.usage(outputTokens),
+      cut: (usage) => reader.cut(usage),
+      error: (status, type, message) => reader.error(status, type, message),
+      mask: (json, texts, piece) => reader.mask(json, texts, piece),
     },
-    usage: (outputTokens) => reader.usage(outputTokens),
-    cut: (usage) => reader.cut(usage),
-    error: (status, type, message) => reader.error(status, type, message),
-    mask: (json, texts, piece) => reader.mask(json, texts, piece),
   };
 }

@@ -7,7 +7,9 @@
  *
  * - the owner's request (the key that created it; the master key may use any) goes to that deployment, through
  *   the router and the provider adapter (`router/resource.ts`: the deployment's own key is added), with the
- *   client's query string, and the upstream's answer (any status, a stream included) comes back as it is;
+ *   client's query string; a success (a stream included) comes back as it is, a refusal as the gateway's error
+ *   for an upstream's (`router/upstream-error.ts` `toClientError`: the provider key redacted, a refused provider
+ *   key a 502 rather than the caller's 401);
  * - anyone else's, and a response the gateway did not relay or no longer remembers (after the upstream's 30-day
  *   retention), gets OpenAI's 404 for an unknown response: nothing tells another key's response from a missing one.
  *
@@ -17,8 +19,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { mayUse, type ResponseOwners } from "../../response-owners/types.js";
-import type { ResourceRequest } from "../../router/resource.js";
+import type { ResourceAnswer, ResourceRequest } from "../../router/resource.js";
 import type { Router } from "../../router/router.js";
+import { redact, toClientError, upstreamMessage } from "../../router/upstream-error.js";
 import { shownId } from "./ownership.js";
 
 /** OpenAI's 404 for a response it does not hold (given for one the caller does not own too). */
@@ -27,6 +30,21 @@ function noResponse(id: string): GatewayError {
     type: "invalid_request_error",
     code: "not_found",
   });
+}
+
+/** An upstream's refusal of a stored-response request, as the gateway answers any upstream's refusal. */
+async function upstreamRefusal(answer: ResourceAnswer): Promise<GatewayError> {
+  const { deployment } = answer;
+  const text = await answer.body.text().catch(() => "");
+  return toClientError(
+    {
+      kind: "status",
+      status: answer.statusCode,
+      message: redact(upstreamMessage(text), [deployment.apiKey]),
+      target: `${deployment.provider}/${deployment.upstreamModel}`,
+    },
+    1,
+  );
 }
 
 /** The stored-response operations: method, path below `{base}/{id}`. */
@@ -71,6 +89,7 @@ export function storedResponseRoutes(app: FastifyInstance, deps: StoredResponseD
       );
       // The deployment that stored it is no longer configured: the response cannot be reached.
       if (answer === undefined) throw noResponse(id);
+      if (answer.statusCode >= 400) throw await upstreamRefusal(answer);
       const type = answer.headers["content-type"];
       return reply
         .code(answer.statusCode)

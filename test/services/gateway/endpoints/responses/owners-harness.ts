@@ -4,6 +4,7 @@
  * master key, with an OpenAI client per virtual key.
  */
 import OpenAI from "openai";
+import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
 import {
   type FakeResponsesUpstream,
   startFakeResponsesUpstream,
@@ -26,14 +27,15 @@ export interface OwnersHarness {
   close(): Promise<void>;
 }
 
-/** Starts the fake and the gateway. */
-export async function startOwnersHarness(): Promise<OwnersHarness> {
+/** Starts the fake and the gateway (with `guard`, when given, as its guardrails). */
+export async function startOwnersHarness(guard?: CallGuard): Promise<OwnersHarness> {
   const upstream = await startFakeResponsesUpstream();
   const gw = await startChatHarness({
     upstreamUrl: upstream.url,
     extraParams: `      api_key: ${UPSTREAM_KEY}\n    model_info:\n      id: native-1\n      supported_endpoints: ["/v1/responses"]\n`,
     moreKeys: { [KEY_B]: "b".repeat(64) },
     masterKey: MASTER,
+    ...(guard === undefined ? {} : { guard }),
   });
   const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${gw.url}/v1`, maxRetries: 0 });
   return {

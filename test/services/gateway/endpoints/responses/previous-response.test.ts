@@ -78,3 +78,15 @@ describe("previous_response_id: only the owner continues a response", () => {
     expect(upstream.requests.length).toBe(before);
   });
 });
+
+describe("background responses on a native upstream", () => {
+  it("are refused with a 400 naming background, before anything goes upstream", async () => {
+    const before = harness.upstream.requests.length;
+    const refused = await rejectionOf(
+      harness.a.responses.create({ model: "general", input: "later", background: true }),
+      OpenAI.BadRequestError,
+    );
+    expect(refused.param).toBe("background");
+    expect(harness.upstream.requests.length).toBe(before);
+  });
+});

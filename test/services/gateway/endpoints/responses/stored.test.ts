@@ -7,6 +7,7 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
 import type { FakeResponsesUpstream } from "../../../../fixtures/openai-responses.js";
 import { rejectionOf } from "../../../../helpers/rejection.js";
 import type { ChatHarness } from "../chat-completions/harness.js";
@@ -73,9 +74,13 @@ describe("stored responses: the owner's requests go to the deployment that serve
     const alias = await call(VIRTUAL_KEY, "GET", `/responses/${created.id}`);
     expect(alias.status).toBe(200);
     expect(alias.headers.get("x-litellm-model-id")).toBe("native-1");
-    // The upstream's own refusal comes back as it is (only background responses can be cancelled).
+    // The upstream's own refusal keeps its status (only background responses can be cancelled), in the gateway's
+    // error for an upstream's refusal.
     const cancel = await call(VIRTUAL_KEY, "POST", `/v1/responses/${created.id}/cancel`);
     expect(cancel.status).toBe(400);
+    expect(await cancel.json()).toMatchObject({
+      error: { type: "invalid_request_error", code: "400", message: expect.stringMatching(/answered 400/) },
+    });
     expect(upstream.requests.at(-1)).toMatchObject({
       method: "POST",
       path: `/v1/responses/${created.id}/cancel`,
@@ -127,5 +132,46 @@ describe("stored responses: the owner's requests go to the deployment that serve
   it("checks the key first", async () => {
     const response = await fetch(`${gw.url}/v1/responses/resp_1`);
     expect(response.status).toBe(401);
+  });
+});
+
+describe("a response whose answer an output guard masked", () => {
+  it("is neither retrievable nor continuable: the upstream stored the unmasked answer", async () => {
+    // An output guard that masks the echo of "secret" (the gateway's guard seam, as the PII guard uses it).
+    const masking: CallGuard = {
+      checkInput: async () => ({ decisions: [], rewritten: false }),
+      async checkOutput(call, answer, texts) {
+        let rewritten = false;
+        for (const slot of texts(answer as Record<string, unknown>)) {
+          if (!slot.text.includes("secret")) continue;
+          slot.set(slot.text.replaceAll("secret", "[MASKED]"));
+          rewritten = true;
+        }
+        const action = rewritten ? "mask" : "allow";
+        call.decisions.push({ guardrail: "pii", hook: "post_call", action, mode: "enforce", latencyMs: 0 });
+        return { decisions: [], rewritten };
+      },
+      streamOutput: () => undefined,
+    };
+    const guarded = await startOwnersHarness(masking);
+    try {
+      const masked = await guarded.a.responses.create({ model: "general", input: "my secret" });
+      expect(masked.output_text).toContain("[MASKED]");
+      const before = guarded.upstream.requests.length;
+      const read = await fetch(`${guarded.gw.url}/v1/responses/${masked.id}`, {
+        headers: { authorization: `Bearer ${VIRTUAL_KEY}` },
+      });
+      expect(read.status).toBe(404);
+      expect(guarded.upstream.requests.length).toBe(before);
+      const continued = await guarded.a.responses
+        .create({ model: "general", input: "go on", previous_response_id: masked.id })
+        .catch((e: unknown) => e);
+      expect((continued as { status?: number }).status).toBe(404);
+      // An answer the guard left as it was stays the owner's to read.
+      const plain = await guarded.a.responses.create({ model: "general", input: "hello" });
+      expect((await guarded.a.responses.retrieve(plain.id)).id).toBe(plain.id);
+    } finally {
+      await guarded.close();
+    }
   });
 });
