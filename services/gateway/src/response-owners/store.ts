@@ -9,8 +9,11 @@
  * the write landed misses the table once, waits `missWaitMs` and reads again, so only an id nobody owns costs
  * that wait. Expired rows are ignored on read and deleted by a sweep every `sweepEveryMs`.
  */
+
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
+import { setBounded, sharedQuery } from "../cache/freshness.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
 import {
@@ -64,11 +67,13 @@ const unverifiable = () =>
     { type: "service_unavailable", code: "response_owner_unavailable" },
   );
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** See the module comment. */
 export class ResponseOwnerStore implements ResponseOwners {
   private readonly cache = new Map<string, ResponseRecord>();
+  /** Lookups of an id not cached, in flight: concurrent ones share one (`sharedQuery`). */
+  private readonly lookups = new Map<string, Promise<ResponseRecord | undefined>>();
+  /** Records dropped from a full queue since the last warning (one warning per outage, not per record). */
+  private droppedSinceLog = 0;
   private queue: Row[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
@@ -100,9 +105,10 @@ export class ResponseOwnerStore implements ResponseOwners {
     if (this.options.pool === undefined || this.closed) return;
     if (this.queue.length >= this.settings.maxQueued) {
       this.queue.shift();
-      this.options.log?.warn(
-        "response owner queue full: the oldest record was dropped before it was written",
-      );
+      if (this.droppedSinceLog++ === 0)
+        this.options.log?.warn(
+          "response owner queue full: the oldest records are dropped before they are written (their owners get 404 on other instances)",
+        );
     }
     this.queue.push({ id: responseId, record });
     this.schedule(this.settings.flushDelayMs);
@@ -117,16 +123,18 @@ export class ResponseOwnerStore implements ResponseOwners {
       this.cache.delete(responseId);
     }
     if (this.options.pool === undefined) return undefined;
-    const found =
-      (await this.read(responseId, now)) ??
-      (this.settings.missWaitMs > 0
-        ? await sleep(this.settings.missWaitMs).then(() => this.read(responseId, this.options.clock.now()))
-        : undefined);
-    if (found !== undefined) this.remember(responseId, found);
-    return found;
+    return sharedQuery(this.lookups, responseId, async () => {
+      const found =
+        (await this.read(responseId, now)) ??
+        (this.settings.missWaitMs > 0
+          ? await sleep(this.settings.missWaitMs).then(() => this.read(responseId, this.options.clock.now()))
+          : undefined);
+      if (found !== undefined) this.remember(responseId, found);
+      return found;
+    });
   }
 
-  /** Writes every queued record now (retrying until it is written or the store is closed). */
+  /** Writes every queued record now: one try (a failed batch goes back to the queue and is retried later). */
   async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -159,11 +167,7 @@ export class ResponseOwnerStore implements ResponseOwners {
   }
 
   private remember(responseId: string, record: ResponseRecord): void {
-    this.cache.set(responseId, record);
-    if (this.cache.size > this.settings.maxCached) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
+    setBounded(this.cache, responseId, record, this.settings.maxCached);
   }
 
   private schedule(delayMs: number): void {
@@ -193,6 +197,13 @@ export class ResponseOwnerStore implements ResponseOwners {
       if (this.closed) throw error;
       setTimeout(() => this.schedule(0), this.settings.retryMs).unref();
       return;
+    }
+    if (this.droppedSinceLog > 0) {
+      this.options.log?.warn(
+        { dropped: this.droppedSinceLog },
+        "response owners written again after an outage",
+      );
+      this.droppedSinceLog = 0;
     }
     if (this.queue.length > 0) setImmediate(() => this.schedule(this.settings.flushDelayMs));
   }
