@@ -1,7 +1,7 @@
 /**
  * Flow control towards a stream's client: a relay reads the next piece of the upstream only once the client has
  * taken what was written for the last one. While the client's response needs draining (`res.write()` returned
- * false, Node's `writableNeedDrain`) or holds more than {@link MAX_HELD_BYTES}, the relay stops reading; undici's
+ * false, Node's `writableNeedDrain`: its buffer passed the high-water mark, 16 KiB), the relay stops reading; undici's
  * body then fills its own small buffer and stops reading the upstream's socket, so an upstream streaming faster
  * than the client reads is held back by TCP instead of piling up in the gateway. A client that takes nothing for
  * `stream_client_idle_timeout` seconds ({@link ClientIdleTimeoutError}) has its stream ended: the relay returns
@@ -10,9 +10,10 @@
 import type { ServerResponse } from "node:http";
 
 /**
- * Most bytes a stream keeps in its client's writable buffer before it stops reading the upstream: 1 MiB. Node's
- * default high-water mark (16 KiB) usually stops it well before; this bounds a single large write (a guard
- * releasing what it held, a translated event) that does not go through the drain signal.
+ * What the drain wait keeps a stream's client buffer under, bytes: 1 MiB. A write that takes the buffer past the
+ * high-water mark (16 KiB), however large, sets `writableNeedDrain`, and the relay writes nothing more until the
+ * buffer has drained, so the buffer holds at most the mark plus one piece: one upstream read (at most 64 KiB).
+ * A buffer-mode output guard releasing a whole held answer at the end is the one larger write.
  */
 export const MAX_HELD_BYTES = 1024 * 1024;
 
@@ -36,7 +37,7 @@ export class ClientIdleTimeoutError extends Error {
 
 /** Whether the relay must wait for `res` to drain before it reads the upstream's next piece. */
 export function mustWait(res: ServerResponse): boolean {
-  return res.writableNeedDrain || res.writableLength > MAX_HELD_BYTES;
+  return res.writableNeedDrain;
 }
 
 /**

@@ -14,7 +14,12 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { openAiUsage } from "../accounting/provider-usage.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from "../pipeline/types.js";
-import { DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS, endIdleClient, waitForClient } from "./client-flow.js";
+import {
+  DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS,
+  endIdleClient,
+  mustWait,
+  waitForClient,
+} from "./client-flow.js";
 import { chunkText, type OutputMeter } from "./output-meter.js";
 import { PieceWriter } from "./piece-writer.js";
 import { plainContentChunk } from "./plain-chunk.js";
@@ -352,7 +357,8 @@ export async function readEvents(
       else out.release();
     }
     if (stopped()) break;
-    await waitForClient(res, clientIdleTimeoutMs);
+    // Only a client that needs draining is waited for: no promise, no microtask, for one that keeps up.
+    if (mustWait(res)) await waitForClient(res, clientIdleTimeoutMs);
   }
 }
 

@@ -131,6 +131,7 @@ async function waitForHeldBack(): Promise<void> {
 }
 
 describe("a client that does not read its stream", () => {
+  // A regression guard: the relay already waited for drain before client-flow.ts; this keeps it so.
   it("holds the upstream back: its writes block, and the gateway keeps at most 1 MiB for the client", async () => {
     upstream.behave(LONG);
     const { h, sockets } = await harness({ upstreamUrl: upstream.url });
@@ -152,6 +153,8 @@ describe("a client that does not read its stream", () => {
     upstream.behave({ ...LONG, tokens: 200_000_000 });
     const client = await unreadChat(h);
     await waitFor("the upstream's writes to block", () => upstream.long.blocked === 1, 15_000);
+    let drains = 0;
+    responses.at(-1)!.on("drain", () => drains++);
     let read = 0;
     for (let i = 0; i < 30; i++) {
       read += await client.sip(5);
@@ -160,6 +163,8 @@ describe("a client that does not read its stream", () => {
     expect(read).toBeGreaterThan(0);
     const res = responses.at(-1)!;
     expect(results).toEqual([]); // still streaming
+    // The relay did wait for this client, many times: each sip let the response drain.
+    expect(drains).toBeGreaterThanOrEqual(5);
     expect(res.listenerCount("close")).toBeLessThan(5);
     const closed = upstream.long.closedEarly;
     client.socket.destroy();
