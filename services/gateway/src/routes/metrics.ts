@@ -29,10 +29,9 @@ LOOPBACK.addAddress("::1", "ipv6");
 
 /** Whether `address` (IPv4, IPv6 or IPv4-mapped IPv6) is a loopback address: 127.0.0.0/8 or ::1. */
 export function isLoopback(address: string): boolean {
-  const mapped = /^::ffff:/i.test(address) ? address.slice(7) : address;
-  const family = isIP(mapped);
-  if (family === 4) return LOOPBACK.check(mapped, "ipv4");
-  return family === 6 && LOOPBACK.check(mapped, "ipv6");
+  // BlockList matches an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) against its IPv4 subnets itself.
+  const family = isIP(address);
+  return family !== 0 && LOOPBACK.check(address, family === 6 ? "ipv6" : "ipv4");
 }
 
 /** The start-up line of a gateway without METRICS_TOKEN. */
