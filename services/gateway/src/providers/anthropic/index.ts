@@ -30,10 +30,9 @@ function claude(input: number, output: number, longContext?: { input: number; ou
     ...(longContext === undefined
       ? {}
       : {
+          // Cache reads and writes keep their ratio to input in the tier (`cost/bill.ts` tierOf scales them).
           inputAbove200k: longContext.input,
           outputAbove200k: longContext.output,
-          cacheWriteAbove200k: longContext.input * 1.25,
-          cacheReadAbove200k: longContext.input * 0.1,
         }),
   });
 }
