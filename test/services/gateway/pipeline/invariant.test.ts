@@ -67,6 +67,9 @@ const moreConfig = () =>
     "  fallbacks: [{flaky: [forbidden, backup]}]",
   ].join("\n");
 
+/** The endpoints whose calls name the drawn `model` (completions and embeddings have their own aliases). */
+const MODEL_CALLS = new Set(["chat", "responses", "messages"]);
+
 /** The key may use every alias but `forbidden`. */
 const MODELS = ["general", "backup", "flaky", "embed", "instruct"];
 
@@ -161,6 +164,8 @@ describe("the money invariant", { timeout: 120_000 }, () => {
     "spend never passes the budget, and a model the key may not use is never served (seed %i)",
     async (seed) => {
       const seen = new Map<number, number>();
+      /** Calls to `flaky` (down, so served by a fallback) that were answered. */
+      let fellBack = 0;
       await fc.assert(
         fc.asyncProperty(
           fc.array(call, { minLength: 1, maxLength: 12 }),
@@ -183,6 +188,9 @@ describe("the money invariant", { timeout: 120_000 }, () => {
             try {
               const statuses = await Promise.all(calls.map((c) => send(instances[c.instance]!, c)));
               for (const status of statuses) seen.set(status, (seen.get(status) ?? 0) + 1);
+              fellBack += calls.filter(
+                (c, i) => statuses[i] === 200 && c.model === "flaky" && MODEL_CALLS.has(c.endpoint),
+              ).length;
               const booked = sum(spend.rows.map((r) => r.spend));
               expect(booked).toBeLessThanOrEqual(budget + 1e-9);
               expect(forbidden.requests.length).toBe(0);
@@ -197,6 +205,8 @@ describe("the money invariant", { timeout: 120_000 }, () => {
       // Not vacuous: calls were answered, and budgets refused some.
       expect(seen.get(200) ?? 0).toBeGreaterThan(0);
       expect(seen.get(429) ?? 0).toBeGreaterThan(0);
+      // A dead primary was served by the fallback the key may use, with the forbidden one skipped.
+      expect(fellBack).toBeGreaterThan(0);
     },
   );
 });
