@@ -41,6 +41,18 @@ function cacheWrites(total: number, split: Obj): { cache_write_5m: number; cache
 }
 
 /**
+ * Cache writes, tokens, in Anthropic's (and LiteLLM's) names: `cache_creation_input_tokens`, else the sum of its
+ * `cache_creation.ephemeral_5m_input_tokens` and `ephemeral_1h_input_tokens` split.
+ */
+function anthropicCacheWrites(usage: Obj): number {
+  const split = obj(usage.cache_creation);
+  return (
+    n(usage.cache_creation_input_tokens) ||
+    n(split.ephemeral_5m_input_tokens) + n(split.ephemeral_1h_input_tokens)
+  );
+}
+
+/**
  * OpenAI's chat completions, completions or embeddings `usage` (OpenAI API reference, `CompletionUsage`);
  * undefined when `usage` is not an object with a numeric `prompt_tokens`. Cache writes are OpenAI's
  * `prompt_tokens_details.cache_write_tokens` (part of `prompt_tokens`), or reported the way
@@ -57,9 +69,7 @@ export function openAiUsage(usage: unknown): Usage | undefined {
   const outDetails = obj(usage.completion_tokens_details);
   const read = Math.min(n(inDetails.cached_tokens), prompt);
   const written = Math.min(
-    n(usage.cache_creation_input_tokens) ||
-      n(inDetails.cache_creation_tokens) ||
-      n(inDetails.cache_write_tokens),
+    anthropicCacheWrites(usage) || n(inDetails.cache_creation_tokens) || n(inDetails.cache_write_tokens),
     prompt - read,
   );
   const input = prompt - read - written;
@@ -119,9 +129,7 @@ export function anthropicUsage(usage: unknown): Usage | undefined {
   const input = n(usage.input_tokens);
   const read = n(usage.cache_read_input_tokens);
   const split = obj(usage.cache_creation);
-  const written =
-    n(usage.cache_creation_input_tokens) ||
-    n(split.ephemeral_5m_input_tokens) + n(split.ephemeral_1h_input_tokens);
+  const written = anthropicCacheWrites(usage);
   const prompt = input + read + written;
   const output = n(usage.output_tokens);
   return {

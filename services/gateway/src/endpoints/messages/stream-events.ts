@@ -115,13 +115,7 @@ export function messagesStreamEncoder(model: string, promptEstimate: number): St
     out += sse({
       type: "message_delta",
       delta: { stop_reason: stop ?? "end_turn", stop_sequence: null },
-      usage: {
-        output_tokens: u.output_tokens,
-        input_tokens: u.input_tokens,
-        cache_creation_input_tokens: u.cache_creation_input_tokens,
-        cache_read_input_tokens: u.cache_read_input_tokens,
-        ...(u.cache_creation === undefined ? {} : { cache_creation: u.cache_creation }),
-      },
+      usage: u,
     });
     return out + sse({ type: "message_stop" });
   };
