@@ -35,7 +35,7 @@ export interface OffPipelineRoute {
 }
 
 const STORED_RESPONSE_WHY =
-  "No model call: reads, deletes or cancels a response a native upstream stored. Answered only for the key that created it (ownership checked, responses/stored.ts), at the deployment that holds it.";
+  "No model call: reads, deletes or cancels a response a native upstream stored. Answered only for the key that created it (ownership checked, responses/stored.ts), at the deployment that holds it; counted against the key's rate limits.";
 
 /**
  * Every route under `endpoints/` that does not go through the pipeline (so skips its limits, guardrails and

@@ -13,11 +13,13 @@
  * - anyone else's, and a response the gateway did not relay or no longer remembers (after the upstream's 30-day
  *   retention), gets OpenAI's 404 for an unknown response: nothing tells another key's response from a missing one.
  *
- * These routes make no model call: they do not run the pipeline (no limits, guardrails or request counters;
- * listed in `endpoints/index.ts`, `offPipelineRoutes`). The key is checked first (401 without one).
+ * These routes make no model call: they do not run the pipeline (no reservation, guardrails or request counters;
+ * listed in `endpoints/index.ts`, `offPipelineRoutes`), but each counts against the key's rate limits. The key is
+ * checked first (401 without one).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../../errors/gateway-error.js";
+import type { Admitter } from "../../limits/types.js";
 import { mayUse, type ResponseOwners } from "../../response-owners/types.js";
 import type { ResourceAnswer, ResourceRequest } from "../../router/resource.js";
 import type { Router } from "../../router/router.js";
@@ -55,10 +57,29 @@ const OPERATIONS: ReadonlyArray<{ method: ResourceRequest["method"]; suffix: str
   { method: "POST", suffix: "/cancel" },
 ];
 
-/** What the routes need: the router (to reach the deployment) and the ownership registry. */
+/** What the routes need: the router (to reach the deployment), the ownership registry and the limits. */
 export interface StoredResponseDeps {
   router: Router;
   responseOwners?: ResponseOwners | undefined;
+  /** Counts each request against the key's (and user's) rpm; undefined runs without limits. */
+  admitter?: Admitter | undefined;
+}
+
+/**
+ * Counts the request against the caller's rate limits, as a free call: nothing reserved, nothing booked (a spent
+ * budget refuses it, as it refuses `count_tokens`). The master key is not limited.
+ * @throws GatewayError 429 from the admitter.
+ */
+async function countRequest(request: FastifyRequest, admitter: Admitter | undefined): Promise<void> {
+  const auth = request.auth!;
+  if (auth.kind !== "virtual" || auth.subjects.length === 0 || admitter === undefined) return;
+  const admission = await admitter.admit({
+    subjects: auth.subjects,
+    model: "",
+    estimatedCost: 0,
+    estimatedTokens: 0,
+  });
+  admission.settle({ cost: 0, totalTokens: 0 });
 }
 
 /**
@@ -70,6 +91,7 @@ export function storedResponseRoutes(app: FastifyInstance, deps: StoredResponseD
   for (const { method, suffix } of OPERATIONS) {
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const id = String((request.params as { id?: unknown }).id ?? "");
+      await countRequest(request, deps.admitter);
       const record = await deps.responseOwners?.lookup(id);
       if (!mayUse(request.auth!, record)) throw noResponse(id);
       const abort = new AbortController();

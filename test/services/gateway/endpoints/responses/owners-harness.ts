@@ -4,6 +4,7 @@
  * master key, with an OpenAI client per virtual key.
  */
 import OpenAI from "openai";
+import type { LimitSubject } from "../../../../../services/gateway/src/limits/types.js";
 import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
 import {
   type FakeResponsesUpstream,
@@ -27,8 +28,11 @@ export interface OwnersHarness {
   close(): Promise<void>;
 }
 
-/** Starts the fake and the gateway (with `guard`, when given, as its guardrails). */
-export async function startOwnersHarness(guard?: CallGuard): Promise<OwnersHarness> {
+/** Starts the fake and the gateway (with `guard` as its guardrails and `subjects` as the key's limits, when given). */
+export async function startOwnersHarness(
+  options: { guard?: CallGuard; subjects?: LimitSubject[] } = {},
+): Promise<OwnersHarness> {
+  const { guard, subjects } = options;
   const upstream = await startFakeResponsesUpstream();
   const gw = await startChatHarness({
     upstreamUrl: upstream.url,
@@ -36,6 +40,7 @@ export async function startOwnersHarness(guard?: CallGuard): Promise<OwnersHarne
     moreKeys: { [KEY_B]: "b".repeat(64) },
     masterKey: MASTER,
     ...(guard === undefined ? {} : { guard }),
+    ...(subjects === undefined ? {} : { subjects }),
   });
   const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${gw.url}/v1`, maxRetries: 0 });
   return {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
 import type { FakeResponsesUpstream } from "../../../../fixtures/openai-responses.js";
 import { rejectionOf } from "../../../../helpers/rejection.js";
+import { keySubject } from "../../limits/subjects.js";
 import type { ChatHarness } from "../chat-completions/harness.js";
 import { VIRTUAL_KEY } from "../chat-completions/harness.js";
 import {
@@ -153,7 +154,7 @@ describe("a response whose answer an output guard masked", () => {
       },
       streamOutput: () => undefined,
     };
-    const guarded = await startOwnersHarness(masking);
+    const guarded = await startOwnersHarness({ guard: masking });
     try {
       const masked = await guarded.a.responses.create({ model: "general", input: "my secret" });
       expect(masked.output_text).toContain("[MASKED]");
@@ -172,6 +173,26 @@ describe("a response whose answer an output guard masked", () => {
       expect((await guarded.a.responses.retrieve(plain.id)).id).toBe(plain.id);
     } finally {
       await guarded.close();
+    }
+  });
+});
+
+describe("rate limits", () => {
+  it("count the stored-response routes: at rpm_limit 3, a create and two reads pass, the next read is refused", async () => {
+    const limited = await startOwnersHarness({ subjects: [keySubject({ rpmLimit: 3 })] });
+    try {
+      const created = await limited.a.responses.create({ model: "general", input: "count me" });
+      const read = () =>
+        fetch(`${limited.gw.url}/v1/responses/${created.id}`, {
+          headers: { authorization: `Bearer ${VIRTUAL_KEY}` },
+        });
+      expect((await read()).status).toBe(200);
+      expect((await read()).status).toBe(200);
+      const before = limited.upstream.requests.length;
+      expect((await read()).status).toBe(429);
+      expect(limited.upstream.requests.length).toBe(before);
+    } finally {
+      await limited.close();
     }
   });
 });
