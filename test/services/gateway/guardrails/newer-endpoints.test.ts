@@ -1,72 +1,21 @@
 /**
  * The PII guardrail (enforce, e-mail masked) on the native `/v1/responses` and `/v1/messages` paths, through the
- * gateway to an upstream that records the text it received: an e-mail address placed in the less common fields
+ * gateway to the Responses and Messages fakes, which record the text they received: an e-mail address placed in the less common fields
  * of either API (Responses `function_call` / `function_call_output` items and their extra fields, a message
  * item's `name`, `reasoning`, `include`, an image's `detail` and URL; Messages `citations`, image and document
  * URL sources, `mcp_servers`) reaches the upstream as `<EMAIL_ADDRESS>`; a body with nothing to mask goes
  * upstream as the client's own text.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeAnthropic, startFakeAnthropic } from "../../../fixtures/anthropic-messages.js";
+import {
+  type FakeResponsesUpstream,
+  startFakeResponsesUpstream,
+} from "../../../fixtures/openai-responses.js";
 import { type ChatHarness, startChatHarness, VIRTUAL_KEY } from "../endpoints/chat-completions/harness.js";
 import { EMAIL, piiPolicy, testEngine } from "./helpers.js";
 
 type Body = Record<string, unknown>;
-
-/** An upstream serving `/v1/responses` and `/v1/messages` that keeps the raw text of each request. */
-interface RecordingUpstream {
-  url: string;
-  bodies: string[];
-  close(): Promise<void>;
-}
-
-async function startRecordingUpstream(): Promise<RecordingUpstream> {
-  const bodies: string[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      bodies.push(Buffer.concat(chunks).toString("utf8"));
-      res.setHeader("content-type", "application/json");
-      const usage = { input_tokens: 3, output_tokens: 1 };
-      res.end(
-        JSON.stringify(
-          req.url?.endsWith("/messages")
-            ? {
-                id: "msg_rec",
-                type: "message",
-                role: "assistant",
-                model: "claude-rec",
-                content: [{ type: "text", text: "ok" }],
-                stop_reason: "end_turn",
-                stop_sequence: null,
-                usage,
-              }
-            : {
-                id: "resp_rec",
-                object: "response",
-                created_at: 1,
-                status: "completed",
-                model: "fake-model",
-                output: [],
-                usage: { ...usage, total_tokens: 4 },
-              },
-        ),
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    bodies,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((r) => server.close(() => r()));
-    },
-  };
-}
 
 const user = (text: string) => ({ role: "user", content: [{ type: "input_text", text }] });
 const call = (extra: Body = {}) => ({
@@ -157,20 +106,22 @@ const MESSAGES: Array<[string, Body]> = [
   ],
 ];
 
-let upstream: RecordingUpstream;
+let responsesUpstream: FakeResponsesUpstream;
+let anthropic: FakeAnthropic;
 let responses: ChatHarness;
 let messages: ChatHarness;
 
 beforeAll(async () => {
-  upstream = await startRecordingUpstream();
+  responsesUpstream = await startFakeResponsesUpstream();
+  anthropic = await startFakeAnthropic({ apiKey: "sk-ant-upstream" });
   const guard = testEngine({ pii: piiPolicy({ entities: { EMAIL_ADDRESS: "MASK" } }) }).engine;
   responses = await startChatHarness({
-    upstreamUrl: upstream.url,
+    upstreamUrl: responsesUpstream.url,
     guard,
     extraParams: '    model_info:\n      supported_endpoints: ["/v1/responses"]\n',
   });
   messages = await startChatHarness({
-    upstreamUrl: upstream.url,
+    upstreamUrl: anthropic.url,
     guard,
     upstreamModel: "anthropic/claude-rec",
     extraParams: "      api_key: sk-ant-upstream\n",
@@ -179,12 +130,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await responses?.close();
   await messages?.close();
-  await upstream?.close();
+  await responsesUpstream?.close();
+  await anthropic?.close();
 });
 
-/** Posts `body` (an object, or the client's own JSON text) and returns what the upstream received. */
+/** Posts `body` (an object, or the client's own JSON text) and returns the text its upstream received. */
 async function sent(h: ChatHarness, path: string, body: Body | string): Promise<string> {
-  const before = upstream.bodies.length;
+  const received = h === messages ? anthropic.requests : responsesUpstream.requests;
+  const before = received.length;
   const res = await fetch(`${h.url}${path}`, {
     method: "POST",
     headers: {
@@ -195,8 +148,8 @@ async function sent(h: ChatHarness, path: string, body: Body | string): Promise<
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
   expect(res.status, await res.text()).toBe(200);
-  expect(upstream.bodies.length).toBe(before + 1);
-  return upstream.bodies.at(-1) as string;
+  expect(received.length).toBe(before + 1);
+  return received.at(-1)!.rawBody;
 }
 
 describe("no e-mail reaches the upstream from the less common fields", () => {
