@@ -4,11 +4,7 @@
  * of the serialised body whenever it can (`providers/openai-compatible/forward-json.ts`).
  */
 import type { UpstreamApi } from "../../providers/index.js";
-import {
-  capMember,
-  type ForwardableJson,
-  forwardable,
-} from "../../providers/openai-compatible/forward-json.js";
+import { type ForwardableJson, forwardable } from "../../providers/openai-compatible/forward-json.js";
 import type { Router, UpstreamResponse } from "../../router/router.js";
 import type { CallContext } from "../types.js";
 
@@ -24,8 +20,7 @@ export interface UpstreamCall {
  * native Responses): the body with the output cap the reservation adds, under `capField` (`cost/reservation.ts`),
  * and for a stream whose API reports usage only when asked (`askUsage`: chat and text completions)
  * `stream_options.include_usage`; as the client's own JSON text whenever that can stand for it
- * (`forward-json.ts`), serialised otherwise (also when the client sent `capField: null`, which the added member
- * would repeat).
+ * (`forward-json.ts`), serialised otherwise.
  */
 export function forwardedCall(
   call: CallContext,
@@ -36,10 +31,8 @@ export function forwardedCall(
   const { body } = call;
   const cap = call.reservation?.cap?.tokens;
   const usage = askUsage && call.stream;
-  const json =
-    call.json === undefined || (cap !== undefined && body[capField] === null)
-      ? undefined
-      : forwardable(call.json, body, usage, capMember(capField, cap));
+  const added = cap === undefined ? undefined : { name: capField, value: cap };
+  const json = call.json === undefined ? undefined : forwardable(call.json, body, usage, added);
   if (json !== undefined || (cap === undefined && !usage)) return { api, body, json };
   const copy: Record<string, unknown> = { ...body };
   if (cap !== undefined) copy[capField] = cap;

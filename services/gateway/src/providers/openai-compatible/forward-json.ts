@@ -120,21 +120,28 @@ export function scanJson(text: string): JsonLayout | undefined {
 /** The member a stream gets so that the upstream reports usage (the answer step hides it again). */
 const INCLUDE_USAGE = ',"stream_options":{"include_usage":true}';
 
+/** A member the gateway adds to the client's body, e.g. an output cap: its name and its value. */
+export interface AddedMember {
+  name: string;
+  value: number;
+}
+
 /**
  * The client's text, ready for {@link upstreamJson}, when it can be sent in place of the serialised `body`
  * (see the module comment); undefined when the body must be serialised. `stream`: the call streams, so the
- * upstream must be asked for usage. `added`: members the gateway adds to the body (each `,"name":value`, for
- * names the body does not have), e.g. a default output cap.
+ * upstream must be asked for usage. `added`: a member the gateway adds to the body, e.g. an output cap; a body
+ * that already has a member of that name (`null`, say) is serialised instead, so that no name is given twice.
  */
 export function forwardable(
   json: JsonText,
   body: ForwardedBody,
   stream: boolean,
-  added = "",
+  added?: AddedMember,
 ): ForwardableJson | undefined {
   if ("tags" in body) return undefined; // the router drops LiteLLM's routing field
   if (json.text.charCodeAt(0) === 0xfeff) return undefined; // a byte order mark many JSON parsers refuse
-  let append = added;
+  if (added !== undefined && added.name in body) return undefined;
+  let append = added === undefined ? "" : `,${JSON.stringify(added.name)}:${JSON.stringify(added.value)}`;
   if (stream && body.stream_options?.include_usage !== true) {
     if (body.stream_options !== undefined) return undefined; // an object (or null) to merge into
     append += INCLUDE_USAGE;
@@ -149,14 +156,6 @@ export function forwardable(
     close: layout.close,
     append,
   };
-}
-
-/**
- * The member that adds the output cap `tokens` under `name` (e.g. `,"max_completion_tokens":812`) for
- * {@link forwardable}'s `added`; "" when there is no cap to add.
- */
-export function capMember(name: string, tokens: number | undefined): string {
-  return tokens === undefined ? "" : `,${JSON.stringify(name)}:${tokens}`;
 }
 
 /** The upstream body for a deployment's `model`: the client's text itself when nothing changes. */

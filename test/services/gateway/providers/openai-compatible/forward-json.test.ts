@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  forwardable,
   scanJson,
   upstreamJson,
 } from "../../../../../services/gateway/src/providers/openai-compatible/forward-json.js";
@@ -46,5 +47,37 @@ describe("upstreamJson", () => {
   it("splices a model name (JSON-escaped) and appends members before the closing brace", () => {
     expect(JSON.parse(upstreamJson(json, 'up"stream'))).toEqual({ model: 'up"stream', n: 1 });
     expect(upstreamJson({ ...json, append: ',"s":true' }, "alias")).toBe('{"model":"alias", "n":1,"s":true}');
+  });
+});
+
+describe("forwardable", () => {
+  /** The client's text and its parsed body, as the JSON body plugin gives them. */
+  const client = (text: string) => {
+    const body = JSON.parse(text);
+    return { json: { text, members: scanJson(text)?.members ?? -1 }, body };
+  };
+  const cap = { name: "max_completion_tokens", value: 812 };
+
+  it("appends the added member and the usage request to the client's own text", () => {
+    const { json, body } = client('{"model":"m","stream":true}');
+    const forwarded = forwardable(json, body, true, cap);
+    expect(forwarded).toBeDefined();
+    expect(JSON.parse(upstreamJson(forwarded!, "m"))).toEqual({
+      model: "m",
+      stream: true,
+      max_completion_tokens: 812,
+      stream_options: { include_usage: true },
+    });
+  });
+
+  it("serialises instead when the body already has the added member's name, so that no name is given twice", () => {
+    for (const text of [
+      '{"model":"m","max_completion_tokens":null}',
+      '{"model":"m","max_completion_tokens":5}',
+    ]) {
+      const { json, body } = client(text);
+      expect(forwardable(json, body, false, cap), text).toBeUndefined();
+      expect(forwardable(json, body, false), text).toBeDefined();
+    }
   });
 });
