@@ -17,6 +17,8 @@ import { modelRoutes } from "./endpoints/index.js";
 import { gatewayErrorHandler } from "./errors/error-handler.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import type { Admitter } from "./limits/types.js";
+import { type McpGuard, type McpUpstream, mcpRoutes } from "./mcp/index.js";
+import { mcpMetrics } from "./mcp/metrics.js";
 import type { GatewayMetrics } from "./metrics/metrics.js";
 import type { CallGuard, CallObserver } from "./pipeline/types.js";
 import authPlugin from "./plugins/auth.js";
@@ -67,6 +69,8 @@ export interface AppDeps {
   spend?: SpendRecorder;
   /** Guardrails on the model endpoints (see `pipeline/types.ts`). */
   guard?: CallGuard;
+  /** `/mcp`: the upstream MCP servers (`mcp_servers:`) and the guardrails their tool calls run; absent: no route. */
+  mcp?: { upstreams: McpUpstream[]; guard: McpGuard | undefined };
   /** Told about every finished model call, after the response (tracing). */
   observers?: CallObserver[];
   /** A stream is ended after this long, ms (`GATEWAY_MAX_STREAM_DURATION_MS`; 0: never; default 30 minutes). */
@@ -171,6 +175,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       ? {}
       : { streamClientIdleTimeoutMs: deps.streamClientIdleTimeoutMs }),
   });
+  if (deps.mcp) {
+    const { upstreams, guard } = deps.mcp;
+    const metrics = mcpMetrics(deps.metrics.registry);
+    const mcp = { upstreams, guard, admitter: deps.admitter, spend: deps.spend, metrics, clock: deps.clock };
+    app.register(mcpRoutes, { deps: mcp });
+  }
   if (deps.adminRoutes) app.register(deps.adminRoutes);
   return app;
 }

@@ -15,6 +15,7 @@ import type { GatewayEnv } from "./config/env.js";
 import { loadModelConfig } from "./config/load-model-config.js";
 import { createGuardrails } from "./guardrails/index.js";
 import { createLimits, type LimitsOptions } from "./limits/index.js";
+import { createMcpUpstreams } from "./mcp/index.js";
 import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import type { CallObserver } from "./pipeline/types.js";
 import { ResponseOwnerStore } from "./response-owners/store.js";
@@ -177,8 +178,11 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     log.info({ host: env.trace.host, capture: env.trace.capture }, "traces go to Langfuse");
   }
 
+  const mcp = createMcpUpstreams(config.mcpServers ?? [], log);
+  closers.push(() => mcp.close());
   const app = buildApp({
     guard: guardrails.guard,
+    mcp: { upstreams: mcp.upstreams, guard: guardrails.guard },
     router,
     metrics,
     clusterMetrics: options.clusterMetrics,

@@ -30,6 +30,18 @@ export interface VirtualKeyAuth {
   namesUsers: boolean;
   /** The key's `metadata` (set with the master key); `metadata.guardrails` overrides guardrail modes per key. */
   metadata?: Readonly<Record<string, unknown>>;
+  /** The key's `object_permission` (MCP servers and tools it may reach, `mcp/permissions.ts`); absent: none. */
+  objectPermission?: ObjectPermission;
+}
+
+/**
+ * LiteLLM's `object_permission` of a key (`LiteLLM_ObjectPermissionTable`), the MCP part: the MCP servers the
+ * key may reach (`mcp_servers`, by their config names) and, per server, the only tools it may use there
+ * (`mcp_tool_permissions`; a server not in it: all its tools).
+ */
+export interface ObjectPermission {
+  mcp_servers?: string[];
+  mcp_tool_permissions?: Record<string, string[]>;
 }
 
 export type AuthContext = MasterAuth | VirtualKeyAuth;

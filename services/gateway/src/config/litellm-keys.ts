@@ -39,11 +39,12 @@ export const topLevelKeys: KeySet = {
     "general_settings",
     "environment_variables",
     "guardrails",
+    "mcp_servers",
   ],
   ignored: {
     credential_list: "put api_key/api_base in each entry's litellm_params (os.environ/VAR)",
     callback_settings: callbacks,
-    ...plain("mcp_servers", "assistant_settings", "files_settings", "finetune_settings", "search_tools"),
+    ...plain("assistant_settings", "files_settings", "finetune_settings", "search_tools"),
   },
   unsupported: {
     include: "merge the included files into this one; the gateway reads a single file",

@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
+import { readMcpServers } from "../mcp/config.js";
 import { ConfigError } from "./config-error.js";
 import { EnvRefs, envRef } from "./env-refs.js";
 import {
@@ -52,6 +53,7 @@ export interface LoadModelConfigOptions {
  *   error.
  * - Routing settings: router-settings.ts; an unimplemented `routing_strategy` is an error.
  * - `guardrails:` is kept as raw data (`guardrails`) for the guardrails module to parse.
+ * - `mcp_servers:` → the upstream MCP servers of `/mcp` (`mcp/config.ts`).
  * - An empty file, `model_list: []`, `model_list:` or no `model_list` is a valid, empty registry.
  *
  * @param path config file path, absolute or relative to the working directory (GATEWAY_CONFIG).
@@ -147,6 +149,7 @@ function load(report: Report, root: unknown, env: NodeJS.ProcessEnv, created: nu
   const router = readRouterSettings(report, litellmSettings ?? {}, routerSettings ?? {}, groups, deployments);
   const guardrails = readGuardrails(report, root.guardrails);
   const masterKey = readMasterKey(report, refs, general?.master_key);
+  const mcpServers = readMcpServers(report, refs, root.mcp_servers);
   refs.reportUnset();
   const idleSeconds = general?.stream_client_idle_timeout;
   return {
@@ -154,6 +157,7 @@ function load(report: Report, root: unknown, env: NodeJS.ProcessEnv, created: nu
     deployments,
     router,
     guardrails,
+    mcpServers,
     ...(masterKey === undefined ? {} : { masterKey }),
     ...(idleSeconds === undefined ? {} : { streamClientIdleTimeoutMs: idleSeconds * 1000 }),
   };

@@ -37,6 +37,11 @@ declare module "fastify" {
      * there is no `Authorization: Bearer` header.
      */
     apiKeyHeader?: boolean;
+    /**
+     * The key may also come in LiteLLM's `x-litellm-api-key` header (`Bearer <key>` or the key alone), when
+     * there is no `Authorization: Bearer` header (`/mcp`: MCP clients keep `Authorization` for the upstream).
+     */
+    litellmKeyHeader?: boolean;
   }
 }
 
@@ -60,6 +65,13 @@ const sha256 = digestOf;
 function apiKeyHeader(request: FastifyRequest): string | undefined {
   const value = request.headers["x-api-key"];
   return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** The key in LiteLLM's `x-litellm-api-key` header (`Bearer <key>` or `<key>`), or undefined. */
+function litellmKeyHeader(request: FastifyRequest): string | undefined {
+  const value = request.headers["x-litellm-api-key"];
+  if (typeof value !== "string" || value === "") return undefined;
+  return bearerFrom(value) ?? (value.includes(" ") ? undefined : value);
 }
 
 /** Extracts the bearer token, or undefined. */
@@ -104,13 +116,19 @@ async function authPlugin(app: FastifyInstance, options: AuthPluginOptions): Pro
 
   app.addHook("onRequest", async (request) => {
     if (request.routeOptions.config.public === true) return;
-    const alsoHeader = request.routeOptions.config.apiKeyHeader === true;
-    const token = bearerToken(request) ?? (alsoHeader ? apiKeyHeader(request) : undefined);
+    const { config } = request.routeOptions;
+    const alsoHeader = config.apiKeyHeader === true;
+    const token =
+      bearerToken(request) ??
+      (alsoHeader ? apiKeyHeader(request) : undefined) ??
+      (config.litellmKeyHeader === true ? litellmKeyHeader(request) : undefined);
     if (token === undefined) {
       throw unauthorized(
         alsoHeader
           ? "Missing API key: send the header x-api-key: <key> (or Authorization: Bearer <key>)."
-          : "Missing API key: send the header Authorization: Bearer <key>.",
+          : config.litellmKeyHeader === true
+            ? "Missing API key: send the header Authorization: Bearer <key> (or x-litellm-api-key: Bearer <key>)."
+            : "Missing API key: send the header Authorization: Bearer <key>.",
       );
     }
     // One hash per request: compared with the master key's, then (as hex) the virtual key's lookup key.

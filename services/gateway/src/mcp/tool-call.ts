@@ -1,0 +1,225 @@
+/**
+ * One `tools/call` through `/mcp`, in the order of the model pipeline's steps:
+ *
+ * 1. find: the prefixed name must be a tool the caller may use (`tools.ts`); any other name gets the same
+ *    "unknown tool" error, whether the tool does not exist or is not the caller's, and reaches no upstream;
+ * 2. validate: the arguments against the tool's `inputSchema` (JSON Schema, the SDK's Ajv validator): invalid
+ *    arguments get JSON-RPC InvalidParams and are not forwarded;
+ * 3. admit: the key's and its user's `rpm_limit` count the call, and the server's cost per query is reserved
+ *    against their budgets (the Admitter; 0 tokens, like `count_tokens`);
+ * 4. guard input: the input guardrails over the arguments (PII mask or block, prompt injection by policy);
+ * 5. call the upstream (its timeout; an unreachable or slow server is a clear error, not a hang);
+ * 6. guard output: the output guard over the result's texts (mask or block);
+ * 7. account: the admission settled at the server's cost per query (`mcp_info.mcp_server_cost_info`), a
+ *    spend-log row (`call_type` `call_mcp_tool`, LiteLLM's: `model_group` the server, `model` the prefixed tool
+ *    name), and the MCP metrics.
+ *
+ * Errors reach the caller as JSON-RPC errors ({@link McpError}); a gateway refusal (429, a guardrail's block)
+ * carries its HTTP status, type and code in `data`.
+ */
+
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { FastifyBaseLogger } from "fastify";
+import type { AuthContext } from "../auth/types.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import type { GuardCall } from "../guardrails/types.js";
+import type { Admission, Admitter } from "../limits/types.js";
+import type { GuardDecision, GuardOutcome, TextExtractor } from "../pipeline/types.js";
+import type { SpendRecorder } from "../spend/types.js";
+import type { Clock } from "../time/clock.js";
+import type { McpMetrics, ToolCallStatus } from "./metrics.js";
+import { type ToolCallBody, toolArgumentTexts, toolResultTexts } from "./texts.js";
+import { findTool, type OfferedTool } from "./tools.js";
+import { type McpUpstream, McpUpstreamError } from "./upstream.js";
+
+/** LiteLLM's `call_type` of an MCP tool call (`CallTypes.call_mcp_tool`). */
+export const MCP_CALL_TYPE = "call_mcp_tool";
+
+/** JSON-RPC error code of a gateway refusal (rate limit, budget, guardrail): the implementation-defined range. */
+export const GATEWAY_REFUSAL_CODE = -32003;
+
+/** The guardrails a tool call runs (the gateway's GuardrailEngine). */
+export interface McpGuard {
+  checkInput(call: GuardCall, texts: TextExtractor): Promise<GuardOutcome>;
+  checkOutput(call: GuardCall, answer: unknown, texts: TextExtractor): Promise<GuardOutcome>;
+}
+
+/** What a tool call is run with. */
+export interface ToolCallDeps {
+  upstreams: readonly McpUpstream[];
+  admitter: Admitter | undefined;
+  guard: McpGuard | undefined;
+  spend: SpendRecorder | undefined;
+  metrics: McpMetrics;
+  clock: Clock;
+  log: FastifyBaseLogger;
+}
+
+/** One caller's tools/call request. */
+export interface ToolCallRequest {
+  auth: AuthContext;
+  /** The HTTP request's id (`x-request-id`): the spend row's request id. */
+  requestId: string;
+  /** The prefixed tool name. */
+  name: string;
+  arguments: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+const validators = new AjvJsonSchemaValidator();
+
+/**
+ * Runs one tools/call (see the module comment).
+ * @returns the upstream's result, after the output guard (a tool's own failure is a result with `isError`).
+ * @throws McpError InvalidParams for an unknown or forbidden tool or invalid arguments; {@link GATEWAY_REFUSAL_CODE}
+ *   for a rate limit, budget or guardrail refusal; InternalError for an unreachable, failing or slow upstream.
+ */
+export async function callTool(deps: ToolCallDeps, request: ToolCallRequest): Promise<CallToolResult> {
+  const startedAt = performance.now();
+  const startedAtEpoch = deps.clock.now();
+  const offered = await findOffered(deps, request);
+  const server = offered.upstream.config;
+  const costPerQuery = server.toolCostPerQuery[offered.tool.name] ?? server.defaultCostPerQuery;
+  let status: ToolCallStatus = "success";
+  let httpStatus = 200;
+  let charged = 0;
+  let admission: Admission | undefined;
+  try {
+    validateArguments(offered, request.arguments);
+    admission = await admit(deps.admitter, request.auth, server.name, costPerQuery);
+    const guardCall: GuardCall & { body: ToolCallBody } = {
+      body: { arguments: request.arguments },
+      auth: request.auth,
+      decisions: [] as GuardDecision[],
+    };
+    if (deps.guard !== undefined) await deps.guard.checkInput(guardCall, toolArgumentTexts);
+    const result = await offered.upstream.callTool(
+      offered.tool.name,
+      guardCall.body.arguments,
+      request.signal,
+    );
+    charged = costPerQuery;
+    if (result.isError === true) status = "tool_error";
+    if (deps.guard !== undefined) await deps.guard.checkOutput(guardCall, result, toolResultTexts);
+    return result;
+  } catch (error) {
+    ({ status, httpStatus } = outcomeOf(error));
+    throw toMcpError(error);
+  } finally {
+    // Settled at the cost of an upstream call that answered; released (nothing spent) otherwise.
+    if (charged > 0 || status === "success" || status === "tool_error" || status === "blocked") {
+      admission?.settle({ cost: charged, totalTokens: 0 });
+    } else {
+      admission?.release();
+    }
+    const durationS = (performance.now() - startedAt) / 1000;
+    deps.metrics.calls.inc({ mcp_server: server.name, tool: offered.tool.name, status });
+    deps.metrics.duration.observe({ mcp_server: server.name, tool: offered.tool.name }, durationS);
+    record(deps, request, offered, { startedAtEpoch, status: httpStatus, cost: charged });
+  }
+}
+
+/** The offered tool the request names. @throws McpError InvalidParams when the caller has no such tool. */
+async function findOffered(deps: ToolCallDeps, request: ToolCallRequest): Promise<OfferedTool> {
+  let found: OfferedTool | undefined;
+  try {
+    found = await findTool(deps.upstreams, request.auth, request.name);
+  } catch (error) {
+    throw toMcpError(error);
+  }
+  if (found === undefined) {
+    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.name.slice(0, 200)}`);
+  }
+  return found;
+}
+
+/** @throws McpError InvalidParams naming what is wrong with the arguments (never their values). */
+function validateArguments(offered: OfferedTool, args: Record<string, unknown>): void {
+  const check = validators.getValidator(
+    offered.tool.inputSchema as Parameters<typeof validators.getValidator>[0],
+  );
+  const verdict = check(args);
+  if (!verdict.valid) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid arguments for tool ${offered.name}: ${verdict.errorMessage}`,
+    );
+  }
+}
+
+/** Counts the call against the caller's rate limits and reserves its cost (nothing for the master key). */
+async function admit(
+  admitter: Admitter | undefined,
+  auth: AuthContext,
+  server: string,
+  cost: number,
+): Promise<Admission | undefined> {
+  if (admitter === undefined || auth.kind !== "virtual" || auth.subjects.length === 0) return undefined;
+  return admitter.admit({
+    subjects: auth.subjects,
+    model: `mcp/${server}`,
+    estimatedCost: cost,
+    estimatedTokens: 0,
+  });
+}
+
+/** The metric status and HTTP-like status of a failed call. */
+function outcomeOf(error: unknown): { status: ToolCallStatus; httpStatus: number } {
+  if (error instanceof McpUpstreamError) {
+    return { status: error.reason, httpStatus: error.reason === "timeout" ? 504 : 502 };
+  }
+  if (error instanceof GatewayError) {
+    const status: ToolCallStatus = error.status === 429 ? "rate_limited" : "blocked";
+    return { status, httpStatus: error.status };
+  }
+  if (error instanceof McpError && error.code === ErrorCode.InvalidParams) {
+    return { status: "invalid_arguments", httpStatus: 400 };
+  }
+  return { status: "upstream_error", httpStatus: 502 };
+}
+
+/** The JSON-RPC error a caller gets for `error`. */
+function toMcpError(error: unknown): McpError {
+  if (error instanceof McpError) return error;
+  if (error instanceof McpUpstreamError) return error.toMcpError();
+  if (error instanceof GatewayError) {
+    return new McpError(GATEWAY_REFUSAL_CODE, error.message, {
+      status: error.status,
+      type: error.type,
+      code: error.code,
+      ...(error.headers["retry-after"] === undefined
+        ? {}
+        : { retry_after: Number(error.headers["retry-after"]) }),
+    });
+  }
+  return new McpError(ErrorCode.InternalError, "The MCP tool call failed in the gateway.");
+}
+
+/** The call's spend-log row. */
+function record(
+  deps: ToolCallDeps,
+  request: ToolCallRequest,
+  offered: OfferedTool,
+  outcome: { startedAtEpoch: number; status: number; cost: number },
+): void {
+  const { auth } = request;
+  deps.spend?.record({
+    requestId: request.requestId,
+    keyHash: auth.kind === "virtual" ? auth.keyHash : null,
+    keyAlias: auth.kind === "virtual" ? auth.keyAlias : null,
+    userId: auth.kind === "virtual" ? auth.userId : null,
+    modelGroup: offered.upstream.config.name,
+    model: offered.name,
+    deploymentId: null,
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    spend: outcome.cost,
+    startTime: outcome.startedAtEpoch,
+    endTime: deps.clock.now(),
+    status: outcome.status,
+    stream: false,
+    callType: MCP_CALL_TYPE,
+  });
+}

@@ -1,0 +1,183 @@
+/**
+ * One upstream MCP server as the gateway's client sees it (the SDK's `Client` over Streamable HTTP, SSE or a
+ * stdio child process the gateway starts): connected on first use and again after the connection drops, its
+ * tool list cached for {@link TOOL_LIST_TTL_MS}, every request bounded by the server's timeout.
+ *
+ * Failures become {@link McpUpstreamError}s whose message names the server and what failed, never its URL,
+ * headers or credentials (they stay in the config; the SDK's own error text may carry the URL, so it is only
+ * logged at debug level, never sent to a caller).
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { FastifyBaseLogger } from "fastify";
+import type { McpServerConfig } from "./config.js";
+
+/** How long a server's tool list is reused before it is listed again, ms. */
+export const TOOL_LIST_TTL_MS = 30_000;
+
+/** The gateway's client identity towards upstream servers (MCP `clientInfo`). */
+const CLIENT_INFO = { name: "ai-gateway", version: "1" };
+
+/**
+ * An upstream failure for the caller: `reason` is the gateway's label (`unreachable`, `timeout`,
+ * `upstream_error`), `message` safe to show (no URL, header or credential).
+ */
+export class McpUpstreamError extends Error {
+  override name = "McpUpstreamError";
+  constructor(
+    readonly reason: "unreachable" | "timeout" | "upstream_error",
+    message: string,
+  ) {
+    super(message);
+  }
+
+  /** The JSON-RPC error the caller gets (MCP: InternalError, with the reason in `data`). */
+  toMcpError(): McpError {
+    return new McpError(ErrorCode.InternalError, this.message, { reason: this.reason });
+  }
+}
+
+/** A connected (or connectable) upstream server. */
+export class McpUpstream {
+  private client: Promise<Client> | undefined;
+  private listed: { at: number; tools: Tool[] } | undefined;
+
+  constructor(
+    readonly config: McpServerConfig,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /**
+   * The server's tools as it lists them (every page), without those `allowed_tools` / `disallowed_tools` take
+   * away; cached for {@link TOOL_LIST_TTL_MS}.
+   * @throws McpUpstreamError when the server cannot be reached or does not answer in time.
+   */
+  async tools(): Promise<Tool[]> {
+    const cached = this.listed;
+    if (cached !== undefined && performance.now() - cached.at < TOOL_LIST_TTL_MS) return cached.tools;
+    const client = await this.connected();
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.guarded("tools/list", () =>
+        client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.config.timeoutMs }),
+      );
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && tools.length < 10_000);
+    const { allowedTools, disallowedTools } = this.config;
+    const offered = tools.filter(
+      (t) =>
+        (allowedTools === undefined || allowedTools.includes(t.name)) && !disallowedTools.includes(t.name),
+    );
+    this.listed = { at: performance.now(), tools: offered };
+    return offered;
+  }
+
+  /**
+   * Calls one upstream tool (its own name, without the server prefix).
+   * @param signal aborted when the caller goes away.
+   * @throws McpUpstreamError unreachable, timed out, or a JSON-RPC error from the server.
+   */
+  async callTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
+    const client = await this.connected();
+    const result = await this.guarded("tools/call", () =>
+      client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: this.config.timeoutMs,
+        ...(signal === undefined ? {} : { signal }),
+      }),
+    );
+    return result as CallToolResult;
+  }
+
+  /** Closes the connection (a stdio server's process ends). Never throws. */
+  async close(): Promise<void> {
+    const pending = this.client;
+    this.client = undefined;
+    if (pending === undefined) return;
+    try {
+      await (await pending).close();
+    } catch {
+      // Not connected: nothing to close.
+    }
+  }
+
+  /** The connected client, connecting (again) when there is none. */
+  private connected(): Promise<Client> {
+    if (this.client !== undefined) return this.client;
+    const attempt = this.connect();
+    this.client = attempt;
+    attempt.catch(() => {
+      if (this.client === attempt) this.client = undefined;
+    });
+    return attempt;
+  }
+
+  private async connect(): Promise<Client> {
+    const client = new Client(CLIENT_INFO);
+    client.onclose = () => {
+      this.client = undefined;
+      this.listed = undefined;
+    };
+    client.onerror = (error) =>
+      this.log.debug({ mcp_server: this.config.name, err: error.message }, "MCP upstream");
+    try {
+      await this.guarded("connect", () =>
+        client.connect(this.transport(), { timeout: this.config.timeoutMs }),
+      );
+    } catch (error) {
+      // A stdio child that started but did not initialise is ended.
+      client.close().catch(() => undefined);
+      throw error;
+    }
+    return client;
+  }
+
+  private transport(): Transport {
+    const t = this.config.transport;
+    if (t.kind === "stdio") {
+      const transport = new StdioClientTransport({
+        command: t.command,
+        args: t.args,
+        env: { ...getDefaultEnvironment(), ...t.env },
+        stderr: "pipe",
+      });
+      transport.stderr?.on("data", (chunk: Buffer) =>
+        this.log.debug(
+          { mcp_server: this.config.name, stderr: chunk.toString("utf8").slice(0, 500) },
+          "MCP stdio",
+        ),
+      );
+      return transport;
+    }
+    const requestInit = { headers: t.headers };
+    return t.kind === "sse"
+      ? new SSEClientTransport(new URL(t.url), { requestInit })
+      : new StreamableHTTPClientTransport(new URL(t.url), { requestInit });
+  }
+
+  /** Runs one upstream step, turning its failures into {@link McpUpstreamError}s. */
+  private async guarded<T>(step: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      const name = this.config.name;
+      this.log.debug({ mcp_server: name, step, err: (error as Error).message }, "MCP upstream failed");
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new McpUpstreamError(
+          "timeout",
+          `MCP server ${name} did not answer ${step} within ${this.config.timeoutMs / 1000} s.`,
+        );
+      }
+      if (error instanceof McpError && step !== "connect") {
+        // The upstream's own JSON-RPC error: its message is the server's, for the caller.
+        throw new McpUpstreamError("upstream_error", `MCP server ${name}: ${error.message}`);
+      }
+      throw new McpUpstreamError("unreachable", `MCP server ${name} is unreachable (${step} failed).`);
+    }
+  }
+}
