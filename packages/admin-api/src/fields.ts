@@ -32,6 +32,17 @@ export const limitFields = {
 };
 /** A user id, key alias or key/hash: 1–256 characters after trimming. */
 export const identifier = z.string().trim().min(1).max(256);
+/**
+ * LiteLLM's `object_permission` of a key, the MCP part: the MCP servers it may reach (their names under
+ * `mcp_servers:` in the gateway's config) and, per server, the only tools it may use there.
+ */
+export const objectPermission = z.strictObject({
+  mcp_servers: z.array(z.string().min(1).max(64)).max(1000).optional(),
+  mcp_tool_permissions: z
+    .record(z.string().min(1).max(64), z.array(z.string().min(1).max(128)).max(1000))
+    .optional(),
+});
+
 /** Free-form metadata object. */
 export const metadata = z.record(z.string(), z.unknown());
 /** Model aliases (`model_name` of the config); empty = every model. */

@@ -10,6 +10,7 @@ import {
   limitFields,
   metadata,
   modelList,
+  objectPermission,
   pageNumber,
   pageSize,
   queryBoolean,
@@ -19,6 +20,7 @@ import {
 const keyFields = {
   ...limitFields,
   metadata: metadata.nullish(),
+  object_permission: objectPermission.nullish(),
   models: modelList.nullish(),
   key_alias: identifier.nullish(),
 };

@@ -27,6 +27,7 @@ export const keyRecord = z.looseObject({
   models: z.array(z.string()),
   ...limitState,
   metadata: z.record(z.string(), z.unknown()),
+  object_permission: z.record(z.string(), z.unknown()).nullable().optional(),
   expires: isoTime,
   created_at: isoTime,
   updated_at: isoTime,

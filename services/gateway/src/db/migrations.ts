@@ -199,4 +199,11 @@ CREATE INDEX response_owners_expires_idx ON response_owners (expires_at);
     // cache_write_5m, cache_write_1h, output, output_reasoning, …); NULL when the upstream reported no usage.
     sql: `ALTER TABLE spend_logs ADD COLUMN usage_details jsonb;`,
   },
+  {
+    id: 8,
+    name: "keys-object-permission",
+    // LiteLLM's object_permission of a key, the MCP part (auth/types.ts ObjectPermission): {mcp_servers: [...],
+    // mcp_tool_permissions: {<server>: [tools]}}; NULL: no MCP server but those open to all keys.
+    sql: `ALTER TABLE keys ADD COLUMN object_permission jsonb;`,
+  },
 ];

@@ -22,7 +22,8 @@ export function patchAssignments(
   for (const column of allowed) {
     const value = patch[column];
     if (value === undefined) continue;
-    set(column, column === "metadata" ? JSON.stringify(value) : value);
+    const json = (column === "metadata" || column === "object_permission") && value !== null;
+    set(column, json ? JSON.stringify(value) : value);
     if (column === "budget_duration") {
       set("budget_reset_at", value === null ? null : iso(afterDuration(now, value as string)));
     }

@@ -446,6 +446,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       subjects,
       namesUsers: key.metadata.user_headers === true,
       metadata: key.metadata,
+      ...(key.objectPermission == null ? {} : { objectPermission: key.objectPermission }),
     };
     entry.authValidUntil = Math.min(Number.POSITIVE_INFINITY, ...resets);
     return entry.auth;

@@ -1,6 +1,7 @@
 /**
  * Virtual keys as stored in the `keys` table (only the SHA-256 hex of a key is stored) and their wire form.
  */
+import type { ObjectPermission } from "../auth/types.js";
 import {
   epochOrNull,
   LIMIT_COLUMNS,
@@ -22,6 +23,8 @@ export interface KeyRecord extends LimitFields {
   /** Model aliases the key may call; empty = all. */
   models: string[];
   metadata: Record<string, unknown>;
+  /** LiteLLM's `object_permission` (MCP servers and tools the key may reach); null or absent: none granted. */
+  objectPermission?: ObjectPermission | null;
   /** Epoch ms, or null for never. */
   expires: number | null;
   createdAt: number;
@@ -47,6 +50,7 @@ export const KEY_COLUMNS = [
   "models",
   ...LIMIT_COLUMNS,
   "metadata",
+  "object_permission",
   "expires",
   "created_at",
   "updated_at",
@@ -63,6 +67,7 @@ export function keyFromRow(row: Row): KeyRecord {
     userId: stringOrNull(row.user_id),
     models: Array.isArray(row.models) ? (row.models as string[]) : [],
     metadata: (row.metadata as Record<string, unknown> | null) ?? {},
+    objectPermission: (row.object_permission as ObjectPermission | null | undefined) ?? null,
     expires: epochOrNull(row.expires),
     createdAt: epochOrNull(row.created_at) ?? 0,
     updatedAt: epochOrNull(row.updated_at) ?? 0,
@@ -91,6 +96,7 @@ export function presentKey(key: KeyRecord, now: number) {
     models: key.models,
     ...presentLimits(key, now),
     metadata: key.metadata,
+    object_permission: key.objectPermission ?? null,
     expires: toIso(key.expires),
     created_at: toIso(key.createdAt),
     updated_at: toIso(key.updatedAt),

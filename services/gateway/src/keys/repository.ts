@@ -1,6 +1,7 @@
 /**
  * SQL for the `keys` table. Times are epoch ms in and out; the caller's clock decides "now".
  */
+import type { ObjectPermission } from "../auth/types.js";
 import { patchAssignments } from "../db/patch.js";
 import type { Queryable } from "../db/transaction.js";
 import {
@@ -24,13 +25,14 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 /** Fields of a new key (the hash and display name of a freshly generated key, limits validated). */
 export type NewKey = NewLimits &
-  Pick<KeyRecord, "token" | "keyName" | "keyAlias" | "userId" | "models" | "metadata" | "expires">;
+  Pick<KeyRecord, "token" | "keyName" | "keyAlias" | "userId" | "models" | "metadata" | "expires"> &
+  Pick<KeyRecord, "objectPermission">;
 
 export async function insertKey(db: Queryable, key: NewKey, now: number): Promise<KeyRecord> {
   const result = await db.query(
     `INSERT INTO keys (token, key_name, key_alias, user_id, models, ${LIMIT_COLUMNS.join(", ")}, metadata, expires,
-       created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)
+       created_at, updated_at, object_permission)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15)
      ${RETURNING_KEY}`,
     [
       key.token,
@@ -42,6 +44,7 @@ export async function insertKey(db: Queryable, key: NewKey, now: number): Promis
       JSON.stringify(key.metadata),
       iso(key.expires),
       iso(now),
+      key.objectPermission == null ? null : JSON.stringify(key.objectPermission),
     ],
   );
   return keyFromRow(result.rows[0] as Record<string, unknown>);
@@ -90,11 +93,20 @@ export interface KeyPatch extends LimitPatch {
   key_alias?: string | null;
   models?: string[];
   metadata?: Record<string, unknown>;
+  /** LiteLLM's `object_permission` (null clears it). */
+  object_permission?: ObjectPermission | null;
   /** ISO time. */
   expires?: string | null;
 }
 
-const KEY_PATCH_COLUMNS = ["key_alias", "models", ...LIMIT_PATCH_COLUMNS, "metadata", "expires"] as const;
+const KEY_PATCH_COLUMNS = [
+  "key_alias",
+  "models",
+  ...LIMIT_PATCH_COLUMNS,
+  "metadata",
+  "object_permission",
+  "expires",
+] as const;
 
 /** Applies a patch; returns the updated key, or null when there is none with that hash. */
 export async function updateKey(

@@ -133,6 +133,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
           ...limits,
           budgetDuration: body.budget_duration ?? null,
           metadata: body.metadata ?? {},
+          objectPermission: body.object_permission ?? null,
           expires: afterDuration(now, body.duration ?? DEFAULT_KEY_DURATION),
         },
         now,
@@ -193,6 +194,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
           tpm_limit: orNull(body.tpm_limit),
           rpm_limit: orNull(body.rpm_limit),
           metadata: body.metadata ?? undefined,
+          object_permission: body.object_permission,
           expires:
             body.duration == null ? undefined : new Date(afterDuration(now, body.duration)).toISOString(),
         },
