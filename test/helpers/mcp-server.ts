@@ -5,7 +5,7 @@
  *
  * Tools: `echo {text}` → "Echo: <text>"; `add {a, b}` → the sum as text; `contact` → a text holding an e-mail
  * address (for the output guard); `slow` → waits until the call is cancelled (for timeouts); `fail` → a result
- * with `isError: true`.
+ * with `isError: true`; `big` → 10,000 bytes of text.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -55,6 +55,15 @@ function tools(server: McpServer, log: McpServerLog, headers: () => IncomingHttp
     seen("slow", {});
     await new Promise<void>((resolve) => extra.signal.addEventListener("abort", () => resolve()));
     return { content: [{ type: "text", text: "late" }] };
+  });
+  server.registerTool("big", { description: "A 10,000-character answer" }, async () => {
+    seen("big", {});
+    return {
+      content: [
+        { type: "text", text: "é".repeat(5000) },
+        { type: "text", text: "second item" },
+      ],
+    };
   });
   server.registerTool("fail", { description: "Always fails" }, async () => {
     seen("fail", {});

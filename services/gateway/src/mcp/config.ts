@@ -28,6 +28,7 @@ import { type EnvRefs, envRef } from "../config/env-refs.js";
 import type { KeySet } from "../config/litellm-keys.js";
 import { describe, isMapping, type Path } from "../config/messages.js";
 import type { Report } from "../config/report.js";
+import { DEFAULT_MAX_RESULT_BYTES } from "./result-size.js";
 
 /** How the gateway reaches one upstream MCP server. */
 export type McpTransport =
@@ -52,6 +53,8 @@ export interface McpServerConfig {
   /** Longest a tools/call (or a listing) may take upstream, ms (`timeout` seconds; default 60 s). */
   timeoutMs: number;
   description: string | undefined;
+  /** Largest tool result passed on, bytes of JSON (`max_result_bytes`, the gateway's own key; default 1 MiB). */
+  maxResultBytes: number;
 }
 
 /** The default upstream timeout of an MCP request, ms. */
@@ -78,6 +81,7 @@ export const mcpServerKeys: KeySet = {
     "mcp_info",
     "description",
     "timeout",
+    "max_result_bytes",
   ],
   ignored: {
     alias: "tools are listed under the server's name",
@@ -124,6 +128,7 @@ const entrySchema = z.object({
     .optional(),
   description: z.string().optional(),
   timeout: z.number().positive().optional(),
+  max_result_bytes: z.number().int().positive().optional(),
 });
 type Entry = z.output<typeof entrySchema>;
 
@@ -173,6 +178,7 @@ export function readMcpServers(report: Report, refs: EnvRefs, value: unknown): M
       toolCostPerQuery: cost?.tool_name_to_cost_per_query ?? {},
       timeoutMs: entry.timeout === undefined ? DEFAULT_MCP_TIMEOUT_MS : entry.timeout * 1000,
       description: entry.description,
+      maxResultBytes: entry.max_result_bytes ?? DEFAULT_MAX_RESULT_BYTES,
     });
   }
   return servers;

@@ -1,7 +1,8 @@
 /**
  * MCP metrics on the gateway's registry. Label values are bounded: `mcp_server` is a server declared in the
  * config, `tool` a tool that server listed and the caller was allowed (a name the caller made up is refused
- * before it is counted), `status` one of `success`, `tool_error` (the tool's result has `isError`),
+ * before it is counted), `status` one of `success`, `tool_error` (the tool's result has `isError`), `truncated` (the result was over the server's
+ * `max_result_bytes`),
  * `invalid_arguments`, `rate_limited`, `blocked` (a guardrail), `timeout`, `unreachable`, `upstream_error`.
  */
 import { Counter, Histogram, type Registry } from "prom-client";
@@ -10,6 +11,7 @@ import { Counter, Histogram, type Registry } from "prom-client";
 export type ToolCallStatus =
   | "success"
   | "tool_error"
+  | "truncated"
   | "invalid_arguments"
   | "rate_limited"
   | "blocked"

@@ -8,7 +8,8 @@
  * 3. admit: the key's and its user's `rpm_limit` count the call, and the server's cost per query is reserved
  *    against their budgets (the Admitter; 0 tokens, like `count_tokens`);
  * 4. guard input: the input guardrails over the arguments (PII mask or block, prompt injection by policy);
- * 5. call the upstream (its timeout; an unreachable or slow server is a clear error, not a hang);
+ * 5. call the upstream (its timeout; an unreachable or slow server is a clear error, not a hang); a result
+ *    over the server's size limit is cut, with a marker (`result-size.ts`);
  * 6. guard output: the output guard over the result's texts (mask or block);
  * 7. account: the admission settled at the server's cost per query (`mcp_info.mcp_server_cost_info`), a
  *    spend-log row (`call_type` `call_mcp_tool`, LiteLLM's: `model_group` the server, `model` the prefixed tool
@@ -29,6 +30,7 @@ import type { GuardDecision, GuardOutcome, TextExtractor } from "../pipeline/typ
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 import type { McpMetrics, ToolCallStatus } from "./metrics.js";
+import { limitResultSize } from "./result-size.js";
 import { type ToolCallBody, toolArgumentTexts, toolResultTexts } from "./texts.js";
 import { findTool, type OfferedTool } from "./tools.js";
 import { type McpUpstream, McpUpstreamError } from "./upstream.js";
@@ -84,6 +86,8 @@ export async function callTool(deps: ToolCallDeps, request: ToolCallRequest): Pr
   let status: ToolCallStatus = "success";
   let httpStatus = 200;
   let charged = 0;
+  /** The upstream answered: the call is settled at its cost, else released. */
+  let reached = false;
   let admission: Admission | undefined;
   try {
     validateArguments(offered, request.arguments);
@@ -94,13 +98,16 @@ export async function callTool(deps: ToolCallDeps, request: ToolCallRequest): Pr
       decisions: [] as GuardDecision[],
     };
     if (deps.guard !== undefined) await deps.guard.checkInput(guardCall, toolArgumentTexts);
-    const result = await offered.upstream.callTool(
+    const answered = await offered.upstream.callTool(
       offered.tool.name,
       guardCall.body.arguments,
       request.signal,
     );
     charged = costPerQuery;
-    if (result.isError === true) status = "tool_error";
+    reached = true;
+    const { result, truncated } = limitResultSize(answered, server.maxResultBytes, server.name);
+    if (truncated) status = "truncated";
+    else if (result.isError === true) status = "tool_error";
     if (deps.guard !== undefined) await deps.guard.checkOutput(guardCall, result, toolResultTexts);
     return result;
   } catch (error) {
@@ -108,7 +115,7 @@ export async function callTool(deps: ToolCallDeps, request: ToolCallRequest): Pr
     throw toMcpError(error);
   } finally {
     // Settled at the cost of an upstream call that answered; released (nothing spent) otherwise.
-    if (charged > 0 || status === "success" || status === "tool_error" || status === "blocked") {
+    if (reached) {
       admission?.settle({ cost: charged, totalTokens: 0 });
     } else {
       admission?.release();

@@ -68,6 +68,7 @@ mcp_servers:
       defaultCostPerQuery: 0.002,
       toolCostPerQuery: { search: 0.01 },
       timeoutMs: 60_000,
+      maxResultBytes: 1_048_576,
     });
     expect(legacy?.transport).toEqual({
       kind: "sse",

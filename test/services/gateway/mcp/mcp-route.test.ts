@@ -35,6 +35,7 @@ mcp_servers:
     auth_value: os.environ/TEST_MCP_TOKEN
     static_headers: {X-Team: platform}
     timeout: 1
+    max_result_bytes: 2000
   everything:
     transport: stdio
     command: ${process.execPath}
@@ -102,6 +103,18 @@ mcp_servers:
       /MCP server tools did not answer tools\/call within 1 s/,
     );
   }, 20_000);
+
+  it("cuts a result over the server's max_result_bytes, with a marker, and marks it isError", async () => {
+    const result = await client.callTool({ name: "tools-big", arguments: {} });
+    const content = result.content as Array<{ type: string; text: string }>;
+    expect(Buffer.byteLength(JSON.stringify(result.content))).toBeLessThanOrEqual(2000);
+    expect(content[0]?.text).toMatch(/^é+$/);
+    expect(content.at(-1)?.text).toMatch(
+      /^\[Truncated by the gateway: the tool's result was \d+ bytes, over the limit of 2000 bytes of MCP server tools/,
+    );
+    expect(content.map((c) => c.text)).not.toContain("second item");
+    expect(result.isError).toBe(true);
+  });
 
   it("passes a tool's own failure through as a result with isError", async () => {
     const result = await client.callTool({ name: "tools-fail", arguments: {} });
