@@ -4,8 +4,9 @@
  * tool list cached for {@link TOOL_LIST_TTL_MS}, every request bounded by the server's timeout.
  *
  * Failures become {@link McpUpstreamError}s whose message names the server and what failed, never its URL,
- * headers or credentials (they stay in the config; the SDK's own error text may carry the URL, so it is only
- * logged at debug level, never sent to a caller).
+ * headers or credentials. The SDK's own error text (which may carry the URL) and a stdio server's stderr are
+ * logged at debug level only, never sent to a caller, and with every credential of the server's config (URL,
+ * its query values and user info, header values and their words, `env` values) replaced by `[redacted]`.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -45,11 +46,15 @@ export class McpUpstreamError extends Error {
 export class McpUpstream {
   private client: Promise<Client> | undefined;
   private listed: { at: number; tools: Tool[] } | undefined;
+  /** Replaces the server's credentials in a text that is logged. */
+  private readonly redact: (text: string) => string;
 
   constructor(
     readonly config: McpServerConfig,
     private readonly log: FastifyBaseLogger,
-  ) {}
+  ) {
+    this.redact = redactor(config);
+  }
 
   /**
    * The server's tools as it lists them (every page), without those `allowed_tools` / `disallowed_tools` take
@@ -124,7 +129,7 @@ export class McpUpstream {
       this.listed = undefined;
     };
     client.onerror = (error) =>
-      this.log.debug({ mcp_server: this.config.name, err: error.message }, "MCP upstream");
+      this.log.debug({ mcp_server: this.config.name, err: this.redact(error.message) }, "MCP upstream");
     try {
       await this.guarded("connect", () =>
         client.connect(this.transport(), { timeout: this.config.timeoutMs }),
@@ -148,7 +153,7 @@ export class McpUpstream {
       });
       transport.stderr?.on("data", (chunk: Buffer) =>
         this.log.debug(
-          { mcp_server: this.config.name, stderr: chunk.toString("utf8").slice(0, 500) },
+          { mcp_server: this.config.name, stderr: this.redact(chunk.toString("utf8")).slice(0, 500) },
           "MCP stdio",
         ),
       );
@@ -166,7 +171,10 @@ export class McpUpstream {
       return await run();
     } catch (error) {
       const name = this.config.name;
-      this.log.debug({ mcp_server: name, step, err: (error as Error).message }, "MCP upstream failed");
+      this.log.debug(
+        { mcp_server: name, step, err: this.redact(String((error as Error).message)) },
+        "MCP upstream failed",
+      );
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new McpUpstreamError(
           "timeout",
@@ -180,4 +188,28 @@ export class McpUpstream {
       throw new McpUpstreamError("unreachable", `MCP server ${name} is unreachable (${step} failed).`);
     }
   }
+}
+
+/** A function that replaces every credential of `config` in a text by `[redacted]` (longest first). */
+function redactor(config: McpServerConfig): (text: string) => string {
+  const t = config.transport;
+  const secrets = new Set<string>();
+  const add = (value: string) => {
+    if (value.length >= 4) secrets.add(value);
+  };
+  if (t.kind === "stdio") {
+    for (const value of Object.values(t.env)) add(value);
+  } else {
+    add(t.url);
+    const url = new URL(t.url);
+    for (const value of url.searchParams.values()) add(value);
+    add(decodeURIComponent(url.username));
+    add(decodeURIComponent(url.password));
+    for (const value of Object.values(t.headers)) {
+      add(value);
+      for (const word of value.split(/\s+/)) add(word);
+    }
+  }
+  const ordered = [...secrets].sort((a, b) => b.length - a.length);
+  return (text) => ordered.reduce((out, secret) => out.replaceAll(secret, "[redacted]"), text);
 }
