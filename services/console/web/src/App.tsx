@@ -3,15 +3,17 @@ import { useCallback, useEffect, useState } from "react";
 import { api, type Me, setCsrfToken } from "./api";
 import { BudgetWarning } from "./components/BudgetWarning";
 import { AdminTab } from "./tabs/AdminTab";
+import { AllKeysTab } from "./tabs/AllKeysTab";
 import { AuditTab } from "./tabs/AuditTab";
 import { KeysTab } from "./tabs/KeysTab";
 import { ProfileTab } from "./tabs/ProfileTab";
 import { UsageTab } from "./tabs/UsageTab";
 
-type Tab = "profile" | "usage" | "keys" | "admin" | "audit";
+type Tab = "profile" | "usage" | "keys" | "admin" | "all-keys" | "audit";
+const TABS: readonly Tab[] = ["profile", "usage", "keys", "admin", "all-keys", "audit"];
 const tabFromPath = (path: string): Tab => {
   const name = path.replace(/^\//, "");
-  return name === "usage" || name === "keys" || name === "admin" || name === "audit" ? name : "profile";
+  return TABS.find((t) => t === name) ?? "profile";
 };
 
 /** The console: who is signed in, a budget warning on every tab, and the tabs (Admin for administrators). */
@@ -68,14 +70,8 @@ export function App() {
     );
   }
   const operator = me.kind === "operator";
-  const adminTab = tab === "admin" || tab === "audit";
-  const current: Tab = operator
-    ? tab === "audit"
-      ? "audit"
-      : "admin"
-    : adminTab && !me.is_admin
-      ? "profile"
-      : tab;
+  const adminTab = tab === "admin" || tab === "all-keys" || tab === "audit";
+  const current: Tab = operator ? (adminTab ? tab : "admin") : adminTab && !me.is_admin ? "profile" : tab;
 
   return (
     <AppShell header={{ height: 56 }} padding="md">
@@ -115,6 +111,7 @@ export function App() {
               {!operator && <Tabs.Tab value="usage">Usage</Tabs.Tab>}
               {!operator && <Tabs.Tab value="keys">API keys</Tabs.Tab>}
               {me.is_admin && <Tabs.Tab value="admin">Admin</Tabs.Tab>}
+              {me.is_admin && <Tabs.Tab value="all-keys">All keys</Tabs.Tab>}
               {me.is_admin && <Tabs.Tab value="audit">Audit</Tabs.Tab>}
             </Tabs.List>
             {!operator && (
@@ -133,6 +130,11 @@ export function App() {
             {me.is_admin && (
               <Tabs.Panel value="admin">
                 <AdminTab me={me} />
+              </Tabs.Panel>
+            )}
+            {me.is_admin && (
+              <Tabs.Panel value="all-keys">
+                <AllKeysTab />
               </Tabs.Panel>
             )}
             {me.is_admin && (

@@ -1,15 +1,17 @@
 import { Button, Card, Group, Stack, Text } from "@mantine/core";
 import { useState } from "react";
 import { api, type ConsoleKey, type Me } from "../api";
+import { EditKeyModal } from "../components/EditKeyModal";
 import { GenerateKeyModal } from "../components/GenerateKeyModal";
 import { Loaded } from "../components/Loaded";
 import { useFetch } from "../useFetch";
 import { KeyTable } from "./KeyTable";
 
-/** API keys: the user's keys, generate and revoke. */
+/** API keys: the user's keys, generate, edit and revoke. */
 export function KeysTab({ me, onChange }: { me: Me; onChange: () => void }) {
   const keys = useFetch<{ keys: ConsoleKey[] }>("/api/keys");
   const [generating, setGenerating] = useState(false);
+  const [editing, setEditing] = useState<ConsoleKey | null>(null);
   const revoke = async (key: ConsoleKey) => {
     await api("DELETE", `/api/keys/${key.token}`);
     keys.reload();
@@ -34,11 +36,22 @@ export function KeysTab({ me, onChange }: { me: Me; onChange: () => void }) {
                 No keys yet.
               </Text>
             ) : (
-              <KeyTable keys={data.keys} onRevoke={revoke} />
+              <KeyTable keys={data.keys} onRevoke={revoke} onEdit={setEditing} />
             )
           }
         </Loaded>
       </Card>
+      {editing !== null && (
+        <EditKeyModal
+          k={editing}
+          path={`/api/keys/${editing.token}`}
+          ceiling={me.account}
+          onClose={(saved) => {
+            setEditing(null);
+            if (saved) keys.reload();
+          }}
+        />
+      )}
       <GenerateKeyModal
         me={me}
         opened={generating}
