@@ -11,10 +11,26 @@ import { UsageTab } from "./tabs/UsageTab";
 
 type Tab = "profile" | "usage" | "keys" | "admin" | "all-keys" | "audit";
 const TABS: readonly Tab[] = ["profile", "usage", "keys", "admin", "all-keys", "audit"];
+/** Each tab's name, as its tab and the page title say it. */
+const TAB_NAMES: Record<Tab, string> = {
+  profile: "Profile",
+  usage: "Usage",
+  keys: "API keys",
+  admin: "Admin",
+  "all-keys": "All keys",
+  audit: "Audit",
+};
 const tabFromPath = (path: string): Tab => {
   const name = path.replace(/^\//, "");
   return TABS.find((t) => t === name) ?? "profile";
 };
+
+/** The tab shown for `tab`: operators see only the administrators' tabs, others no admin tab unless admins. */
+function currentTab(me: Me, tab: Tab): Tab {
+  const operator = me.kind === "operator";
+  const adminTab = tab === "admin" || tab === "all-keys" || tab === "audit";
+  return operator ? (adminTab ? tab : "admin") : adminTab && !me.is_admin ? "profile" : tab;
+}
 
 /** The console: who is signed in, a budget warning on every tab, and the tabs (Admin for administrators). */
 export function App() {
@@ -34,6 +50,10 @@ export function App() {
     );
   }, []);
   useEffect(loadMe, [loadMe]);
+  // Each tab its own page title ("Usage · Key console"), for the browser's tabs, history and screen readers.
+  useEffect(() => {
+    document.title = me === null ? "Key console" : `${TAB_NAMES[currentTab(me, tab)]} · Key console`;
+  }, [me, tab]);
   useEffect(() => {
     const onPop = () => setTab(tabFromPath(window.location.pathname));
     window.addEventListener("popstate", onPop);
@@ -70,8 +90,7 @@ export function App() {
     );
   }
   const operator = me.kind === "operator";
-  const adminTab = tab === "admin" || tab === "all-keys" || tab === "audit";
-  const current: Tab = operator ? (adminTab ? tab : "admin") : adminTab && !me.is_admin ? "profile" : tab;
+  const current = currentTab(me, tab);
 
   return (
     <AppShell header={{ height: 56 }} padding="md">

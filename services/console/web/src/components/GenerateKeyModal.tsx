@@ -11,7 +11,7 @@ import {
   Text,
   TextInput,
 } from "@mantine/core";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ApiError, api, type CreatedKey, type Me, type UserRecord } from "../api";
 import { budget, perMinute } from "../format";
 import { FormButtons, KeyFormFields } from "./KeyFormFields";
@@ -90,6 +90,11 @@ export function GenerateKeyModal({
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedKey | null>(null);
+  // The new key takes the focus when it appears (a screen reader reads it; the form it replaces is gone).
+  const keyBox = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    if (created !== null) keyBox.current?.focus();
+  }, [created]);
   // The browser's own check shows from the first Generate on, and follows every change after it.
   const [checked, setChecked] = useState(false);
   const invalid = checked ? limitErrors(limits) : {};
@@ -171,9 +176,14 @@ export function GenerateKeyModal({
             This is the only time the full key is shown. The console does not keep it; if you lose it, revoke
             it and generate a new one.
           </Alert>
+          <Text size="sm" role="status">
+            Your new key is shown below, this once.
+          </Text>
           <Group gap="xs" align="stretch" wrap="nowrap">
             <Code
               block
+              ref={keyBox}
+              tabIndex={-1}
               data-testid="new-key"
               fz="md"
               aria-label="Your new key"

@@ -1,8 +1,9 @@
-import { Alert, Card, Group, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Card, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useMemo, useState } from "react";
 import { api, type ConsoleKey, type OwnedKey, type UserRecord } from "../api";
 import { EditKeyModal } from "../components/EditKeyModal";
 import { Loaded } from "../components/Loaded";
+import { Notice } from "../components/Notice";
 import { useFetch } from "../useFetch";
 import { KeyTable, ownerLabel } from "./KeyTable";
 
@@ -87,17 +88,7 @@ export function AllKeysTab() {
           w={{ base: "100%", xs: 220 }}
         />
       </Group>
-      {saved !== null && (
-        <Alert
-          color="teal"
-          title="Saved"
-          withCloseButton
-          closeButtonLabel="Dismiss"
-          onClose={() => setSaved(null)}
-        >
-          The key {saved} is changed; the change applies to its next call.
-        </Alert>
-      )}
+      {saved !== null && <Notice title={saved} onClose={() => setSaved(null)} />}
       <Card withBorder radius="md" p={0}>
         <Loaded result={keys} what="the keys">
           {() =>
@@ -112,6 +103,7 @@ export function AllKeysTab() {
                 onEdit={setEditing}
                 onRevoke={async (k) => {
                   await api("DELETE", `/api/admin/keys/${k.token}`);
+                  setSaved(`Key ${k.key_alias ?? ""} (${k.key_name}) revoked.`);
                   keys.reload();
                 }}
               />
@@ -126,7 +118,9 @@ export function AllKeysTab() {
           ceiling={ceiling}
           onClose={(ok) => {
             if (ok) {
-              setSaved(editing.key_alias ?? editing.key_name);
+              setSaved(
+                `The key ${editing.key_alias ?? editing.key_name} is changed; the change applies to its next call.`,
+              );
               keys.reload();
             }
             setEditing(null);
