@@ -111,8 +111,8 @@ export interface AxeViolation {
   targets: string[];
 }
 
-/** Runs axe-core (WCAG 2 A/AA rules) on `page`; returns the serious and critical violations. */
-export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+/** Runs axe-core (WCAG 2 A/AA rules and best practices) on `page`; returns every violation. */
+export async function a11yViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(axeSource);
   // A string: the test project has no DOM types; this runs in the page.
   return page.evaluate<AxeViolation[]>(`(async () => {
@@ -120,7 +120,11 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
       runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] },
     });
     return result.violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
       .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
   })()`);
+}
+
+/** The serious and critical violations of {@link a11yViolations}. */
+export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
+  return (await a11yViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
 }

@@ -152,8 +152,8 @@ export class AdminApiClient {
   }) {
     return this.call("GET", "/spend/logs", spendLogsResponse, { query: params });
   }
-  /** `GET /spend/usage`: exactly one of `user_id` / `api_key`; `days` 1..366. */
-  usage(params: { user_id: string; days: number } | { api_key: string; days: number }) {
+  /** `GET /spend/usage`: one user's, one key's, or (neither) the whole platform's usage; `days` 1..366. */
+  usage(params: { user_id: string; days: number } | { api_key: string; days: number } | { days: number }) {
     return this.call("GET", "/spend/usage", usageResponse, { query: params });
   }
   /** `GET /v1/models`. */

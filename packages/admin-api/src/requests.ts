@@ -132,14 +132,17 @@ export const spendLogsQuery = z.object({
   limit: pageSize(100, 1000),
 });
 
-/** `GET /spend/usage` query: exactly one of `user_id` / `api_key`; `days` 1..366 (default 30). */
+/**
+ * `GET /spend/usage` query: at most one of `user_id` / `api_key` (neither: every request of the platform, the
+ * master key's and keys of no user included); `days` 1..366 (default 30).
+ */
 export const spendUsageQuery = z
   .object({
     user_id: identifier.optional(),
     api_key: identifier.optional(),
     days: z.coerce.number().int().min(1).max(366).default(30),
   })
-  .refine((q) => (q.user_id === undefined) !== (q.api_key === undefined), {
-    message: "give exactly one of user_id or api_key",
+  .refine((q) => q.user_id === undefined || q.api_key === undefined, {
+    message: "give at most one of user_id or api_key",
     path: ["user_id"],
   });

@@ -135,7 +135,7 @@ export const usageTotals = z.looseObject({
 export type UsageTotals = z.infer<typeof usageTotals>;
 
 /**
- * `GET /spend/usage`: one user's or key's usage over the last `days` UTC days: totals, one entry per day
+ * `GET /spend/usage`: one user's, one key's or the platform's usage over the last `days` UTC days: totals, one entry per day
  * (oldest first, empty days as zeros), per model alias, per key, and the 50 most recent requests.
  */
 export const usageResponse = z.looseObject({

@@ -85,3 +85,17 @@ export function parseInput<T>(schema: z.ZodType<T>, data: unknown): T {
   if (check.ok) return check.value;
   throw invalidRequest(check.message, check.param);
 }
+
+/**
+ * Parses a form's body (the key and limits dialogs) with a schema whose messages are the console's own words
+ * (`@platform/admin-api`'s limit-input.ts, which the browser checks with too): the message is the schema's,
+ * unprefixed, as the browser shows it under the field.
+ * @throws ConsoleError 400 `invalid_request_error` with the first invalid field as `param`.
+ */
+export function parseForm<T>(schema: z.ZodType<T>, data: unknown): T {
+  const result = schema.safeParse(data ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const param = issue === undefined ? null : issue.path.map(String).join(".") || null;
+  throw invalidRequest(issue?.message ?? "Invalid request.", param);
+}

@@ -1,12 +1,14 @@
 /**
- * Platform-wide spend for the Admin view: per UTC day and per model over the last `days` days, summed over
- * every user's `/spend/usage` (the gateway's admin API has no platform-wide aggregate yet, so this costs one
- * call per user; requests made with the master key or with keys of no user are not included).
+ * What the Admin view reads about the whole platform: every user, every key with its owner, and the platform's
+ * spend over the last `days` days from the gateway's `/spend/usage` without a user or key (every request: keys
+ * of users, keys of no user, the chat's service key and master-key calls).
  */
-import type { AdminApiClient, UsageResponse, UsageTotals, UserRecord } from "@platform/admin-api";
+import type { AdminApiClient, KeyRecord, UserRecord } from "@platform/admin-api";
 
 /** Most users read (pages of 100). */
 const MAX_USERS = 2000;
+/** Most keys read (pages of 100). */
+const MAX_KEYS = 5000;
 
 /** Every gateway user, page by page, at most {@link MAX_USERS}. */
 export async function allUsers(gateway: AdminApiClient): Promise<UserRecord[]> {
@@ -19,50 +21,35 @@ export async function allUsers(gateway: AdminApiClient): Promise<UserRecord[]> {
   return users;
 }
 
-const zero = (): UsageTotals => ({
-  spend: 0,
-  prompt_tokens: 0,
-  completion_tokens: 0,
-  total_tokens: 0,
-  requests: 0,
-});
-function add(into: UsageTotals, from: UsageTotals): void {
-  into.spend += from.spend;
-  into.prompt_tokens += from.prompt_tokens;
-  into.completion_tokens += from.completion_tokens;
-  into.total_tokens += from.total_tokens;
-  into.requests += from.requests;
+/**
+ * Every key (of a user or of no user; revoked and expired ones too), or every key of `userId`, page by page,
+ * at most {@link MAX_KEYS}.
+ */
+export async function allKeys(gateway: AdminApiClient, userId?: string): Promise<KeyRecord[]> {
+  const keys: KeyRecord[] = [];
+  for (let page = 1; keys.length < MAX_KEYS; page++) {
+    const result = await gateway.listKeys({
+      page,
+      size: 100,
+      user_id: userId,
+      return_full_object: true,
+      include_revoked: true,
+    });
+    keys.push(...result.keys.filter((k): k is KeyRecord => typeof k !== "string"));
+    if (page >= result.total_pages) break;
+  }
+  return keys;
 }
 
-/** Sums usage reports (same `days`) into platform totals, per day (oldest first) and per model (by spend). */
-export function sumUsage(reports: UsageResponse[], days: number) {
-  const totals = zero();
-  const daily = new Map<string, UsageTotals>();
-  const byModel = new Map<string, UsageTotals>();
-  for (const report of reports) {
-    add(totals, report.totals);
-    for (const day of report.daily) {
-      const entry = daily.get(day.date) ?? zero();
-      add(entry, day);
-      daily.set(day.date, entry);
-    }
-    for (const model of report.by_model) {
-      const entry = byModel.get(model.model) ?? zero();
-      add(entry, model);
-      byModel.set(model.model, entry);
-    }
-  }
+/** Platform spend over the last `days` days (totals, per day, per model, per key) and the number of users. */
+export async function platformSpend(gateway: AdminApiClient, days: number) {
+  const [usage, users] = await Promise.all([gateway.usage({ days }), gateway.listUsers({ page_size: 1 })]);
   return {
     days,
-    totals,
-    daily: [...daily].sort(([a], [b]) => a.localeCompare(b)).map(([date, t]) => ({ date, ...t })),
-    by_model: [...byModel].map(([model, t]) => ({ model, ...t })).sort((a, b) => b.spend - a.spend),
+    totals: usage.totals,
+    daily: usage.daily,
+    by_model: usage.by_model,
+    by_key: usage.by_key,
+    users: users.total,
   };
-}
-
-/** Platform spend over the last `days` days (see the module comment). */
-export async function platformSpend(gateway: AdminApiClient, days: number) {
-  const users = await allUsers(gateway);
-  const reports = await Promise.all(users.map((u) => gateway.usage({ user_id: u.user_id, days })));
-  return { ...sumUsage(reports, days), users: users.length };
 }

@@ -9,6 +9,14 @@ import { defineConfig } from "vite";
 export default defineConfig({
   root: fileURLToPath(new URL(".", import.meta.url)),
   plugins: [react()],
+  // The shared schemas from source (the browser checks forms with them), whether or not the package is built.
+  resolve: {
+    alias: {
+      "@platform/admin-api": fileURLToPath(
+        new URL("../../../packages/admin-api/src/index.ts", import.meta.url),
+      ),
+    },
+  },
   build: {
     outDir: fileURLToPath(new URL("../dist/web", import.meta.url)),
     emptyOutDir: true,

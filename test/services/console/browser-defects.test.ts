@@ -134,7 +134,7 @@ describe.skipIf(skipReason !== undefined)(`the console's fixes in Chromium ${ski
       ]);
       expect(download.suggestedFilename()).toMatch(name);
       const file = await download.path();
-      expect(readFileSync(file, "utf8")).toMatch(/^time,request_id,model,/);
+      expect(readFileSync(file, "utf8")).toMatch(/^time,request_id,user_id,user_email,model,/);
     }
   }, 60_000);
 

@@ -58,12 +58,13 @@ describe("spend export", () => {
     );
     const lines = rows(res.text);
     expect(lines[0]).toBe(
-      "time,request_id,model,key_alias,key_hash,prompt_tokens,completion_tokens,total_tokens,spend_usd,status",
+      "time,request_id,user_id,user_email,model,key_alias,key_hash,prompt_tokens,completion_tokens,total_tokens,spend_usd,status",
     );
+    expect(lines.slice(1).every((l) => l.split(",")[3] === "alice@example.com")).toBe(true);
     expect(lines).toHaveLength(3);
     expect(
       lines
-        .map((l) => l.split(",")[2])
+        .map((l) => l.split(",")[4])
         .slice(1)
         .sort(),
     ).toEqual(["fast", "general"]);

@@ -7,26 +7,36 @@
  * - `GET /api/admin/users/:userId/keys`: that user's keys.
  * - `POST /api/admin/keys`: generate a key for any user (`user_id`) or, without `user_id`, a key of no user
  *   (the operator's own use); the body is otherwise `POST /api/keys`'s. The full key is in this response only.
+ * - `GET /api/admin/keys`: every key (of a user, of no user, the chat's service key, revoked and expired
+ *   ones) with its owner's id and email and `service` (a key whose calls are booked on the chat user they name).
+ * - `POST /api/admin/keys/:token`: change any key (the body of `POST /api/keys/:token`).
  * - `DELETE /api/admin/keys/:token`: revoke any key.
- * - `GET /api/admin/spend?days=7|30|90`: platform spend per day and model.
+ * - `GET /api/admin/spend?days=7|30|90`: platform spend (every request) per day, model and key.
  * - `GET /api/admin/audit?actor=&action=&user_id=&key_alias=&page=&page_size=`: the gateway's audit log.
  */
-import { auditLogsQuery, identifier, limitFields } from "@platform/admin-api";
+import { auditLogsQuery, identifier, limitInput, withBudgetForPeriod } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
-import { parseInput } from "../errors.js";
-import { allUsers, platformSpend } from "../platform-spend.js";
+import { parseForm, parseInput } from "../errors.js";
+import { allKeys, allUsers, platformSpend } from "../platform-spend.js";
 import { gatewayFor, type RouteContext } from "./context.js";
-import { createKeyBody, generateConsoleKey, ownedKey, presentKey, revokeKey } from "./keys.js";
+import {
+  createKeyFields,
+  editConsoleKey,
+  editKeyBody,
+  generateConsoleKey,
+  ownedKey,
+  presentKey,
+  revokeKey,
+} from "./keys.js";
 import { usagePeriod } from "./usage.js";
 
 const userParams = z.object({ userId: identifier });
 const tokenParams = z.object({
   token: z.string().regex(/^[0-9a-f]{64}$/, { message: "expected a key hash" }),
 });
-const limitsBody = z.object(limitFields);
 /** `POST /api/admin/keys` body: `POST /api/keys`'s, plus the owner (omitted or null: no user). */
-const adminKeyBody = createKeyBody.extend({ user_id: identifier.nullish() });
+const adminKeyBody = withBudgetForPeriod(createKeyFields.extend({ user_id: identifier.nullish() }));
 
 /** Registers the `/api/admin/*` routes (administrators only). */
 export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
@@ -36,7 +46,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
 
   app.post("/api/admin/users/:userId", admin, async (request) => {
     const { userId } = parseInput(userParams, request.params);
-    const limits = parseInput(limitsBody, request.body);
+    const limits = parseForm(limitInput, request.body);
     const user = await gatewayFor(ctx, request).updateUser({ user_id: userId, ...limits });
     request.log.info({ userId, fields: Object.keys(limits) }, "user limits changed by an administrator");
     return user;
@@ -49,8 +59,28 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
   });
 
   app.post("/api/admin/keys", admin, async (request, reply) => {
-    const { user_id: userId, ...body } = parseInput(adminKeyBody, request.body);
+    const { user_id: userId, ...body } = parseForm(adminKeyBody, request.body);
     return generateConsoleKey(ctx, request, reply, userId ?? null, body, "This user");
+  });
+
+  app.get("/api/admin/keys", admin, async () => {
+    const [keys, users] = await Promise.all([allKeys(ctx.gateway), allUsers(ctx.gateway)]);
+    const emails = new Map(users.map((u) => [u.user_id, u.user_email]));
+    return {
+      keys: keys.map((k) => ({
+        ...presentKey(k),
+        user_id: k.user_id,
+        user_email: k.user_id === null ? null : (emails.get(k.user_id) ?? null),
+        service: k.metadata.user_headers === true,
+      })),
+    };
+  });
+
+  app.post("/api/admin/keys/:token", admin, async (request) => {
+    const { token } = parseInput(tokenParams, request.params);
+    const body = parseForm(editKeyBody, request.body);
+    const key = await ownedKey(ctx, token, null);
+    return editConsoleKey(ctx, request, key, body, key.user_id === null ? "You" : "This user");
   });
 
   app.delete("/api/admin/keys/:token", admin, async (request) => {

@@ -3,7 +3,8 @@
  * `/spend/logs` (newest first) and streamed out row by row:
  *
  * - `GET /api/usage/export.csv`: the signed-in user's requests.
- * - `GET /api/admin/spend/export.csv`: every user's requests (administrators).
+ * - `GET /api/admin/spend/export.csv`: every request of the platform (administrators): keys of users, keys of
+ *   no user and master-key calls, each with its user's id and e-mail when it has one.
  *
  * At most {@link EXPORT_LIMIT} rows (the gateway's page maximum); `x-export-truncated: true` says the period
  * had more. Cells that a spreadsheet would run as a formula (`=`, `+`, `-`, `@`) are prefixed with `'`.
@@ -12,6 +13,7 @@ import { Readable } from "node:stream";
 import type { SpendLog } from "@platform/admin-api";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { parseInput } from "../errors.js";
+import { allUsers } from "../platform-spend.js";
 import { chatUserId, type RouteContext } from "./context.js";
 import { usagePeriod } from "./usage.js";
 
@@ -22,6 +24,8 @@ export const EXPORT_LIMIT = 1000;
 export const EXPORT_COLUMNS = [
   "time",
   "request_id",
+  "user_id",
+  "user_email",
   "model",
   "key_alias",
   "key_hash",
@@ -40,13 +44,18 @@ export function csvCell(value: string | number | null): string {
   return /[",\r\n']/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The CSV lines (header first, CRLF-terminated) of spend log rows. */
-export function* csvLines(rows: SpendLog[]): Generator<string> {
+/**
+ * The CSV lines (header first, CRLF-terminated) of spend log rows; `emails` gives a user id's e-mail (a row of
+ * no user, e.g. a master-key call, has both user cells empty).
+ */
+export function* csvLines(rows: SpendLog[], emails: ReadonlyMap<string, string | null>): Generator<string> {
   yield `${EXPORT_COLUMNS.join(",")}\r\n`;
   for (const r of rows) {
     const cells = [
       r.startTime,
       r.request_id,
+      r.user,
+      r.user === null ? null : (emails.get(r.user) ?? null),
       r.model_group,
       r.key_alias,
       r.api_key,
@@ -64,7 +73,11 @@ export function* csvLines(rows: SpendLog[]): Generator<string> {
 export async function exportRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   const send = async (reply: FastifyReply, name: string, days: number, userId?: string) => {
     const start = new Date(ctx.now() - days * 86_400_000).toISOString();
-    const rows = await ctx.gateway.spendLogs({ user_id: userId, start_date: start, limit: EXPORT_LIMIT });
+    const [rows, users] = await Promise.all([
+      ctx.gateway.spendLogs({ user_id: userId, start_date: start, limit: EXPORT_LIMIT }),
+      allUsers(ctx.gateway),
+    ]);
+    const emails = new Map(users.map((u) => [u.user_id, u.user_email]));
     const today = new Date(ctx.now()).toISOString().slice(0, 10);
     return reply
       .type("text/csv; charset=utf-8")
@@ -72,7 +85,7 @@ export async function exportRoutes(app: FastifyInstance, ctx: RouteContext): Pro
       .header("cache-control", "no-store")
       .header("x-export-rows", String(rows.length))
       .header("x-export-truncated", String(rows.length >= EXPORT_LIMIT))
-      .send(Readable.from(csvLines(rows)));
+      .send(Readable.from(csvLines(rows, emails)));
   };
   app.get("/api/usage/export.csv", { config: { access: "user" } }, async (request, reply) => {
     const { days } = parseInput(usagePeriod, request.query);

@@ -5,6 +5,7 @@
  * - `GET /api/keys`: the user's keys (hash, `sk-…abcd`, alias, spend, limits, created, expires, status).
  * - `POST /api/keys`: generates a key; limits can only be tighter than the account's (the gateway refuses
  *   looser ones with a 400 naming the limit). The full key is in this response only (`no-store`).
+ * - `POST /api/keys/:token`: changes one of the user's keys (name, limits, models, a new expiry), audited.
  * - `DELETE /api/keys/:token`: revokes one of the user's keys (terminal).
  * - `GET /api/models`: model aliases the gateway serves (for the generate form).
  */
@@ -14,12 +15,13 @@ import {
   identifier,
   type KeyRecord,
   keyHash,
-  limitFields,
+  limitInputFields,
   modelList,
+  withBudgetForPeriod,
 } from "@platform/admin-api";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { invalidRequest, notFound, parseInput } from "../errors.js";
+import { invalidRequest, notFound, parseForm, parseInput } from "../errors.js";
 import { ensureProvisioned } from "../provisioning.js";
 import { chatUserId, gatewayFor, type RouteContext, sessionOf } from "./context.js";
 
@@ -38,19 +40,39 @@ export function durationDays(text: string): number | null {
 }
 
 /**
- * `POST /api/keys` body: `name` (the alias) is required; `duration` defaults to 90 days and is at most
+ * The fields of a `POST /api/keys` body: `name` (the alias) is required; the limits follow the console's
+ * rules (`limitInputFields`, the browser's too); `duration` defaults to 90 days and is at most
  * {@link MAX_KEY_DAYS} days (`12mo` is allowed: a year of calendar months).
  */
-export const createKeyBody = z.object({
+/** A key's lifetime from now: a LiteLLM duration of at most {@link MAX_KEY_DAYS} days (or `12mo`). */
+export const keyLifetime = duration.refine(
+  (text) => text.trim() === "12mo" || (durationDays(text) ?? Infinity) <= MAX_KEY_DAYS,
+  { message: "A key lives at most 1 year (365 days); generate a new key when it expires." },
+);
+
+export const createKeyFields = z.object({
   name: identifier,
-  ...limitFields,
-  duration: duration
-    .refine((text) => text.trim() === "12mo" || (durationDays(text) ?? Infinity) <= MAX_KEY_DAYS, {
-      message: "a key lives at most 1 year (365d); generate a new key when it expires",
-    })
-    .default(DEFAULT_KEY_DURATION),
+  ...limitInputFields,
+  duration: keyLifetime.default(DEFAULT_KEY_DURATION),
   models: modelList.optional(),
 });
+/** `POST /api/keys` body: {@link createKeyFields}, and a budget period only with a budget. */
+export const createKeyBody = withBudgetForPeriod(createKeyFields);
+
+/**
+ * `POST /api/keys/:token` (and the Admin view's `POST /api/admin/keys/:token`) body, the edit of a key: each
+ * field omitted is unchanged; `name` renames; a limit null clears it (the owner's apply); `models` null or
+ * empty allows every model; `duration` sets a new lifetime from now (at most a year). Limits follow the
+ * console's rules and can only be tighter than the owner's (the gateway refuses looser ones).
+ */
+export const editKeyBody = withBudgetForPeriod(
+  z.object({
+    name: identifier.optional(),
+    ...limitInputFields,
+    duration: keyLifetime.optional(),
+    models: modelList.nullish(),
+  }),
+);
 
 const tokenParams = z.object({ token: keyHash });
 
@@ -99,8 +121,9 @@ export async function revokeKey(
 }
 
 /**
- * The gateway's refusal of a duplicate alias (`key_alias`, its admin API's term) said in the form's terms
- * (`name`), naming whose key it is (`owner`: "You", "This user"); any other error is returned unchanged.
+ * The gateway's refusals said in the form's terms, naming whose key it is (`owner`: "You", "This user"): a
+ * duplicate alias (`key_alias`, its admin API's term) as `name`; a limit looser than the owner's as "Higher
+ * than your account's budget ($10.00): …". Any other error is returned unchanged.
  */
 export function inUserTerms(error: unknown, name: string, owner = "You"): unknown {
   if (error instanceof AdminApiError && error.status === 400 && error.body?.error.param === "key_alias") {
@@ -110,8 +133,36 @@ export function inUserTerms(error: unknown, name: string, owner = "You"): unknow
       "name",
     );
   }
+  const param = error instanceof AdminApiError ? error.body?.error.param : undefined;
+  if (error instanceof AdminApiError && error.status === 400 && param != null && param in LOOSER) {
+    // The gateway says `max_budget 20 is looser than the user's max_budget 10: …`; the console says it plainly.
+    const ceiling = /looser than the user's \w+ ([0-9.e+-]+)/.exec(error.body?.error.message ?? "")?.[1];
+    const whose = owner === "You" ? "your account's" : "the user's";
+    const [what, show] = LOOSER[param as keyof typeof LOOSER];
+    const limit = ceiling === undefined ? "" : ` (${show(Number(ceiling))})`;
+    return invalidRequest(
+      `Higher than ${whose} ${what}${limit}: a key's limits can only be tighter than its owner's.`,
+      param,
+    );
+  }
   return error;
 }
+
+/** How the console names a limit the gateway refused as looser than the owner's, and shows its value. */
+const LOOSER = {
+  max_budget: ["budget", (v: number) => `$${v.toFixed(2)}`],
+  rpm_limit: ["requests per minute", (v: number) => v.toLocaleString("en-US")],
+  tpm_limit: ["tokens per minute", (v: number) => v.toLocaleString("en-US")],
+} as const;
+
+/** The limit and lifetime fields of a console key body, as the gateway's `/key/generate` and `/key/update` take them. */
+const limitsAndLifetime = (body: z.output<typeof editKeyBody>) => ({
+  max_budget: body.max_budget,
+  budget_duration: body.budget_duration,
+  tpm_limit: body.tpm_limit,
+  rpm_limit: body.rpm_limit,
+  duration: body.duration,
+});
 
 /**
  * Generates a key through the gateway's `/key/generate` for `userId` (null: a key of no user, for the
@@ -131,11 +182,7 @@ export async function generateConsoleKey(
     .generateKey({
       user_id: userId,
       key_alias: body.name,
-      max_budget: body.max_budget,
-      budget_duration: body.budget_duration,
-      tpm_limit: body.tpm_limit,
-      rpm_limit: body.rpm_limit,
-      duration: body.duration,
+      ...limitsAndLifetime(body),
       models: body.models,
     })
     .catch((error: unknown) => {
@@ -145,6 +192,36 @@ export async function generateConsoleKey(
   request.log.info({ keyHash: created.token.slice(0, 12), userId }, "key generated through the console");
   reply.header("cache-control", "no-store");
   return reply.code(201).send({ key: created.key, ...presentKey(created) });
+}
+
+/**
+ * Changes a key through the gateway's `/key/update` (audited there, acting as the request's session) and
+ * answers the listed fields; `owner` as in {@link inUserTerms}.
+ * @throws ConsoleError 400 on a duplicate name or a limit looser than the owner's (the console's words).
+ */
+export async function editConsoleKey(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  key: KeyRecord,
+  body: z.output<typeof editKeyBody>,
+  owner = "You",
+) {
+  const updated = await gatewayFor(ctx, request)
+    .updateKey({
+      key: key.token,
+      key_alias: body.name,
+      ...limitsAndLifetime(body),
+      models: body.models === undefined ? undefined : (body.models ?? []),
+    })
+    .catch((error: unknown) => {
+      throw inUserTerms(error, body.name ?? key.key_alias ?? "", owner);
+    });
+  ctx.metrics.keyOperations.inc({ operation: "update" });
+  request.log.info(
+    { keyHash: key.token.slice(0, 12), fields: Object.keys(body) },
+    "key changed through the console",
+  );
+  return presentKey(updated);
 }
 
 /** Registers the own-key routes and `GET /api/models`; see the module comment. */
@@ -159,7 +236,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promis
   });
 
   app.post("/api/keys", { config: { access: "user" } }, async (request, reply) => {
-    const body = parseInput(createKeyBody, request.body);
+    const body = parseForm(createKeyBody, request.body);
     await ensureProvisioned(
       sessionOf(request),
       gatewayFor(ctx, request),
@@ -167,6 +244,13 @@ export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promis
       ctx.sessions,
     );
     return generateConsoleKey(ctx, request, reply, chatUserId(request), body);
+  });
+
+  app.post("/api/keys/:token", { config: { access: "user" } }, async (request) => {
+    const { token } = parseInput(tokenParams, request.params);
+    const body = parseForm(editKeyBody, request.body);
+    const key = await ownedKey(ctx, token, chatUserId(request));
+    return editConsoleKey(ctx, request, key, body);
   });
 
   app.delete("/api/keys/:token", { config: { access: "user" } }, async (request) => {

@@ -1,10 +1,14 @@
 /**
  * `GET /api/usage?days=7|30|90`: the signed-in user's usage (per day, per model, per key, the 50 most recent
- * requests), from the gateway's `/spend/usage` scoped to the session's user.
+ * requests), from the gateway's `/spend/usage` scoped to the session's user. Calls made through a key that
+ * is not the user's (the chat's service key, which books the chat user's calls on them) are labelled
+ * {@link CHAT_LABEL} without that key's name or hash.
  */
+import type { UsageResponse } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseInput } from "../errors.js";
+import { allKeys } from "../platform-spend.js";
 import { chatUserId, type RouteContext } from "./context.js";
 
 /** The periods the console offers, in days. */
@@ -18,10 +22,35 @@ export const usagePeriod = z.object({
     .default(30),
 });
 
+/** How the console names calls a user made in the chat (through the chat's service key). */
+export const CHAT_LABEL = "Chat";
+
+/**
+ * `usage` with every key not in `ownKeys` (hashes) shown as {@link CHAT_LABEL}: no name, no hash (calls
+ * without a key keep theirs: null).
+ */
+export function labelChatUsage(usage: UsageResponse, ownKeys: ReadonlySet<string>): UsageResponse {
+  const foreign = (hash: string | null) => hash !== null && !ownKeys.has(hash);
+  return {
+    ...usage,
+    by_key: usage.by_key.map((k) =>
+      foreign(k.api_key) ? { ...k, api_key: null, key_name: null, key_alias: CHAT_LABEL } : k,
+    ),
+    recent: usage.recent.map((r) =>
+      foreign(r.api_key) ? { ...r, api_key: null, key_alias: CHAT_LABEL } : r,
+    ),
+  };
+}
+
 /** Registers `GET /api/usage` (a chat user's session). */
 export async function usageRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
   app.get("/api/usage", { config: { access: "user" } }, async (request) => {
     const { days } = parseInput(usagePeriod, request.query);
-    return ctx.gateway.usage({ user_id: chatUserId(request), days });
+    const userId = chatUserId(request);
+    const [usage, keys] = await Promise.all([
+      ctx.gateway.usage({ user_id: userId, days }),
+      allKeys(ctx.gateway, userId),
+    ]);
+    return labelChatUsage(usage, new Set(keys.map((k) => k.token)));
   });
 }

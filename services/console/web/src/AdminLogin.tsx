@@ -20,7 +20,7 @@ export function AdminLogin() {
     }
   };
   return (
-    <Container size={420} py="xl">
+    <Container size={420} py="xl" component="main">
       <Card withBorder radius="md" p="xl" mt="10vh">
         <form onSubmit={submit}>
           <Stack>

@@ -3,16 +3,34 @@ import { useCallback, useEffect, useState } from "react";
 import { api, type Me, setCsrfToken } from "./api";
 import { BudgetWarning } from "./components/BudgetWarning";
 import { AdminTab } from "./tabs/AdminTab";
+import { AllKeysTab } from "./tabs/AllKeysTab";
 import { AuditTab } from "./tabs/AuditTab";
 import { KeysTab } from "./tabs/KeysTab";
 import { ProfileTab } from "./tabs/ProfileTab";
 import { UsageTab } from "./tabs/UsageTab";
 
-type Tab = "profile" | "usage" | "keys" | "admin" | "audit";
+type Tab = "profile" | "usage" | "keys" | "admin" | "all-keys" | "audit";
+const TABS: readonly Tab[] = ["profile", "usage", "keys", "admin", "all-keys", "audit"];
+/** Each tab's name, as its tab and the page title say it. */
+const TAB_NAMES: Record<Tab, string> = {
+  profile: "Profile",
+  usage: "Usage",
+  keys: "API keys",
+  admin: "Admin",
+  "all-keys": "All keys",
+  audit: "Audit",
+};
 const tabFromPath = (path: string): Tab => {
   const name = path.replace(/^\//, "");
-  return name === "usage" || name === "keys" || name === "admin" || name === "audit" ? name : "profile";
+  return TABS.find((t) => t === name) ?? "profile";
 };
+
+/** The tab shown for `tab`: operators see only the administrators' tabs, others no admin tab unless admins. */
+function currentTab(me: Me, tab: Tab): Tab {
+  const operator = me.kind === "operator";
+  const adminTab = tab === "admin" || tab === "all-keys" || tab === "audit";
+  return operator ? (adminTab ? tab : "admin") : adminTab && !me.is_admin ? "profile" : tab;
+}
 
 /** The console: who is signed in, a budget warning on every tab, and the tabs (Admin for administrators). */
 export function App() {
@@ -32,6 +50,10 @@ export function App() {
     );
   }, []);
   useEffect(loadMe, [loadMe]);
+  // Each tab its own page title ("Usage · Key console"), for the browser's tabs, history and screen readers.
+  useEffect(() => {
+    document.title = me === null ? "Key console" : `${TAB_NAMES[currentTab(me, tab)]} · Key console`;
+  }, [me, tab]);
   useEffect(() => {
     const onPop = () => setTab(tabFromPath(window.location.pathname));
     window.addEventListener("popstate", onPop);
@@ -68,14 +90,7 @@ export function App() {
     );
   }
   const operator = me.kind === "operator";
-  const adminTab = tab === "admin" || tab === "audit";
-  const current: Tab = operator
-    ? tab === "audit"
-      ? "audit"
-      : "admin"
-    : adminTab && !me.is_admin
-      ? "profile"
-      : tab;
+  const current = currentTab(me, tab);
 
   return (
     <AppShell header={{ height: 56 }} padding="md">
@@ -115,6 +130,7 @@ export function App() {
               {!operator && <Tabs.Tab value="usage">Usage</Tabs.Tab>}
               {!operator && <Tabs.Tab value="keys">API keys</Tabs.Tab>}
               {me.is_admin && <Tabs.Tab value="admin">Admin</Tabs.Tab>}
+              {me.is_admin && <Tabs.Tab value="all-keys">All keys</Tabs.Tab>}
               {me.is_admin && <Tabs.Tab value="audit">Audit</Tabs.Tab>}
             </Tabs.List>
             {!operator && (
@@ -133,6 +149,11 @@ export function App() {
             {me.is_admin && (
               <Tabs.Panel value="admin">
                 <AdminTab me={me} />
+              </Tabs.Panel>
+            )}
+            {me.is_admin && (
+              <Tabs.Panel value="all-keys">
+                <AllKeysTab />
               </Tabs.Panel>
             )}
             {me.is_admin && (

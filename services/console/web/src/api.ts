@@ -39,6 +39,14 @@ export interface ConsoleKey {
   last_used_at: string | null;
 }
 
+/** A key as the operator's Keys view lists it: with its owner. */
+export interface OwnedKey extends ConsoleKey {
+  user_id: string | null;
+  user_email: string | null;
+  /** The chat's service key (its calls are booked on the chat user they name). */
+  service: boolean;
+}
+
 /** `POST /api/keys` answer: the key, in full, this once. */
 export interface CreatedKey extends ConsoleKey {
   key: string;
@@ -51,6 +59,7 @@ export interface PlatformSpend {
   totals: UsageTotals;
   daily: Array<UsageTotals & { date: string }>;
   by_model: Array<UsageTotals & { model: string }>;
+  by_key: UsageResponse["by_key"];
 }
 
 /** An OpenAI-shaped error from the console API. */

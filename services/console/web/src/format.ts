@@ -11,10 +11,40 @@ const smallDollars = new Intl.NumberFormat(undefined, {
   maximumFractionDigits: 4,
 });
 
-/** USD: cents, or up to 4 decimals below a dollar so sub-cent calls are not shown as $0.00 (`$0.0092`). */
+const tinyDollars = new Intl.NumberFormat(undefined, {
+  style: "currency",
+  currency: "USD",
+  maximumSignificantDigits: 2,
+});
+
+/**
+ * USD: cents from a dollar on; up to 4 decimals below a dollar (`$0.0092`); below a cent two significant
+ * digits, so the smallest call is never shown as $0.00 (`$0.000031`). Zero is `$0.00`.
+ */
 export function usd(value: number): string {
-  return Math.abs(value) < 1 ? smallDollars.format(value) : dollars.format(value);
+  const abs = Math.abs(value);
+  if (abs === 0 || abs >= 1) return dollars.format(value);
+  return abs >= 0.01 ? smallDollars.format(value) : tinyDollars.format(value);
 }
+
+/**
+ * Round axis ticks from 0 to at least `max` (USD or counts): about `count` steps of 1, 2 or 5 times a power
+ * of ten (`0, 0.002, 0.004, 0.006`), never `0.0035`. `[0, 1]` for an empty chart.
+ */
+export function roundTicks(max: number, count = 4): number[] {
+  if (!(max > 0)) return [0, 1];
+  const raw = max / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = ([1, 2, 5, 10].find((m) => m * power >= raw) ?? 10) * power;
+  const ticks: number[] = [];
+  for (let i = 0; ticks.length === 0 || (ticks.at(-1) ?? 0) < max; i++) {
+    ticks.push(Number((i * step).toPrecision(12)));
+  }
+  return ticks;
+}
+
+/** The zone the browser shows times in, e.g. `Europe/Berlin`, as the tables name it. */
+export const timeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 /** Integer with the locale's thousands separators. */
 export const count = (value: number): string => new Intl.NumberFormat(undefined).format(value);
@@ -34,15 +64,19 @@ export function chartDay(date: string): string {
   });
 }
 
-/** A date and time in the browser's locale (`Nov 23, 14:05`). */
+/** A date and time in the browser's locale and time zone, the zone named (`Nov 23, 14:05 GMT+1`). */
 export function time(iso: string): string {
   return new Date(iso).toLocaleString(undefined, {
     day: "numeric",
     month: "short",
     hour: "2-digit",
     minute: "2-digit",
+    timeZoneName: "short",
   });
 }
+
+/** Today's UTC calendar day, `2026-11-27` (the gateway's days are UTC days). */
+export const todayUtc = (now = Date.now()): string => new Date(now).toISOString().slice(0, 10);
 
 /** A per-minute limit, or "unlimited". */
 export const perMinute = (value: number | null, unit: string): string =>

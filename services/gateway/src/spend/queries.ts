@@ -5,8 +5,8 @@
 import type { Queryable } from "../db/transaction.js";
 import { toIso } from "../users/records.js";
 
-/** Whose usage: exactly one of the two. */
-export type UsageScope = { userId: string } | { keyHash: string };
+/** Whose usage: one user's, one key's, or (`{}`) every request of the platform. */
+export type UsageScope = { userId: string } | { keyHash: string } | Record<string, never>;
 
 /** Filters of {@link querySpendLogs}; times epoch ms, `endTime` exclusive. */
 export interface SpendLogFilter {
@@ -111,15 +111,18 @@ const totalsOf = (row: Totals | undefined): Totals => ({
 });
 
 /**
- * Usage of one user or key over the last `days` UTC days ending today (per `now`, epoch ms):
+ * Usage of one user, one key or the platform over the last `days` UTC days ending today (per `now`, epoch ms):
  * totals, one entry per day (days without use are zeros, oldest first), per model alias, per key (with its
  * display name), and the 50 most recent requests.
  */
 export async function queryUsage(db: Queryable, scope: UsageScope, days: number, now: number) {
   const firstDay = Math.floor(now / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
-  const [column, value] = "userId" in scope ? ["s.user_id", scope.userId] : ["s.api_key", scope.keyHash];
-  const scoped = `FROM spend_logs s WHERE ${column} = $1 AND s.start_time >= $2`;
-  const params = [value, new Date(firstDay).toISOString()];
+  const [column, value] =
+    "userId" in scope ? ["s.user_id", scope.userId] : "keyHash" in scope ? ["s.api_key", scope.keyHash] : [];
+  // The platform's scope matches every row: `$1 IS NULL` keeps the parameters' numbering.
+  const match = column === undefined ? "$1::text IS NULL" : `${column} = $1`;
+  const scoped = `FROM spend_logs s WHERE ${match} AND s.start_time >= $2`;
+  const params = [value ?? null, new Date(firstDay).toISOString()];
   const [totals, daily, byModel, byKey, recent] = await Promise.all([
     db.query<Totals>(`SELECT ${SUMS} ${scoped}`, params),
     db.query<Totals & { day: string }>(
@@ -133,7 +136,7 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
     db.query<Totals & { api_key: string | null; key_name: string | null; key_alias: string | null }>(
       `SELECT s.api_key, k.key_name, COALESCE(k.key_alias, max(s.key_alias)) AS key_alias, ${SUMS.replaceAll("(spend", "(s.spend")}
        FROM spend_logs s LEFT JOIN keys k ON k.token = s.api_key
-       WHERE ${column} = $1 AND s.start_time >= $2
+       WHERE ${match} AND s.start_time >= $2
        GROUP BY s.api_key, k.key_name, k.key_alias ORDER BY spend DESC, s.api_key`,
       params,
     ),
@@ -144,7 +147,7 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
   ]);
   const perDay = new Map(daily.rows.map((row) => [row.day, totalsOf(row)]));
   return {
-    ...("userId" in scope ? { user_id: scope.userId } : { api_key: scope.keyHash }),
+    ...("userId" in scope ? { user_id: scope.userId } : "keyHash" in scope ? { api_key: scope.keyHash } : {}),
     days,
     start_date: dayString(firstDay),
     end_date: dayString(now),

@@ -2,7 +2,11 @@ import { Alert } from "@mantine/core";
 import type { UserRecord } from "../api";
 import { budgetShare, budgetState, day, usd } from "../format";
 
-/** Shown on every tab while the account has used 80 % of its budget or more ("exhausted" from 100 %). */
+/**
+ * Shown on every tab while the account has used 80 % of its budget or more ("exhausted" from 100 %). Its
+ * wording follows the gateway (docs/limits.md): a call is admitted only when the budget left covers the
+ * call's estimate, so calls are refused before the last cent is spent.
+ */
 export function BudgetWarning({ account }: { account: UserRecord | null }) {
   if (account === null) return null;
   const state = budgetState(account.spend, account.max_budget);
@@ -19,8 +23,10 @@ export function BudgetWarning({ account }: { account: UserRecord | null }) {
       You have used {usd(account.spend)} of your {usd(account.max_budget ?? 0)} budget (
       {Math.round(share * 100)} %).
       {account.budget_reset_at !== null && ` It resets on ${day(account.budget_reset_at)}.`}{" "}
-      {exhausted ? "Calls are refused until then" : "Calls will be refused when it runs out"}, unless an
-      administrator raises it.
+      {exhausted
+        ? "Calls are refused until then"
+        : "A call is refused as soon as what is left cannot cover its estimated cost (its input and its maximum output), which can happen before the budget is all spent"}
+      , unless an administrator raises it.
     </Alert>
   );
 }

@@ -6,21 +6,20 @@ import {
   CopyButton,
   Group,
   Modal,
-  MultiSelect,
   type OptionsFilter,
-  Select,
-  SimpleGrid,
   Stack,
   Text,
   TextInput,
 } from "@mantine/core";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ApiError, api, type CreatedKey, type Me, type UserRecord } from "../api";
 import { budget, perMinute } from "../format";
+import { FormButtons, KeyFormFields } from "./KeyFormFields";
 import { KeySnippets } from "./KeySnippets";
-import { LimitFields, limitRequest, NO_LIMITS } from "./LimitFields";
+import { limitErrors, limitRequest, NO_LIMITS } from "./LimitFields";
 
-const EXPIRIES = [
+/** The lifetimes a key may be given (LiteLLM durations), here and in the edit dialog. */
+export const EXPIRIES = [
   { value: "7d", label: "7 days" },
   { value: "30d", label: "30 days" },
   { value: "90d", label: "90 days" },
@@ -91,6 +90,14 @@ export function GenerateKeyModal({
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedKey | null>(null);
+  // The new key takes the focus when it appears (a screen reader reads it; the form it replaces is gone).
+  const keyBox = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    if (created !== null) keyBox.current?.focus();
+  }, [created]);
+  // The browser's own check shows from the first Generate on, and follows every change after it.
+  const [checked, setChecked] = useState(false);
+  const invalid = checked ? limitErrors(limits) : {};
 
   const initialOwner = owners?.userId ?? "";
   useEffect(() => {
@@ -112,6 +119,7 @@ export function GenerateKeyModal({
     setModels([]);
     setError(null);
     setCreated(null);
+    setChecked(false);
   };
   const close = () => {
     const wasCreated = created !== null;
@@ -122,6 +130,8 @@ export function GenerateKeyModal({
   const submit = async (event?: React.FormEvent) => {
     event?.preventDefault();
     if (name.trim() === "" || busy) return;
+    setChecked(true);
+    if (Object.keys(limitErrors(limits)).length > 0) return;
     setBusy(true);
     setError(null);
     try {
@@ -140,7 +150,8 @@ export function GenerateKeyModal({
     }
   };
 
-  const fieldError = (param: string) => (error?.param === param ? error.message : undefined);
+  const fieldError = (param: string) =>
+    invalid[param] ?? (error?.param === param ? error.message : undefined);
   const formError = error !== null && !FIELDS.has(error.param ?? "") ? error : null;
 
   if (created !== null) {
@@ -165,9 +176,14 @@ export function GenerateKeyModal({
             This is the only time the full key is shown. The console does not keep it; if you lose it, revoke
             it and generate a new one.
           </Alert>
+          <Text size="sm" role="status">
+            Your new key is shown below, this once.
+          </Text>
           <Group gap="xs" align="stretch" wrap="nowrap">
             <Code
               block
+              ref={keyBox}
+              tabIndex={-1}
               data-testid="new-key"
               fz="md"
               aria-label="Your new key"
@@ -240,45 +256,25 @@ export function GenerateKeyModal({
             error={fieldError("name")}
             data-autofocus
           />
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <LimitFields
-              values={limits}
-              onChange={setLimits}
-              ceiling={account}
-              budgetLabel="Budget (USD, optional)"
-              errors={fieldError}
-            />
-            <Select
-              label="Expires after"
-              data={EXPIRIES}
-              value={expiry}
-              onChange={setExpiry}
-              allowDeselect={false}
-              error={fieldError("duration")}
-            />
-            <MultiSelect
-              label="Models"
-              placeholder={models.length === 0 ? "all models" : undefined}
-              data={available}
-              value={models}
-              onChange={setModels}
-              clearable
-              error={fieldError("models")}
-            />
-          </SimpleGrid>
+          <KeyFormFields
+            limits={limits}
+            onLimits={setLimits}
+            ceiling={account}
+            expiry={expiry}
+            onExpiry={setExpiry}
+            expiries={EXPIRIES}
+            expiryLabel="Expires after"
+            models={models}
+            onModels={setModels}
+            available={available}
+            errors={fieldError}
+          />
           {formError !== null && (
             <Alert color="red" title="Not generated">
               {formError.message}
             </Alert>
           )}
-          <Group justify="flex-end" mt="sm">
-            <Button variant="default" onClick={close}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy} disabled={name.trim() === ""}>
-              Generate
-            </Button>
-          </Group>
+          <FormButtons submit="Generate" busy={busy} onCancel={close} disabled={name.trim() === ""} />
         </Stack>
       </form>
     </Modal>

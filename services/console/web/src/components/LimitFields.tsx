@@ -1,4 +1,5 @@
-import { NumberInput, Select } from "@mantine/core";
+import { Select, TextInput } from "@mantine/core";
+import { fieldErrors, limitInput, typedNumber } from "@platform/admin-api";
 import { count, usd } from "../format";
 
 /** The budget periods offered (LiteLLM durations), in the key form and the admin's Limits dialog. */
@@ -10,12 +11,12 @@ export const PERIODS = [
   { value: "1mo", label: "Per calendar month" },
 ];
 
-/** The form's values: "" = empty (unlimited / no period); numbers in USD and per-minute counts. */
+/** The form's values as typed: "" = empty (unlimited / no period); USD and per-minute counts as text. */
 export interface LimitValues {
-  maxBudget: string | number;
+  maxBudget: string;
   period: string | null;
-  rpm: string | number;
-  tpm: string | number;
+  rpm: string;
+  tpm: string;
 }
 
 /** Empty values (every limit unlimited, no period). */
@@ -28,11 +29,12 @@ export function limitValues(record: {
   rpm_limit: number | null;
   tpm_limit: number | null;
 }): LimitValues {
+  const text = (v: number | null) => (v === null ? "" : String(v));
   return {
-    maxBudget: record.max_budget ?? "",
+    maxBudget: text(record.max_budget),
     period: record.budget_duration ?? "",
-    rpm: record.rpm_limit ?? "",
-    tpm: record.tpm_limit ?? "",
+    rpm: text(record.rpm_limit),
+    tpm: text(record.tpm_limit),
   };
 }
 
@@ -41,13 +43,22 @@ export function limitValues(record: {
  * `tpm_limit`); an empty field becomes `empty`: `undefined` (omit: the default) or `null` (clear: unlimited).
  */
 export function limitRequest<E extends null | undefined>(values: LimitValues, empty: E) {
-  const num = (v: string | number) => (v === "" ? empty : Number(v));
+  // As typed: never rounded or clamped; text that is not a plain number is NaN, which the schema refuses.
+  const num = (v: string) => typedNumber(v) ?? empty;
   return {
     max_budget: num(values.maxBudget),
     budget_duration: values.period === "" || values.period === null ? empty : values.period,
     rpm_limit: num(values.rpm),
     tpm_limit: num(values.tpm),
   };
+}
+
+/**
+ * The browser's check of the values, with the schema the console's server checks the request with
+ * (`limitInput` of `@platform/admin-api`): the console's message per request field name, empty when valid.
+ */
+export function limitErrors(values: LimitValues): Record<string, string> {
+  return fieldErrors(limitInput, limitRequest(values, null));
 }
 
 /** The per-minute inputs: form field, label, request name. */
@@ -60,11 +71,20 @@ const PER_MINUTE = [
 const upTo = (max: number | null | undefined, show: (n: number) => string = count) =>
   max == null ? "unlimited" : `up to ${show(max)}`;
 
+/** The owner's limits a key's must stay within (shown as "up to …" hints). */
+export type Ceiling = {
+  max_budget: number | null;
+  budget_duration?: string | null;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+};
+
 /**
  * The budget (USD), budget period, requests per minute and tokens per minute inputs, as siblings for the
  * caller's grid or stack. `ceiling` (the owner's limits) shows as "up to …" placeholders; `errors` gives a
  * field's server error by its request name (`max_budget`, `budget_duration`, `rpm_limit`, `tpm_limit`).
- * A period set outside the console (e.g. `2w`) stays selectable.
+ * A period set outside the console (e.g. `2w`) stays selectable. The inputs keep exactly what was typed (no
+ * clamping, rounding or dropped characters); {@link limitErrors} says what is wrong with it.
  */
 export function LimitFields({
   values,
@@ -75,12 +95,13 @@ export function LimitFields({
 }: {
   values: LimitValues;
   onChange: (next: LimitValues) => void;
-  ceiling?: { max_budget: number | null; rpm_limit: number | null; tpm_limit: number | null } | null;
+  ceiling?: Ceiling | null;
   budgetLabel?: string;
   errors?: (param: string) => string | undefined;
 }) {
-  const set = (field: keyof LimitValues) => (value: string | number | null) =>
-    onChange({ ...values, [field]: value });
+  const set = (field: keyof LimitValues) => (value: string | null) => onChange({ ...values, [field]: value });
+  const typed = (field: keyof LimitValues) => (e: React.ChangeEvent<HTMLInputElement>) =>
+    set(field)(e.currentTarget.value);
   const { period } = values;
   const periods =
     period && !PERIODS.some((p) => p.value === period)
@@ -88,13 +109,13 @@ export function LimitFields({
       : PERIODS;
   return (
     <>
-      <NumberInput
+      <TextInput
         label={budgetLabel}
-        min={0}
-        decimalScale={2}
+        inputMode="decimal"
+        autoComplete="off"
         placeholder={upTo(ceiling?.max_budget, usd)}
         value={values.maxBudget}
-        onChange={set("maxBudget")}
+        onChange={typed("maxBudget")}
         error={errors("max_budget")}
       />
       <Select
@@ -106,14 +127,14 @@ export function LimitFields({
         error={errors("budget_duration")}
       />
       {PER_MINUTE.map(({ field, label, param }) => (
-        <NumberInput
+        <TextInput
           key={field}
           label={label}
-          min={0}
-          allowDecimal={false}
+          inputMode="numeric"
+          autoComplete="off"
           placeholder={upTo(ceiling?.[param])}
           value={values[field]}
-          onChange={set(field)}
+          onChange={typed(field)}
           error={errors(param)}
         />
       ))}

@@ -7,11 +7,13 @@ export function RevokeButton({ label, onRevoke }: { label: string; onRevoke: () 
   const [opened, { open, close }] = useDisclosure(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [revoked, setRevoked] = useState(false);
   const confirm = async () => {
     setBusy(true);
     setError(null);
     try {
       await onRevoke();
+      setRevoked(true);
       close();
     } catch (e) {
       setError((e as Error).message);
@@ -24,7 +26,8 @@ export function RevokeButton({ label, onRevoke }: { label: string; onRevoke: () 
       <Button size="xs" color="red" variant="light" onClick={open} aria-label={`Revoke ${label}`}>
         Revoke
       </Button>
-      <Modal opened={opened} onClose={close} title="Revoke this key?" centered>
+      {/* Once revoked, no focus return (this button is gone); the caller's notice takes the focus. */}
+      <Modal opened={opened} onClose={close} title="Revoke this key?" centered returnFocus={!revoked}>
         <Text size="sm">
           <b>{label}</b> stops working within seconds. This cannot be undone; programs using it need a new
           key.

@@ -11,6 +11,7 @@ import {
   Table,
   Text,
   TextInput,
+  VisuallyHidden,
 } from "@mantine/core";
 import { useMemo, useState } from "react";
 import { api, type ConsoleKey, type Me, type PlatformSpend, type UserRecord } from "../api";
@@ -123,7 +124,9 @@ export function AdminTab({ me }: { me: Me }) {
                     <Table.Th>Spend</Table.Th>
                     <Table.Th>Budget</Table.Th>
                     <Table.Th visibleFrom="sm">Limits</Table.Th>
-                    <Table.Th visibleFrom="sm" />
+                    <Table.Th visibleFrom="sm">
+                      <VisuallyHidden>Actions</VisuallyHidden>
+                    </Table.Th>
                   </Table.Tr>
                 </Table.Thead>
                 <Table.Tbody>

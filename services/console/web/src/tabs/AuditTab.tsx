@@ -1,7 +1,8 @@
 import { Alert, Button, Card, Group, Loader, Select, Stack, Table, Text, TextInput } from "@mantine/core";
 import type { AuditLogEntry, AuditLogsResponse } from "@platform/admin-api";
 import { useState } from "react";
-import { time } from "../format";
+import type { UserRecord } from "../api";
+import { time, timeZone } from "../format";
 import { useFetch } from "../useFetch";
 
 const ACTIONS = ["key.generate", "key.update", "key.delete", "user.new", "user.update"];
@@ -15,7 +16,22 @@ const fields = (value: Record<string, unknown> | null) =>
         .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
         .join("\n");
 
-/** Audit: who changed which key or user, when, and what changed (the gateway's audit log), newest first. */
+/**
+ * A person as the audit table names them: the e-mail of a user id (`console:user:<id>` actors too), else the
+ * id as recorded (`master_key`, `console:operator:master-key`).
+ */
+export function personLabel(id: string | null, emails: ReadonlyMap<string, string | null>): string | null {
+  if (id === null) return null;
+  const user = /^console:user:(.+)$/.exec(id)?.[1];
+  const email = emails.get(user ?? id);
+  if (email == null) return id;
+  return user === undefined ? email : `${email} (console)`;
+}
+
+/**
+ * Audit: who changed which key or user, when (in the browser's time zone, named), and what changed (the
+ * gateway's audit log), newest first; people by e-mail. The table scrolls sideways inside its card.
+ */
 export function AuditTab() {
   const [actor, setActor] = useState("");
   const [userId, setUserId] = useState("");
@@ -26,6 +42,8 @@ export function AuditTab() {
   if (userId.trim() !== "") query.set("user_id", userId.trim());
   if (action !== null) query.set("action", action);
   const logs = useFetch<AuditLogsResponse>(`/api/admin/audit?${query}`);
+  const users = useFetch<{ users: UserRecord[] }>("/api/admin/users");
+  const emails = new Map((users.data?.users ?? []).map((u) => [u.user_id, u.user_email]));
   const filter = (set: (v: string) => void) => (event: { currentTarget: { value: string } }) => {
     set(event.currentTarget.value);
     setPage(1);
@@ -57,36 +75,49 @@ export function AuditTab() {
         <Loader size="sm" />
       ) : (
         <Card withBorder radius="md" p={0}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Time</Table.Th>
-                <Table.Th>Actor</Table.Th>
-                <Table.Th>Action</Table.Th>
-                <Table.Th>Target</Table.Th>
-                <Table.Th>Before</Table.Th>
-                <Table.Th>After</Table.Th>
-                <Table.Th>From</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {logs.data.logs.map((row: AuditLogEntry) => (
-                <Table.Tr key={row.id}>
-                  <Table.Td>{time(row.created_at)}</Table.Td>
-                  <Table.Td>{row.actor}</Table.Td>
-                  <Table.Td>{row.action}</Table.Td>
-                  <Table.Td>
-                    {[row.key_alias, row.key_hash_prefix && `${row.key_hash_prefix}…`, row.user_id]
-                      .filter(Boolean)
-                      .join(" · ")}
-                  </Table.Td>
-                  <Table.Td style={{ whiteSpace: "pre-wrap" }}>{fields(row.before)}</Table.Td>
-                  <Table.Td style={{ whiteSpace: "pre-wrap" }}>{fields(row.after)}</Table.Td>
-                  <Table.Td>{row.source_ip}</Table.Td>
+          <Table.ScrollContainer
+            minWidth={1240}
+            type="native"
+            // A keyboard reaches the columns scrolled out of sight (the table has nothing else to focus).
+            tabIndex={0}
+            role="region"
+            aria-label="Audit log (scrolls sideways)"
+          >
+            <Table striped data-testid="audit-table">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Time ({timeZone()})</Table.Th>
+                  <Table.Th>Actor</Table.Th>
+                  <Table.Th>Action</Table.Th>
+                  <Table.Th>Target</Table.Th>
+                  <Table.Th>Before</Table.Th>
+                  <Table.Th>After</Table.Th>
+                  <Table.Th>From</Table.Th>
                 </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+              </Table.Thead>
+              <Table.Tbody>
+                {logs.data.logs.map((row: AuditLogEntry) => (
+                  <Table.Tr key={row.id}>
+                    <Table.Td>{time(row.created_at)}</Table.Td>
+                    <Table.Td>{personLabel(row.actor, emails)}</Table.Td>
+                    <Table.Td>{row.action}</Table.Td>
+                    <Table.Td>
+                      {[
+                        row.key_alias,
+                        row.key_hash_prefix && `${row.key_hash_prefix}…`,
+                        personLabel(row.user_id, emails),
+                      ]
+                        .filter(Boolean)
+                        .join(" · ")}
+                    </Table.Td>
+                    <Table.Td style={{ whiteSpace: "pre-wrap" }}>{fields(row.before)}</Table.Td>
+                    <Table.Td style={{ whiteSpace: "pre-wrap" }}>{fields(row.after)}</Table.Td>
+                    <Table.Td>{row.source_ip}</Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
           {logs.data.logs.length === 0 && (
             <Text p="md" c="dimmed">
               No audit entries match.

@@ -1,6 +1,6 @@
-import { Badge, Box, Card, Group, Stack, Table, Text } from "@mantine/core";
+import { Badge, Box, Button, Card, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
 import type { ReactNode } from "react";
-import type { ConsoleKey } from "../api";
+import type { ConsoleKey, OwnedKey } from "../api";
 import { BudgetBar } from "../components/BudgetBar";
 import { RevokeButton } from "../components/RevokeButton";
 import { budget, day, perMinute, time, usd } from "../format";
@@ -10,9 +10,24 @@ const lastUsed = (k: ConsoleKey) => (k.last_used_at == null ? "never" : time(k.l
 interface KeyListProps {
   keys: ConsoleKey[];
   onRevoke: (key: ConsoleKey) => Promise<void>;
+  /** Opens the edit dialog of an active key; without it no Edit button. */
+  onEdit?: (key: ConsoleKey) => void;
+  /** Shows each key's owner (the operator's Keys view: keys are {@link OwnedKey}s). */
+  withOwner?: boolean;
 }
 
-/** Keys with Name, Usage, Limits, Last used, Created, Expires and Revoke: a table on wide screens, cards on phones. */
+/** Who a key belongs to, in the console's words: the user's e-mail, "Chat (service key)" or "no user". */
+export function ownerLabel(k: ConsoleKey): string {
+  const owned = k as Partial<OwnedKey>;
+  if (owned.service === true) return "Chat (service key)";
+  if (owned.user_id == null) return "no user";
+  return owned.user_email ?? owned.user_id;
+}
+
+/**
+ * Keys with Name, (Owner,) Usage, Limits, Last used, Created, Expires, Edit and Revoke: a table on wide screens,
+ * cards on phones.
+ */
 export function KeyTable(props: KeyListProps) {
   return (
     <>
@@ -26,9 +41,21 @@ export function KeyTable(props: KeyListProps) {
   );
 }
 
-function RevokeOrStatus({ k, onRevoke }: { k: ConsoleKey; onRevoke: KeyListProps["onRevoke"] }) {
+function RevokeOrStatus({
+  k,
+  onRevoke,
+  onEdit,
+}: { k: ConsoleKey } & Pick<KeyListProps, "onRevoke" | "onEdit">) {
+  const label = `${k.key_alias ?? ""} (${k.key_name})`;
   return k.status === "active" ? (
-    <RevokeButton label={`${k.key_alias ?? ""} (${k.key_name})`} onRevoke={() => onRevoke(k)} />
+    <Group gap="xs" wrap="nowrap" justify="flex-end">
+      {onEdit !== undefined && (
+        <Button size="xs" variant="default" onClick={() => onEdit(k)} aria-label={`Edit ${label}`}>
+          Edit
+        </Button>
+      )}
+      <RevokeButton label={label} onRevoke={() => onRevoke(k)} />
+    </Group>
   ) : (
     <Badge color="gray" variant="light">
       {k.status}
@@ -36,8 +63,10 @@ function RevokeOrStatus({ k, onRevoke }: { k: ConsoleKey; onRevoke: KeyListProps
   );
 }
 
+type Column = { label: string; cell: (k: ConsoleKey) => ReactNode; testId?: string };
+const OWNER: Column = { label: "Owner", cell: ownerLabel, testId: "key-owner" };
 /** The columns after the name, shared by the table and the cards. */
-const COLUMNS: Array<{ label: string; cell: (k: ConsoleKey) => ReactNode; testId?: string }> = [
+const COLUMNS: Column[] = [
   { label: "Usage", cell: (k) => usd(k.spend) },
   { label: "Limits", cell: (k) => <KeyLimits k={k} /> },
   { label: "Last used", cell: lastUsed, testId: "last-used" },
@@ -59,7 +88,8 @@ function KeyName({ k, testId }: { k: ConsoleKey; testId?: string }) {
   );
 }
 
-function KeyCards({ keys, onRevoke }: KeyListProps) {
+function KeyCards({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
+  const columns = withOwner === true ? [OWNER, ...COLUMNS] : COLUMNS;
   return (
     <Stack gap={0}>
       {keys.map((k) => (
@@ -71,10 +101,10 @@ function KeyCards({ keys, onRevoke }: KeyListProps) {
         >
           <Group justify="space-between" wrap="nowrap" align="flex-start">
             <KeyName k={k} />
-            <RevokeOrStatus k={k} onRevoke={onRevoke} />
+            <RevokeOrStatus k={k} onRevoke={onRevoke} onEdit={onEdit} />
           </Group>
           <Group gap="lg" mt="xs" align="flex-start">
-            {COLUMNS.map((c) => (
+            {columns.map((c) => (
               <div key={c.label}>
                 <Text size="xs" c="dimmed">
                   {c.label}
@@ -89,17 +119,20 @@ function KeyCards({ keys, onRevoke }: KeyListProps) {
   );
 }
 
-function WideKeyTable({ keys, onRevoke }: KeyListProps) {
+function WideKeyTable({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
+  const columns = withOwner === true ? [OWNER, ...COLUMNS] : COLUMNS;
   return (
-    <Table.ScrollContainer minWidth={820}>
+    <Table.ScrollContainer minWidth={withOwner === true ? 1000 : 880}>
       <Table verticalSpacing="sm" data-testid="key-table">
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Name</Table.Th>
-            {COLUMNS.map((c) => (
+            {columns.map((c) => (
               <Table.Th key={c.label}>{c.label}</Table.Th>
             ))}
-            <Table.Th />
+            <Table.Th>
+              <VisuallyHidden>Actions</VisuallyHidden>
+            </Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -108,13 +141,13 @@ function WideKeyTable({ keys, onRevoke }: KeyListProps) {
               <Table.Td>
                 <KeyName k={k} testId="masked-key" />
               </Table.Td>
-              {COLUMNS.map((c) => (
+              {columns.map((c) => (
                 <Table.Td key={c.label} data-testid={c.testId}>
                   {c.cell(k)}
                 </Table.Td>
               ))}
               <Table.Td ta="right">
-                <RevokeOrStatus k={k} onRevoke={onRevoke} />
+                <RevokeOrStatus k={k} onRevoke={onRevoke} onEdit={onEdit} />
               </Table.Td>
             </Table.Tr>
           ))}

@@ -1,17 +1,22 @@
 import { Button, Card, Group, Stack, Text } from "@mantine/core";
 import { useState } from "react";
 import { api, type ConsoleKey, type Me } from "../api";
+import { EditKeyModal } from "../components/EditKeyModal";
 import { GenerateKeyModal } from "../components/GenerateKeyModal";
 import { Loaded } from "../components/Loaded";
+import { Notice } from "../components/Notice";
 import { useFetch } from "../useFetch";
 import { KeyTable } from "./KeyTable";
 
-/** API keys: the user's keys, generate and revoke. */
+/** API keys: the user's keys, generate, edit and revoke. */
 export function KeysTab({ me, onChange }: { me: Me; onChange: () => void }) {
   const keys = useFetch<{ keys: ConsoleKey[] }>("/api/keys");
   const [generating, setGenerating] = useState(false);
+  const [editing, setEditing] = useState<ConsoleKey | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const revoke = async (key: ConsoleKey) => {
     await api("DELETE", `/api/keys/${key.token}`);
+    setNotice(`Key ${key.key_alias ?? ""} (${key.key_name}) revoked.`);
     keys.reload();
     onChange();
   };
@@ -26,6 +31,7 @@ export function KeysTab({ me, onChange }: { me: Me; onChange: () => void }) {
           Generate key
         </Button>
       </Group>
+      {notice !== null && <Notice title={notice} onClose={() => setNotice(null)} />}
       <Card withBorder radius="md" p={0}>
         <Loaded result={keys} what="your keys">
           {(data) =>
@@ -34,11 +40,27 @@ export function KeysTab({ me, onChange }: { me: Me; onChange: () => void }) {
                 No keys yet.
               </Text>
             ) : (
-              <KeyTable keys={data.keys} onRevoke={revoke} />
+              <KeyTable keys={data.keys} onRevoke={revoke} onEdit={setEditing} />
             )
           }
         </Loaded>
       </Card>
+      {editing !== null && (
+        <EditKeyModal
+          k={editing}
+          path={`/api/keys/${editing.token}`}
+          ceiling={me.account}
+          onClose={(saved) => {
+            if (saved) {
+              setNotice(
+                `Key ${editing.key_alias ?? editing.key_name} saved; the change applies to its next call.`,
+              );
+              keys.reload();
+            }
+            setEditing(null);
+          }}
+        />
+      )}
       <GenerateKeyModal
         me={me}
         opened={generating}

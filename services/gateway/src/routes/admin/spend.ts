@@ -1,6 +1,6 @@
 /**
  * Spend reads: `/spend/logs` (LiteLLM's `LiteLLM_SpendLogs` row shape, newest first) and `/spend/usage`, the
- * aggregates the key console shows for one user or one key (per day over 7/30/90 days with empty days as
+ * aggregates the key console shows for one user, one key or the whole platform (per day over 7/30/90 days with empty days as
  * zeros, per model, per key, the 50 most recent requests).
  */
 
@@ -13,7 +13,7 @@ import {
 import type { FastifyInstance } from "fastify";
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { toKeyHash } from "../../keys/key-material.js";
-import { querySpendLogs, queryUsage } from "../../spend/queries.js";
+import { querySpendLogs, queryUsage, type UsageScope } from "../../spend/queries.js";
 import { type AdminContext, adminRoute } from "./context.js";
 import { parse } from "./validation.js";
 
@@ -49,10 +49,12 @@ export function registerSpendRoutes(app: FastifyInstance, context: AdminContext)
 
   adminRoute(app, "GET", "/spend/usage", async (request) => {
     const query = parse(usageQuery, request.query);
-    const scope =
+    const scope: UsageScope =
       query.user_id !== undefined
         ? { userId: query.user_id }
-        : { keyHash: toKeyHash(query.api_key as string) };
+        : query.api_key !== undefined
+          ? { keyHash: toKeyHash(query.api_key) }
+          : {};
     return queryUsage(pool, scope, query.days, clock.now());
   });
 }

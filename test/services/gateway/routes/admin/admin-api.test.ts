@@ -75,7 +75,7 @@ describe("malformed admin bodies", () => {
     const res = await call(app, "GET", "/key/list?size=1000");
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe("size");
-    const usage = await call(app, "GET", "/spend/usage?days=30");
+    const usage = await call(app, "GET", "/spend/usage?days=30&user_id=u&api_key=k");
     expect(usage.status).toBe(400);
     expect(usage.body.error.param).toBe("user_id");
   });
@@ -343,6 +343,25 @@ describe("spend logs and usage", () => {
 
     const perKey = await call(app, "GET", `/spend/usage?api_key=${b.body.token}&days=30`);
     expect(perKey.body.totals).toMatchObject({ spend: 0.125, requests: 1 });
+
+    // Neither user nor key: the whole platform, a master-key call (no key, no user) included.
+    const before = (await call(app, "GET", "/spend/usage?days=90")).body;
+    store.spend.record({
+      ...row(a.body, 0, "general", 0.0625),
+      requestId: "usage-master-key",
+      keyHash: null,
+      keyAlias: null,
+      userId: null,
+    });
+    await store.spend.flush();
+    const platform = await call(app, "GET", "/spend/usage?days=90");
+    expect(platform.status).toBe(200);
+    expect(platform.body.user_id).toBeUndefined();
+    expect(before.totals.spend).toBeGreaterThanOrEqual(1.875);
+    expect(platform.body.totals.spend).toBeCloseTo(before.totals.spend + 0.0625, 10);
+    expect(platform.body.totals.requests).toBe(before.totals.requests + 1);
+    expect(platform.body.by_key).toContainEqual(expect.objectContaining({ api_key: null, spend: 0.0625 }));
+    expect((await call(app, "GET", "/spend/usage?user_id=usage&days=90")).body.totals.spend).toBe(1.875);
 
     const logs = await call(app, "GET", `/spend/logs?api_key=${a.body.key}`);
     expect(logs.body).toHaveLength(2);
