@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Limits } from "../../../../services/gateway/src/limits/index.js";
 import { MARK_TTL_MS } from "../../../../services/gateway/src/router/cap-ignorers.js";
 import { systemClock } from "../../../../services/gateway/src/time/clock.js";
+import { type FakeAnthropic, startFakeAnthropic } from "../../../fixtures/anthropic-messages.js";
 import {
   type FakeEmbeddingsCompletions,
   startFakeEmbeddingsCompletions,
@@ -30,12 +31,14 @@ import { keySubject } from "../limits/subjects.js";
 const prefix = uniquePrefix("cap-ignorers");
 let upstream: FakeUpstream;
 let legacy: FakeEmbeddingsCompletions;
+let anthropic: FakeAnthropic;
 const limits: Limits[] = [];
 const open: ChatHarness[] = [];
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   legacy = await startFakeEmbeddingsCompletions({ ignoreMaxTokens: true, completionWords: 400 });
+  anthropic = await startFakeAnthropic({ apiKey: "sk-ant-gateway" });
   // Two gateway instances: their own admitters and buses, one Redis.
   limits.push(await openLimits(systemClock, prefix), await openLimits(systemClock, prefix));
 });
@@ -56,6 +59,7 @@ afterAll(async () => {
   await deleteKeys(prefix);
   await upstream?.close();
   await legacy?.close();
+  await anthropic?.close();
 });
 
 /**
@@ -146,7 +150,11 @@ describe("a deployment that ignores the cap it is sent", () => {
     }
     // An instance started after the mark reads it back from Redis (it missed the bus message).
     const late = await harness({ limits: limits[1]!, subjects: [subject] });
-    await waitFor("a later instance reads the mark", () => late.router.capIgnorers.ignores(deployment));
+    // (Its read-back at start may have timed out on a loaded machine: read back again until it answers.)
+    await waitFor("a later instance reads the mark", async () => {
+      await late.router.capIgnorers.sync();
+      return late.router.capIgnorers.ignores(deployment);
+    });
     // Streamed upstream, usage asked for.
     for (const request of upstream.requests.slice(1))
       expect(request.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
@@ -189,6 +197,44 @@ describe("a deployment that ignores the cap it is sent", () => {
     expect(((await message.json()) as { stop_reason: string }).stop_reason).toBe("max_tokens");
     for (const request of upstream.requests) expect(request.body).toMatchObject({ stream: true });
     for (const row of spend.rows) expect(row.completionTokens).toBeLessThanOrEqual(5);
+  });
+
+  it("declared on an anthropic/ deployment: a chat JSON call goes as a Messages stream, translated to chunks, assembled and cut", async () => {
+    const h = await harness({
+      modelList: undefined,
+      upstreamUrl: anthropic.url,
+      upstreamModel: "anthropic/claude-sonnet-4-5",
+      extraParams: "      api_key: sk-ant-gateway\n    model_info:\n      ignores_output_cap: true\n",
+      subjects: [keySubject({ maxBudget: 10 })],
+    });
+    anthropic.misbehaveNextStream({ kind: "long", words: 300 });
+    const res = await h.chat({
+      model: "general",
+      messages: [{ role: "user", content: "talk" }],
+      max_tokens: 5,
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Answer;
+    expect(openAISchemaErrors("CreateChatCompletionResponse", body)).toEqual([]);
+    expect(body.choices[0]!.finish_reason).toBe("length");
+    expect(body.usage.completion_tokens).toBeLessThanOrEqual(5);
+    expect(anthropic.requests.at(-1)!.body).toMatchObject({ stream: true, max_tokens: 5 });
+    // A tool call comes back assembled from the translated chunks.
+    const tool = await h.chat({
+      model: "general",
+      messages: [{ role: "user", content: "weather?" }],
+      tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object" } } }],
+      max_tokens: 50,
+    });
+    const called = (await tool.json()) as {
+      choices: Array<{ finish_reason: string; message: { tool_calls: Array<{ function: object }> } }>;
+    };
+    expect(openAISchemaErrors("CreateChatCompletionResponse", called)).toEqual([]);
+    expect(called.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(called.choices[0]!.message.tool_calls[0]!.function).toEqual({
+      name: "get_weather",
+      arguments: '{"location":"Paris"}',
+    });
   });
 
   it("on the legacy completions API: a marked deployment's answer is a text_completion cut at the reservation", async () => {
