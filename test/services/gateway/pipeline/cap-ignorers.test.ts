@@ -237,6 +237,33 @@ describe("a deployment that ignores the cap it is sent", () => {
     });
   });
 
+  it("a stream that fails before it ends: the JSON client gets a 502 in OpenAI's shape and the call is booked", async () => {
+    const spend = rowsRecorder();
+    const h = await harness({
+      modelList: undefined,
+      upstreamUrl: anthropic.url,
+      upstreamModel: "anthropic/claude-sonnet-4-5",
+      extraParams: "      api_key: sk-ant-gateway\n    model_info:\n      ignores_output_cap: true\n",
+      subjects: [keySubject({ maxBudget: 10 })],
+      spend,
+    });
+    // The fake sends a first text delta, then an `error` event (overloaded_error).
+    anthropic.failNextStreamMidway().release();
+    const res = await h.chat({
+      model: "general",
+      messages: [{ role: "user", content: "x" }],
+      max_tokens: 50,
+    });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { error: { type: string } }).error.type).toBe("upstream_error");
+    expect(spend.rows).toHaveLength(1);
+    expect(spend.rows[0]!.status).toBe(502);
+    // The upstream was used: its prompt is paid for (the delta before the error may be dropped with the failed
+    // translation, so the output read can be 0).
+    expect(spend.rows[0]!.promptTokens).toBeGreaterThan(0);
+    expect(spend.rows[0]!.spend).toBeGreaterThan(0);
+  });
+
   it("on the legacy completions API: a marked deployment's answer is a text_completion cut at the reservation", async () => {
     const h = await harness({ subjects: [keySubject({ maxBudget: 10 })] });
     const post = () =>
