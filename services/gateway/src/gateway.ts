@@ -19,6 +19,7 @@ import { createMcpUpstreams } from "./mcp/index.js";
 import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import type { CallObserver } from "./pipeline/types.js";
 import { ResponseOwnerStore } from "./response-owners/store.js";
+import { CapIgnorers } from "./router/cap-ignorers.js";
 import { Router } from "./router/router.js";
 import { adminNeedsDatabase, createAdminRoutes } from "./routes/admin/index.js";
 import type { ReadinessCheck } from "./routes/health.js";
@@ -102,7 +103,6 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
   });
   for (const warning of guardrails.warnings) log.warn(warning);
   log.info(guardrails.summary);
-  const router = new Router(config, metrics, clock);
   const readiness: ReadinessCheck[] = [];
   const closers: Array<() => Promise<void>> = [];
 
@@ -115,6 +115,15 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     ...options.limits,
   });
   closers.push(() => limits.close());
+  // Deployments that ignore output caps, shared by every instance through Redis and the bus (router/cap-ignorers.ts).
+  const capIgnorers = new CapIgnorers({
+    clock,
+    deployments: config.deployments,
+    redis: limits.redis,
+    bus: limits.bus,
+    log,
+  });
+  const router = new Router(config, metrics, clock, { capIgnorers });
   readiness.push({ name: "cache", critical: false, check: () => limits.readiness() });
 
   let admitter = limits.admitter;

@@ -11,8 +11,13 @@ import type { UserRecord } from "../users/records.js";
 /**
  * The state of one key after a change (revocation included), or of one user after a change of limits (it
  * applies to every cached key of that user). Records as the repositories return them: epoch ms, USD.
+ * `deployment`: a deployment (`model_info.id`) answered past the output cap it was sent and is treated as
+ * ignoring caps until `until` (epoch ms; `router/cap-ignorers.ts`).
  */
-export type InvalidationMessage = { kind: "key"; key: KeyRecord } | { kind: "user"; user: UserRecord };
+export type InvalidationMessage =
+  | { kind: "key"; key: KeyRecord }
+  | { kind: "user"; user: UserRecord }
+  | { kind: "deployment"; deploymentId: string; until: number };
 
 export interface InvalidationBus {
   /** Sends a message to every instance, this one included. Never throws; a lost message is covered by cache TTLs. */
@@ -41,7 +46,8 @@ const isTime = (value: unknown) => typeof value === "number" && Number.isFinite(
 
 /**
  * Checks the shape of a message read off the wire (JSON from another instance): the identifying field and
- * the fields the key cache compares (`updatedAt`, `revokedAt`). Returns the message, or undefined.
+ * the fields the key cache compares (`updatedAt`, `revokedAt`), or a deployment's id and `until`. Returns the
+ * message, or undefined.
  */
 export function parseInvalidationMessage(value: unknown): InvalidationMessage | undefined {
   if (!isObject(value)) return undefined;
@@ -55,6 +61,9 @@ export function parseInvalidationMessage(value: unknown): InvalidationMessage | 
   if (value.kind === "user" && isObject(value.user)) {
     const user = value.user;
     if (typeof user.userId === "string" && isTime(user.updatedAt)) return value as InvalidationMessage;
+  }
+  if (value.kind === "deployment" && typeof value.deploymentId === "string" && isTime(value.until)) {
+    return { kind: "deployment", deploymentId: value.deploymentId, until: value.until as number };
   }
   return undefined;
 }

@@ -118,6 +118,7 @@ export const modelInfoKeys: KeySet = {
     "input_cost_per_token",
     "output_cost_per_token",
     "max_output_tokens",
+    "ignores_output_cap",
     ...PRICE_PART_KEY_NAMES,
   ],
   ignored: {},

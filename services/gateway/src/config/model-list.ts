@@ -120,6 +120,7 @@ function readEntry(
     ...optional("baseModel", baseModelName(info?.base_model)),
     ...optional("supportedEndpoints", info?.supported_endpoints),
     ...optional("maxOutputTokens", info?.max_output_tokens),
+    ...(info?.ignores_output_cap === true ? { ignoresOutputCap: true } : {}),
     tags: [...new Set([...(params.tags ?? []), ...(info?.tags ?? [])])],
   };
 }

@@ -50,6 +50,8 @@ export const modelInfoSchema = z.object({
   input_cost_per_token: z.number().nonnegative().optional(),
   output_cost_per_token: z.number().nonnegative().optional(),
   max_output_tokens: z.number().int().positive().optional(),
+  /** The gateway's own key (not LiteLLM's): the deployment is known to ignore the output cap it is sent. */
+  ignores_output_cap: z.boolean().optional(),
   ...pricePartFields(z.number().nonnegative().optional()),
 });
 

@@ -72,6 +72,12 @@ export interface Deployment {
    * gateway's documented default, {@link DEFAULT_MAX_OUTPUT_TOKENS} in `cost/reservation.ts`.
    */
   maxOutputTokens?: number;
+  /**
+   * `model_info.ignores_output_cap: true` (the gateway's own key, not LiteLLM's): the deployment is known to
+   * answer past the output cap it is sent (a buggy proxy, a self-hosted server), so its JSON calls go upstream as
+   * streams the gateway cuts at the reservation and assembles into the JSON answer (`router/cap-ignorers.ts`).
+   */
+  ignoresOutputCap?: true;
   /** Unix seconds when the config was loaded; reported as `created` in /v1/models. */
   created: number;
 }

@@ -263,7 +263,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
 
   private onInvalidation(message: InvalidationMessage): void {
     if (message.kind === "key") this.applyKey(message.key);
-    else this.applyUser(message.user);
+    else if (message.kind === "user") this.applyUser(message.user);
   }
 
   private async lookup(hash: string): Promise<CacheEntry | null> {

@@ -112,9 +112,10 @@ export function createLimits(options: LimitsOptions): Limits {
     ...(leaseSweepIntervalMs === undefined ? {} : { sweepIntervalMs: leaseSweepIntervalMs }),
   });
   const bus = new RedisInvalidationBus(connection, log);
-  bus.subscribe((message) =>
-    admitter.drop(message.kind === "key" ? `key:${message.key.token}` : `user:${message.user.userId}`),
-  );
+  bus.subscribe((message) => {
+    if (message.kind === "key") admitter.drop(`key:${message.key.token}`);
+    else if (message.kind === "user") admitter.drop(`user:${message.user.userId}`);
+  });
   let closing: Promise<void> | undefined;
   return {
     admitter,

@@ -27,6 +27,7 @@ import { adapterFor, type UpstreamApi } from "../providers/index.js";
 import { type ForwardableJson, upstreamJson } from "../providers/openai-compatible/forward-json.js";
 import type { Clock } from "../time/clock.js";
 import { type AbortSource, abortSignalOf } from "./call-abort.js";
+import { CapIgnorers, streamedBody } from "./cap-ignorers.js";
 import { type DeploymentLoad, DeploymentStates } from "./deployment-state.js";
 import { type ResourceAnswer, type ResourceRequest, sendResource } from "./resource.js";
 import { choose, shuffleWeights } from "./strategy.js";
@@ -60,6 +61,11 @@ export interface UpstreamResponse {
   sentAt: number;
   /** Time spent in failed attempts and backoff before it, ms (counted as upstream time, not overhead). */
   retryMs: number;
+  /**
+   * A JSON call sent as a stream because its deployment ignores output caps ({@link SendOptions.assemble}): the
+   * body is chat completion (or legacy completion) chunks, for the answer step to cut and assemble.
+   */
+  assembled: boolean;
 }
 
 /** An entry of GET /v1/models. */
@@ -92,6 +98,12 @@ export interface SendOptions {
    * ({@link RoutePlan.aliases}), so that a fallback the caller may not use is never tried.
    */
   aliases?: readonly string[];
+  /**
+   * The caller can assemble a JSON answer from a stream (`streaming/assemble-json.ts`): a non-streamed
+   * `chat/completions` or `completions` call to a deployment that ignores output caps ({@link CapIgnorers}) is
+   * then sent with `stream: true` and `stream_options.include_usage` ({@link UpstreamResponse.assembled}).
+   */
+  assemble?: boolean;
 }
 
 /**
@@ -110,6 +122,8 @@ export interface RoutePlan {
 export interface RouterOptions {
   /** Uniform random numbers in [0, 1) for the shuffle (default Math.random; tests seed it). */
   random?: () => number;
+  /** The deployments that ignore output caps (default: the config's declared ones, marks kept in process). */
+  capIgnorers?: CapIgnorers;
 }
 
 /** Where one attempt counted its tokens, so that actual usage can replace the estimate. */
@@ -176,6 +190,8 @@ export class Router {
   private readonly agent: Agent;
   private readonly modelList: ModelEntry[];
   private readonly random: () => number;
+  /** Deployments whose JSON calls go upstream as streams ({@link SendOptions.assemble}). */
+  readonly capIgnorers: CapIgnorers;
 
   constructor(
     private readonly config: ModelConfig,
@@ -184,6 +200,7 @@ export class Router {
     options: RouterOptions = {},
   ) {
     this.random = options.random ?? Math.random;
+    this.capIgnorers = options.capIgnorers ?? new CapIgnorers({ clock, deployments: config.deployments });
     this.states = new DeploymentStates(config.deployments);
     for (const d of config.deployments) {
       const group = this.groups.get(d.modelName) ?? [];
@@ -260,6 +277,8 @@ export class Router {
     const tags = this.config.router.tagFiltering ? (options.tags ?? requestTags(body)) : [];
     const stream = body.stream === true;
     const api = options.api ?? "chat/completions";
+    const assemble =
+      options.assemble === true && !stream && (api === "chat/completions" || api === "completions");
     let attempts = 0;
     let last: AttemptFailure | undefined;
     let limitedMs: number | undefined;
@@ -296,12 +315,14 @@ export class Router {
         attempts++;
         const minute = this.states.start(deployment, tokens, now);
         const sentAt = performance.now();
-        const outcome = await this.attempt(deployment, upstreamBody, json, stream, api, signal).catch(
-          (error: unknown) => {
-            this.states.finish(deployment);
-            throw error;
-          },
-        );
+        const assembled = assemble && this.capIgnorers.ignores(deployment);
+        const outcome = await (assembled
+          ? this.attempt(deployment, streamedBody(upstreamBody), undefined, true, api, signal)
+          : this.attempt(deployment, upstreamBody, json, stream, api, signal)
+        ).catch((error: unknown) => {
+          this.states.finish(deployment);
+          throw error;
+        });
         if ("statusCode" in outcome) {
           this.recordSuccess(deployment);
           // In flight until the body has been read to its end (or closed early); whichever comes first.
@@ -321,6 +342,7 @@ export class Router {
             attempts,
             sentAt,
             retryMs: sentAt - started,
+            assembled,
           };
           this.counted.set(response, { deployment, minute, tokens });
           return response;
@@ -397,6 +419,7 @@ export class Router {
 
   /** Closes the upstream connection pools. */
   close(): Promise<void> {
+    this.capIgnorers.close();
     return this.agent.close();
   }
 
@@ -407,7 +430,9 @@ export class Router {
     stream: boolean,
     api: UpstreamApi,
     signal: AbortSource,
-  ): Promise<Omit<UpstreamResponse, "deployment" | "attempts" | "sentAt" | "retryMs"> | AttemptFailure> {
+  ): Promise<
+    Omit<UpstreamResponse, "deployment" | "attempts" | "sentAt" | "retryMs" | "assembled"> | AttemptFailure
+  > {
     const model = deployment.upstreamModel;
     const text = json === undefined ? JSON.stringify({ ...body, model }) : upstreamJson(json, model);
     const adapter = adapterFor(deployment.provider);

@@ -63,8 +63,13 @@ function userMessage(userId: string): InvalidationMessage {
   };
 }
 
-/** `key:<token>` / `user:<id>`: what a received message is about, for compact assertions. */
-const about = (m: InvalidationMessage) => (m.kind === "key" ? `key:${m.key.token}` : `user:${m.user.userId}`);
+/** `key:<token>` / `user:<id>` / `deployment:<id>`: what a received message is about, for compact assertions. */
+const about = (m: InvalidationMessage) =>
+  m.kind === "key"
+    ? `key:${m.key.token}`
+    : m.kind === "user"
+      ? `user:${m.user.userId}`
+      : `deployment:${m.deploymentId}`;
 const open: Limits[] = [];
 
 afterAll(async () => {

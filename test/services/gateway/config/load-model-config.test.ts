@@ -195,6 +195,21 @@ model_list:
     ]);
   });
 
+  it("reads model_info.ignores_output_cap (the gateway's own key) as a boolean, with a clear message otherwise", () => {
+    const priced = `${local}      input_cost_per_token: 0.5\n      output_cost_per_token: 1\n`;
+    const declared = load(`${priced}    model_info:\n      ignores_output_cap: true\n`);
+    expect(declared.deployments[0]?.ignoresOutputCap).toBe(true);
+    expect(declared.warnings).toEqual([]);
+    expect(
+      load(`${priced}    model_info:\n      ignores_output_cap: false\n`).deployments[0],
+    ).not.toHaveProperty("ignoresOutputCap");
+    expect(load(priced).deployments[0]).not.toHaveProperty("ignoresOutputCap");
+    const { error, path } = fail(`${priced}    model_info:\n      ignores_output_cap: "yes"\n`);
+    expect(error.message).toContain(
+      `expected true or false, got a string at model_list[0].model_info.ignores_output_cap in ${path} (line 10, column 7)`,
+    );
+  });
+
   it("takes costs from model_info when litellm_params has none (LiteLLM accepts both places)", () => {
     const config = load(
       `${local}    model_info:\n      input_cost_per_token: 0.5\n      output_cost_per_token: 1\n`,

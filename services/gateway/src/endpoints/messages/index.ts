@@ -12,7 +12,6 @@
  * speaks OpenAI's chat completions serves Anthropic's clients.
  */
 
-import { Readable } from "node:stream";
 import { anthropicUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
@@ -21,7 +20,6 @@ import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { CallContext } from "../../pipeline/types.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
-import type { UpstreamResponse } from "../../router/router.js";
 import { fromChatCompletion } from "./from-chat.js";
 import { messagesEventReader } from "./native-events.js";
 import { type MessagesRequest, parseMessagesRequest } from "./schema.js";
@@ -46,17 +44,10 @@ export const messageAnswer: JsonAnswerFormat = {
 };
 
 /**
- * The upstream's `chat.completion` answer read and turned into a Message, as an upstream response whose body
- * is that Message's JSON (a body that is no JSON is left as it is: the answer step refuses it with a 502).
+ * A translated call's answer read as a Message: the upstream's `chat.completion` (as it came, or assembled from a
+ * stream, `readAssembled` in `pipeline/steps/answer.ts`) turned into a Message before anything reads it.
  */
-async function translatedAnswer(upstream: UpstreamResponse): Promise<UpstreamResponse> {
-  let text = await upstream.body.text();
-  try {
-    text = JSON.stringify(fromChatCompletion(JSON.parse(text)));
-  } catch {}
-  const body = Object.assign(Readable.from([text]), { text: async () => text });
-  return { ...upstream, body: body as unknown as UpstreamResponse["body"] };
-}
+const translatedMessage: JsonAnswerFormat = { ...messageAnswer, translate: fromChatCompletion };
 
 /** The Messages endpoint. */
 export const messages: Endpoint<MessagesRequest> = {
@@ -84,7 +75,7 @@ export const messages: Endpoint<MessagesRequest> = {
       if (!call.stream) return answerJson(call, upstream, deps, reply, messageAnswer);
       return answerNativeStream(call, upstream, deps, request, reply, messagesEventReader());
     }
-    if (!call.stream) return answerJson(call, await translatedAnswer(upstream), deps, reply, messageAnswer);
+    if (!call.stream) return answerJson(call, upstream, deps, reply, translatedMessage);
     return answerStream(call, upstream, deps, request, reply, {
       stripUsage: false,
       encoder: messagesStreamEncoder(call.body.model, call.promptEstimate),

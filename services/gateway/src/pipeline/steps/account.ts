@@ -96,7 +96,8 @@ export function book(call: CallContext, deps: PipelineDeps, measured: MeasuredCa
  * An answer with more output than the cap its deployment was sent (the request's own, else the one the gateway
  * added; `cost/reservation.ts`) is booked at its true cost like any other, but it spent past its reservation: it
  * is logged (no content, no key) and counted in `gateway_output_cap_overruns_total`, which the
- * `GatewayDeploymentIgnoresOutputCap` alert reads.
+ * `GatewayDeploymentIgnoresOutputCap` alert reads, and the deployment is marked, on every instance, as one that
+ * ignores caps: its next JSON calls go upstream as streams cut at their reservation (`router/cap-ignorers.ts`).
  */
 function noteOverrun(call: CallContext, deps: PipelineDeps, completionTokens: number): void {
   const perChoice = call.outputRequest.cap ?? call.reservation?.cap?.tokens;
@@ -113,6 +114,7 @@ function noteOverrun(call: CallContext, deps: PipelineDeps, completionTokens: nu
     { requestId: call.requestId, modelId: deployment.id, cap, completionTokens },
     "the deployment answered past the output cap it was sent; booked at its true cost",
   );
+  void deps.router.capIgnorers.mark(deployment);
 }
 
 /** {@link measure} then {@link book}; returns the cost in USD. */

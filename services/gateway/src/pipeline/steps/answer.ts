@@ -15,10 +15,11 @@ import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { recordTimeToFirstToken } from "../../metrics/record-call.js";
 import type { UpstreamResponse } from "../../router/router.js";
+import { assembleJson } from "../../streaming/assemble-json.js";
 import { CLIENT_IDLE_TIMEOUT_TYPE } from "../../streaming/client-flow.js";
 import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
 import { relaySse, type StreamEncoder } from "../../streaming/relay-sse.js";
-import { isStreamTimeout, StreamTimeoutError } from "../../streaming/stream-end.js";
+import { classifyStreamFailure, isStreamTimeout, StreamTimeoutError } from "../../streaming/stream-end.js";
 import { StreamText } from "../../streaming/stream-text.js";
 import { observerHeaders } from "../observers.js";
 import {
@@ -94,7 +95,8 @@ const notJson = () =>
   });
 
 /**
- * Answers a non-streamed call with the upstream's JSON, read as `format` says.
+ * Answers a non-streamed call with the upstream's JSON, read as `format` says; a call sent as a stream because its
+ * deployment ignores output caps is cut at its reservation and assembled into that JSON first ({@link readAssembled}).
  * @throws GatewayError 502 when the upstream body is not JSON; whatever the output guard throws to block.
  */
 export async function answerJson(
@@ -106,13 +108,20 @@ export async function answerJson(
 ): Promise<FastifyReply> {
   let text: string;
   let completion: unknown;
-  try {
-    text = await upstream.body.text();
+  const assembled = upstream.assembled ? await readAssembled(call, upstream, deps) : undefined;
+  if (assembled !== undefined) {
     call.firstByteAtEpoch = deps.clock.now();
-    completion = JSON.parse(text);
-  } catch (error) {
-    if (call.abort.aborted) throw error;
-    throw notJson();
+    completion = assembled;
+    text = JSON.stringify(assembled);
+  } else {
+    try {
+      text = await upstream.body.text();
+      call.firstByteAtEpoch = deps.clock.now();
+      completion = JSON.parse(text);
+    } catch (error) {
+      if (call.abort.aborted) throw error;
+      throw notJson();
+    }
   }
   if (format.translate !== undefined) {
     completion = format.translate(completion);
@@ -150,6 +159,49 @@ export async function answerJson(
     .send(text);
   book(call, deps, measured, 200);
   return sent;
+}
+
+/**
+ * The assembled JSON answer of `upstream`, or undefined when the upstream answered with JSON after all (a server
+ * that ignores `stream` too): the caller reads that body as JSON. The upstream's body is closed when this returns
+ * (a cut stream's request is aborted, so the upstream stops generating).
+ * @throws GatewayError 502/504 when the stream failed or timed out before it finished (what was read is booked
+ *   first); the abort reason when the client left.
+ */
+export async function readAssembled(
+  call: CallContext,
+  upstream: UpstreamResponse,
+  deps: PipelineDeps,
+): Promise<Record<string, unknown> | undefined> {
+  const contentType = String(upstream.headers["content-type"] ?? "");
+  if (!/^\s*text\/event-stream\s*(;|$)/i.test(contentType)) return undefined;
+  const meter = new OutputMeter(call.outputLimit, tokenizerFor(upstream.deployment.upstreamModel));
+  const deadline = streamDeadline(upstream, deps);
+  try {
+    const { answer } = await assembleJson(
+      upstream.body,
+      meter,
+      call.promptEstimate,
+      call.outputRequest.choices,
+    );
+    return answer;
+  } catch (error) {
+    if (call.abort.aborted) throw error;
+    let failure = error;
+    if (!(error instanceof GatewayError)) {
+      const { status, message, type } = classifyStreamFailure(
+        error,
+        deps.router.streamTimeoutOf(upstream.deployment),
+      );
+      failure = new GatewayError(status, message, { type });
+    }
+    // The upstream was used: what it sent is paid for even though the client gets the error.
+    settle(call, deps, undefined, meter.tokens, (failure as GatewayError).status);
+    throw failure;
+  } finally {
+    clearTimeout(deadline);
+    if (!upstream.body.destroyed) upstream.body.on("error", () => {}).destroy();
+  }
 }
 
 /** 502 for a streamed answer that is not server-sent events of `events` (nothing was sent yet). */

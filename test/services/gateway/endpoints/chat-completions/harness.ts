@@ -7,11 +7,13 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../../../../services/gateway/src/app.js";
 import type { KeyAuthenticator, VirtualKeyAuth } from "../../../../../services/gateway/src/auth/types.js";
 import { loadModelConfig } from "../../../../../services/gateway/src/config/load-model-config.js";
+import type { Limits } from "../../../../../services/gateway/src/limits/index.js";
 import { InProcessAdmitter } from "../../../../../services/gateway/src/limits/memory-admitter.js";
 import type { Admitter, LimitSubject } from "../../../../../services/gateway/src/limits/types.js";
 import { createMetrics, type GatewayMetrics } from "../../../../../services/gateway/src/metrics/metrics.js";
 import type { CallGuard, CallObserver } from "../../../../../services/gateway/src/pipeline/types.js";
 import type { ResponseOwners } from "../../../../../services/gateway/src/response-owners/types.js";
+import { CapIgnorers } from "../../../../../services/gateway/src/router/cap-ignorers.js";
 import { Router } from "../../../../../services/gateway/src/router/router.js";
 import type { SpendLogRow, SpendRecorder } from "../../../../../services/gateway/src/spend/types.js";
 import { systemClock } from "../../../../../services/gateway/src/time/clock.js";
@@ -30,6 +32,12 @@ export interface ChatHarnessOptions {
   guard?: CallGuard;
   observers?: CallObserver[];
   admitter?: Admitter;
+  /**
+   * A gateway instance's limits (`test/helpers/limits.ts`): its admitter (unless `admitter` is given), and its
+   * Redis connection and bus for the deployments marked as ignoring output caps (`router/cap-ignorers.ts`), so
+   * that two harnesses on limits under one prefix share the marks as two instances do.
+   */
+  limits?: Limits;
   /** Receives the spend rows (default: none kept). */
   spend?: SpendRecorder;
   /** The deployment's `litellm_params.model` (default `openai/fake-model`). */
@@ -63,6 +71,7 @@ export interface ChatHarnessOptions {
 export interface ChatHarness {
   app: FastifyInstance;
   metrics: GatewayMetrics;
+  router: Router;
   /** e.g. http://127.0.0.1:41234 */
   url: string;
   /** POST /v1/chat/completions with the virtual key; `body` is sent as JSON unless it is a string. */
@@ -102,14 +111,22 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
     authenticate: async (key) => (key === VIRTUAL_KEY ? auth : (others.get(key) ?? null)),
   };
   const metrics = createMetrics();
+  const { limits } = options;
+  const capIgnorers = new CapIgnorers({
+    clock: systemClock,
+    deployments: config.deployments,
+    redis: limits?.redis,
+    bus: limits?.bus,
+  });
+  const router = new Router(config, metrics, systemClock, { capIgnorers });
   const app = buildApp({
-    router: new Router(config, metrics, systemClock),
+    router,
     metrics,
     clock: systemClock,
     masterKey: options.masterKey,
     maxBodyBytes: 4_000_000,
     keys,
-    admitter: options.admitter ?? new InProcessAdmitter({ clock: systemClock }),
+    admitter: options.admitter ?? limits?.admitter ?? new InProcessAdmitter({ clock: systemClock }),
     readiness: [],
     version: "test",
     ...(options.spend === undefined ? {} : { spend: options.spend }),
@@ -127,6 +144,7 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
   return {
     app,
     metrics,
+    router,
     url,
     chat: (body, init = {}) =>
       fetch(`${url}/v1/chat/completions`, {
@@ -135,7 +153,10 @@ export async function startChatHarness(options: ChatHarnessOptions): Promise<Cha
         body: typeof body === "string" ? body : JSON.stringify(body),
         ...init,
       }),
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      capIgnorers.close();
+    },
   };
 }
 
