@@ -68,7 +68,8 @@ export interface Deployment {
   /**
    * `model_info.max_output_tokens`: the most output tokens one answer (one choice) of this deployment can have
    * (LiteLLM's model info key). What a call without its own cap reserves (`cost/reservation.ts`); absent: the
-   * gateway's documented default, {@link DEFAULT_MAX_OUTPUT_TOKENS} in `cost/reservation.ts`.
+   * model's output limit in models.dev's catalogue (`cost/output-limits.ts`), else the gateway's documented
+   * default, {@link DEFAULT_MAX_OUTPUT_TOKENS} in `cost/reservation.ts`.
    */
   maxOutputTokens?: number;
   /** Unix seconds when the config was loaded; reported as `created` in /v1/models. */
