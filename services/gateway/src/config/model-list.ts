@@ -120,6 +120,7 @@ function readEntry(
     ...optional("baseModel", baseModelName(info?.base_model)),
     ...optional("supportedEndpoints", info?.supported_endpoints),
     ...optional("maxOutputTokens", info?.max_output_tokens),
+    ...optional("cacheControlInjectionPoints", params.cache_control_injection_points),
     tags: [...new Set([...(params.tags ?? []), ...(info?.tags ?? [])])],
   };
 }

@@ -9,6 +9,18 @@ import type { PricePart } from "./price-keys.js";
 /** Upstream API families the gateway can call. Both speak OpenAI's chat completions wire format. */
 export type ProviderName = "openai" | "anthropic";
 
+/**
+ * One of `litellm_params.cache_control_injection_points` (LiteLLM's `CacheControlMessageInjectionPoint`), validated
+ * by the config loader (`config/schemas.ts`); applied by providers/anthropic/cache-injection.ts.
+ */
+export interface CacheControlInjectionPoint {
+  location: "message";
+  role?: "system" | "user" | "assistant";
+  /** A message's position; negative counts from the end. Wins over `role`. */
+  index?: number;
+  control?: { type: "ephemeral"; ttl?: "5m" | "1h" };
+}
+
 /** One deployment: one `model_list[]` entry. Several deployments may share a `modelName` (a load-balanced group). */
 export interface Deployment {
   /** `model_info.id`, or a stable id derived from the entry's position when absent. */
@@ -72,6 +84,11 @@ export interface Deployment {
    * default, {@link DEFAULT_MAX_OUTPUT_TOKENS} in `cost/reservation.ts`.
    */
   maxOutputTokens?: number;
+  /**
+   * `litellm_params.cache_control_injection_points`: where the gateway adds Anthropic's `cache_control` on calls to
+   * this deployment (`anthropic/` deployments only; providers/anthropic/cache-injection.ts).
+   */
+  cacheControlInjectionPoints?: readonly CacheControlInjectionPoint[];
   /** Unix seconds when the config was loaded; reported as `created` in /v1/models. */
   created: number;
 }
