@@ -25,6 +25,7 @@ import { calcPrice, type ModelPrice } from "@pydantic/genai-prices";
 import type { ProviderName } from "../config/types.js";
 import type { Price } from "../providers/types.js";
 import { LONG_CONTEXT_THRESHOLD } from "./bill.js";
+import { memoByModel } from "./model-memo.js";
 
 /** Catalogue providers searched after the deployment's own, in order: the model makers' first-party APIs. */
 export const FALLBACK_PROVIDERS = ["openai", "anthropic", "google", "mistral", "deepseek", "x-ai", "cohere"];
@@ -50,22 +51,14 @@ const PARTS = {
   output_audio_mtok: ["outputAudio", undefined],
 } as const satisfies Record<string, readonly [keyof Price, keyof Price | undefined]>;
 
-const cache = new Map<string, ListedPrice | null>();
-
 /**
  * The list price of `model` (an upstream model name such as `gpt-4o-2024-08-06`; the catalogue's own matching
  * rules resolve dated snapshots and aliases), searching `provider` first, then {@link FALLBACK_PROVIDERS};
  * undefined when the catalogue has no price for it. USD per token. Memoized. No throws.
  */
-export function catalogPrice(provider: ProviderName, model: string): ListedPrice | undefined {
-  const key = `${provider}\u0000${model}`;
-  let found = cache.get(key);
-  if (found === undefined) {
-    found = lookUp(provider, model) ?? null;
-    cache.set(key, found);
-  }
-  return found ?? undefined;
-}
+export const catalogPrice: (provider: ProviderName, model: string) => ListedPrice | undefined = memoByModel(
+  (provider, model) => lookUp(provider, model),
+);
 
 function lookUp(provider: ProviderName, model: string): ListedPrice | undefined {
   for (const providerId of [provider, ...FALLBACK_PROVIDERS.filter((p) => p !== provider)]) {

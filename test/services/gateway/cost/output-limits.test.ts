@@ -2,20 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Deployment } from "../../../../services/gateway/src/config/types.js";
 import { catalogOutputLimit } from "../../../../services/gateway/src/cost/output-limits.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS, reserve } from "../../../../services/gateway/src/cost/reservation.js";
-
-const deployment = (model: string, extra: Partial<Deployment> = {}): Deployment => {
-  const [provider, ...rest] = model.split("/");
-  return {
-    id: model,
-    modelName: model,
-    provider: provider as Deployment["provider"],
-    upstreamModel: rest.join("/"),
-    apiBase: "http://h/v1",
-    tags: [],
-    created: 0,
-    ...extra,
-  };
-};
+import { deployment } from "./deployment.js";
 
 /** A call without its own output cap, one choice, a budget in force. */
 const reservationOf = (deployments: Deployment[]) =>

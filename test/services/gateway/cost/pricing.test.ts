@@ -1,28 +1,24 @@
 import { describe, expect, it } from "vitest";
-import type { Deployment } from "../../../../services/gateway/src/config/types.js";
 import { billOf, tierOf } from "../../../../services/gateway/src/cost/bill.js";
 import { toPrice } from "../../../../services/gateway/src/cost/list-prices.js";
 import { isPriced, listPrice, maxPrice, priceOf } from "../../../../services/gateway/src/cost/pricing.js";
-
-const deployment = (model: string, extra: Partial<Deployment> = {}): Deployment => {
-  const [provider, ...rest] = model.split("/");
-  return {
-    id: model,
-    modelName: model,
-    provider: provider as Deployment["provider"],
-    upstreamModel: rest.join("/"),
-    apiBase: "http://h/v1",
-    tags: [],
-    created: 0,
-    ...extra,
-  };
-};
+import { deployment } from "./deployment.js";
 
 /**
  * The providers' published prices, USD per million tokens (docs/cost.md, "Agreement with the pricing pages", names
  * each page): input, cached input (OpenAI's "Cached input"; Anthropic's "Cache hits and refreshes"), 5-minute and
  * 1-hour cache writes (Anthropic), output, and the long-context tier above 200,000 input tokens where published.
  */
+/** Claude Sonnet 4.5, with its long-context tier. */
+const sonnet45 = {
+  input: 3,
+  cacheWrite: 3.75,
+  cacheWrite1h: 6,
+  cacheRead: 0.3,
+  output: 15,
+  above200k: { input: 6, output: 22.5, cacheRead: 0.6 },
+};
+
 const published: [
   model: string,
   figures: {
@@ -40,17 +36,7 @@ const published: [
   ["openai/gpt-4.1", { input: 2, cacheRead: 0.5, output: 8 }],
   ["openai/o3", { input: 2, cacheRead: 0.5, output: 8 }],
   ["openai/gpt-5-mini", { input: 0.25, cacheRead: 0.025, output: 2 }],
-  [
-    "anthropic/claude-sonnet-4-5",
-    {
-      input: 3,
-      cacheWrite: 3.75,
-      cacheWrite1h: 6,
-      cacheRead: 0.3,
-      output: 15,
-      above200k: { input: 6, output: 22.5, cacheRead: 0.6 },
-    },
-  ],
+  ["anthropic/claude-sonnet-4-5", sonnet45],
   ["anthropic/claude-haiku-4-5", { input: 1, cacheWrite: 1.25, cacheWrite1h: 2, cacheRead: 0.1, output: 5 }],
   [
     "anthropic/claude-opus-4-1",
@@ -68,17 +54,7 @@ const published: [
   // Mistral's API as `openai/` with its api_base; `mistral-medium-2508` is Mistral Medium 3.1.
   ["openai/mistral-medium-2508", { input: 0.4, output: 2 }],
   // A Claude model behind an OpenAI-compatible proxy keeps its list price.
-  [
-    "openai/claude-sonnet-4-5",
-    {
-      input: 3,
-      cacheWrite: 3.75,
-      cacheWrite1h: 6,
-      cacheRead: 0.3,
-      output: 15,
-      above200k: { input: 6, output: 22.5, cacheRead: 0.6 },
-    },
-  ],
+  ["openai/claude-sonnet-4-5", sonnet45],
 ];
 
 describe("list prices from the price catalogue (@pydantic/genai-prices) equal the published prices", () => {
