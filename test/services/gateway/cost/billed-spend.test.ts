@@ -352,9 +352,13 @@ describe("booked spend is the provider's bill", () => {
 
   it("passes prompt_cache_key and prompt_cache_retention on to OpenAI (chat and Responses)", async () => {
     const extra = { prompt_cache_key: "tenant-42", prompt_cache_retention: "24h" };
+    // Byte for byte as the client wrote them (a re-encoding or renaming would show in the raw body).
+    const unchanged = '"prompt_cache_key":"tenant-42","prompt_cache_retention":"24h"';
     expect(await call("chat", "gpt", false, extra)).toBe(200);
     expect(chat.requests.at(-1)?.body).toMatchObject(extra);
+    expect(chat.requests.at(-1)?.rawBody).toContain(unchanged);
     expect(await call("responses", "gpt-responses", true, extra)).toBe(200);
     expect(responses.requests.at(-1)?.body).toMatchObject(extra);
+    expect(responses.requests.at(-1)?.rawBody).toContain(unchanged);
   });
 });
