@@ -99,6 +99,27 @@ export const listUsersResponse = z.looseObject({
 });
 export type ListUsersResponse = z.infer<typeof listUsersResponse>;
 
+/**
+ * How one request's tokens divide by price (the gateway's `UsageBreakdown`, docs/cost.md "Where the breakdown is
+ * recorded"), tokens (`web_search_requests`: requests). Input parts never overlap: `input + cache_read +
+ * cache_write_5m + cache_write_1h` is `prompt_tokens`; `output` is `completion_tokens`, and `output_reasoning`,
+ * `output_audio`, `accepted_prediction` and `rejected_prediction` are parts of it. `input_audio` is part of `input`.
+ */
+export const usageDetails = z.looseObject({
+  input: z.number(),
+  input_audio: z.number(),
+  cache_read: z.number(),
+  cache_write_5m: z.number(),
+  cache_write_1h: z.number(),
+  output: z.number(),
+  output_reasoning: z.number(),
+  output_audio: z.number(),
+  accepted_prediction: z.number(),
+  rejected_prediction: z.number(),
+  web_search_requests: z.number(),
+});
+export type UsageDetails = z.infer<typeof usageDetails>;
+
 /** One request in the spend log (`LiteLLM_SpendLogs` names: `user`, `startTime`, `endTime`, …). */
 export const spendLog = z.looseObject({
   request_id: z.string(),
@@ -118,6 +139,8 @@ export const spendLog = z.looseObject({
   endTime: z.string(),
   status: z.number(),
   stream: z.boolean(),
+  /** The token breakdown; null when the upstream reported no usage (billed from estimates); absent from older gateways. */
+  usage_details: usageDetails.nullable().optional(),
 });
 export type SpendLog = z.infer<typeof spendLog>;
 

@@ -136,6 +136,7 @@ export function recordCall(
     promptTokens,
     completionTokens,
     totalTokens,
+    ...(amounts.breakdown === undefined ? {} : { breakdown: amounts.breakdown }),
     cost,
     totalMs: amounts.totalMs,
     upstreamMs: record.upstreamMs,

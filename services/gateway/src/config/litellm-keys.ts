@@ -72,6 +72,7 @@ export const litellmParamsKeys: KeySet = {
     "stream_timeout",
     "weight",
     "tags",
+    "cache_control_injection_points",
   ],
   ignored: {
     temperature: "the gateway forwards the client's request parameters unchanged",
@@ -97,7 +98,6 @@ export const litellmParamsKeys: KeySet = {
       "input_cost_per_second",
       "output_cost_per_second",
       "configurable_clientside_auth_params",
-      "cache_control_injection_points",
       "region_name",
     ),
   },

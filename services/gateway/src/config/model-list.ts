@@ -121,6 +121,7 @@ function readEntry(
     ...optional("supportedEndpoints", info?.supported_endpoints),
     ...optional("maxOutputTokens", info?.max_output_tokens),
     ...(info?.ignores_output_cap === true ? { ignoresOutputCap: true } : {}),
+    ...optional("cacheControlInjectionPoints", params.cache_control_injection_points),
     tags: [...new Set([...(params.tags ?? []), ...(info?.tags ?? [])])],
   };
 }

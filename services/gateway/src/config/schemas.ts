@@ -22,6 +22,25 @@ const pricePartFields = (cost: z.ZodType<number | undefined>) =>
     z.ZodType<number | undefined>
   >;
 
+/**
+ * One of `litellm_params.cache_control_injection_points` (LiteLLM's `CacheControlMessageInjectionPoint`;
+ * providers/anthropic/cache-injection.ts): `index` an integer (negative from the end) or its decimal string.
+ */
+const cacheControlInjectionPoint = z
+  .object({
+    location: z.literal("message"),
+    role: z.enum(["system", "user", "assistant"]).optional(),
+    index: numeric(z.number().int()).optional(),
+    control: z
+      .object({ type: z.literal("ephemeral"), ttl: z.enum(["5m", "1h"]).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .refine((p) => p.role !== undefined || p.index !== undefined, {
+    message: "an injection point needs a role or an index",
+  });
+
 /** `model_list[].litellm_params`. */
 export const litellmParamsSchema = z.object({
   model: z.string().min(1),
@@ -36,6 +55,7 @@ export const litellmParamsSchema = z.object({
   stream_timeout: numeric(seconds).optional(),
   weight: numeric(z.number().positive()).optional(),
   tags: tags.optional(),
+  cache_control_injection_points: z.array(cacheControlInjectionPoint).optional(),
 });
 
 /** `model_list[].model_info` (the keys the gateway reads; the mapping is open). */

@@ -10,6 +10,18 @@ import type { PricePart } from "./price-keys.js";
 /** Upstream API families the gateway can call. Both speak OpenAI's chat completions wire format. */
 export type ProviderName = "openai" | "anthropic";
 
+/**
+ * One of `litellm_params.cache_control_injection_points` (LiteLLM's `CacheControlMessageInjectionPoint`), validated
+ * by the config loader (`config/schemas.ts`); applied by providers/anthropic/cache-injection.ts.
+ */
+export interface CacheControlInjectionPoint {
+  location: "message";
+  role?: "system" | "user" | "assistant";
+  /** A message's position; negative counts from the end. Wins over `role`. */
+  index?: number;
+  control?: { type: "ephemeral"; ttl?: "5m" | "1h" };
+}
+
 /** One deployment: one `model_list[]` entry. Several deployments may share a `modelName` (a load-balanced group). */
 export interface Deployment {
   /** `model_info.id`, or a stable id derived from the entry's position when absent. */
@@ -69,7 +81,8 @@ export interface Deployment {
   /**
    * `model_info.max_output_tokens`: the most output tokens one answer (one choice) of this deployment can have
    * (LiteLLM's model info key). What a call without its own cap reserves (`cost/reservation.ts`); absent: the
-   * gateway's documented default, {@link DEFAULT_MAX_OUTPUT_TOKENS} in `cost/reservation.ts`.
+   * model's output limit in models.dev's catalogue (`cost/output-limits.ts`), else the gateway's documented
+   * default, {@link DEFAULT_MAX_OUTPUT_TOKENS} in `cost/reservation.ts`.
    */
   maxOutputTokens?: number;
   /**
@@ -78,6 +91,11 @@ export interface Deployment {
    * streams the gateway cuts at the reservation and assembles into the JSON answer (`router/cap-ignorers.ts`).
    */
   ignoresOutputCap?: true;
+  /**
+   * `litellm_params.cache_control_injection_points`: where the gateway adds Anthropic's `cache_control` on calls to
+   * this deployment (`anthropic/` deployments only; providers/anthropic/cache-injection.ts).
+   */
+  cacheControlInjectionPoints?: readonly CacheControlInjectionPoint[];
   /** Unix seconds when the config was loaded; reported as `created` in /v1/models. */
   created: number;
 }

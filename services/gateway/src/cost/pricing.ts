@@ -2,42 +2,27 @@
  * What a deployment costs, in USD per token. A deployment's own `input_cost_per_token` /
  * `output_cost_per_token` and per-part prices (`cache_read_input_token_cost`, …: config/price-keys.ts; in
  * litellm_params or model_info, LiteLLM's custom pricing keys) win, key by key; otherwise the
- * list price of its `model_info.base_model` (else its upstream model) from the provider's table
- * (providers/<provider>/index.ts), by the longest model-name prefix;
- * then the other providers' tables (a Claude model served through an OpenAI-compatible proxy keeps its
- * list price). Unknown models cost 0 and are counted in tokens only; the config loader warns about them once
- * at start-up ({@link isPriced}).
+ * list price of its `model_info.base_model` (else its upstream model) from the maintained price catalogue
+ * (`cost/list-prices.ts`: its provider first, then the model makers' own APIs, so that a Claude model served
+ * through an OpenAI-compatible proxy keeps its list price). Unknown models cost 0 and are counted in tokens only;
+ * the config loader warns about them once at start-up ({@link isPriced}).
  */
 import type { Deployment, ProviderName } from "../config/types.js";
-import { type Price, providers } from "../providers/index.js";
+import type { Price } from "../providers/index.js";
 import { tierOf } from "./bill.js";
+import { catalogPrice } from "./list-prices.js";
 
 export type { Price } from "../providers/index.js";
 
 const ZERO: Price = { input: 0, output: 0 };
 const cache = new WeakMap<Deployment, Price>();
 
-/** Each provider's price table keys, longest first (longest prefix wins). */
-const prefixes = Object.values(providers).map((p) => ({
-  name: p.name,
-  prices: p.prices,
-  keys: Object.keys(p.prices).sort((a, b) => b.length - a.length),
-}));
-
 /**
- * The list price of `upstreamModel` (e.g. `gpt-4o-2024-08-06`), searching `provider`'s table first, then
- * the others; undefined when no table lists it.
+ * The list price of `upstreamModel` (e.g. `gpt-4o-2024-08-06`) from the price catalogue, searching `provider`
+ * first; undefined when the catalogue has no price for it. USD per token.
  */
 export function listPrice(provider: ProviderName, upstreamModel: string): Price | undefined {
-  const ordered = [
-    ...prefixes.filter((p) => p.name === provider),
-    ...prefixes.filter((p) => p.name !== provider),
-  ];
-  for (const table of ordered) {
-    const key = table.keys.find((name) => upstreamModel.startsWith(name));
-    if (key !== undefined) return table.prices[key];
-  }
-  return undefined;
+  return catalogPrice(provider, upstreamModel)?.price;
 }
 
 /** The list price of a deployment's model: its `model_info.base_model` when set, else its upstream model. */

@@ -9,20 +9,22 @@
  * `cost/pricing.ts` `maxPrice`).
  *
  * Output per choice is the request's own cap when it sets one (`max_tokens`, `max_completion_tokens`,
- * `max_output_tokens`), else the most any deployment of the plan can answer (`model_info.max_output_tokens`,
- * else {@link DEFAULT_MAX_OUTPUT_TOKENS}). Choices are `n` (and `best_of`, and one per prompt of a batched text
+ * `max_output_tokens`), else the most any deployment of the plan can answer (`model_info.max_output_tokens`, else
+ * the model's output limit in models.dev's catalogue, `cost/output-limits.ts`, else
+ * {@link DEFAULT_MAX_OUTPUT_TOKENS}). Choices are `n` (and `best_of`, and one per prompt of a batched text
  * completion).
  *
  * Caps never cut an answer the budgets can pay for: the gateway adds an output cap upstream only
  * - when the budgets in force cannot pay for the plan's maximum: then the cap is what they can pay for
  *   ({@link affordableCap}), reason `budget`;
  * - when a budget is in force and some deployment of the plan has no known maximum (a self-hosted model nobody
- *   described): {@link DEFAULT_MAX_OUTPUT_TOKENS}, reason `default`.
+ *   described, in neither the config nor the catalogue): {@link DEFAULT_MAX_OUTPUT_TOKENS}, reason `default`.
  * With no budget in force nothing is added: the body reaches the upstream as the client sent it. The cap is
  * said in the `x-gateway-output-cap` response header (`<tokens>; reason=<budget|default>`).
  */
 import type { Deployment } from "../config/types.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "./estimate.js";
+import { catalogOutputLimit } from "./output-limits.js";
 import { maxPrice, type Price } from "./pricing.js";
 
 export { DEFAULT_MAX_OUTPUT_TOKENS } from "./estimate.js";
@@ -53,13 +55,22 @@ export interface Reservation {
   cap: AddedCap | undefined;
 }
 
+/**
+ * The most output one answer of a deployment can have, tokens: `model_info.max_output_tokens`, else the catalogue's
+ * limit of its `model_info.base_model` (else its upstream model); undefined when neither knows.
+ */
+export function maxOutputTokensOf(d: Deployment): number | undefined {
+  return d.maxOutputTokens ?? catalogOutputLimit(d.provider, d.baseModel ?? d.upstreamModel);
+}
+
 /** The most output one answer of the plan can have, tokens, and whether every deployment's maximum is known. */
 export function maxOutputOf(deployments: readonly Deployment[]): { tokens: number; known: boolean } {
   let tokens = 0;
   let known = true;
   for (const d of deployments) {
-    if (d.maxOutputTokens === undefined) known = false;
-    tokens = Math.max(tokens, d.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
+    const max = maxOutputTokensOf(d);
+    if (max === undefined) known = false;
+    tokens = Math.max(tokens, max ?? DEFAULT_MAX_OUTPUT_TOKENS);
   }
   return { tokens: tokens === 0 ? DEFAULT_MAX_OUTPUT_TOKENS : tokens, known };
 }

@@ -63,6 +63,19 @@ export interface GatewayMetrics {
   /** `litellm_output_tokens_metric_total`: completion tokens. */
   outputTokens: CompactCounter<TokenLabel>;
   /**
+   * The breakdown of the input and output tokens (LiteLLM's detail counters, docs proxy/prometheus.md "Token
+   * details"), same labels as the token counters, sparse (a series appears with the first call that reports the
+   * part): `litellm_input_cached_tokens_metric_total` (read from the provider's prompt cache),
+   * `litellm_input_cache_creation_tokens_metric_total` (written to it, 5-minute and 1-hour together),
+   * `litellm_input_audio_tokens_metric_total`, `litellm_output_reasoning_tokens_metric_total`,
+   * `litellm_output_audio_tokens_metric_total`.
+   */
+  inputCachedTokens: CompactCounter<TokenLabel>;
+  inputCacheCreationTokens: CompactCounter<TokenLabel>;
+  inputAudioTokens: CompactCounter<TokenLabel>;
+  outputReasoningTokens: CompactCounter<TokenLabel>;
+  outputAudioTokens: CompactCounter<TokenLabel>;
+  /**
    * Whole request, seconds (for streams: until the last byte). The histograms keep their series compactly
    * (`compact-histogram.ts`: one per key here); observe them per label set through `series`/`observeSeries`.
    */
@@ -109,6 +122,39 @@ type DeploymentLimitLabel =
   | "api_key_alias"
   | "model_id";
 
+/** The token-detail counters of {@link GatewayMetrics} (`inputCachedTokens`, …), on the token counters' index. */
+function tokenDetailCounters(
+  labelNames: readonly TokenLabel[],
+  index: LabelIndex,
+  registers: Registry[],
+): Pick<
+  GatewayMetrics,
+  | "inputCachedTokens"
+  | "inputCacheCreationTokens"
+  | "inputAudioTokens"
+  | "outputReasoningTokens"
+  | "outputAudioTokens"
+> {
+  const counter = (name: string, help: string) =>
+    new CompactCounter<TokenLabel>({ name, help, labelNames, index, registers });
+  return {
+    inputCachedTokens: counter(
+      "litellm_input_cached_tokens_metric_total",
+      "Input tokens read from the provider's prompt cache",
+    ),
+    inputCacheCreationTokens: counter(
+      "litellm_input_cache_creation_tokens_metric_total",
+      "Input tokens written to the provider's prompt cache",
+    ),
+    inputAudioTokens: counter("litellm_input_audio_tokens_metric_total", "Audio input tokens"),
+    outputReasoningTokens: counter(
+      "litellm_output_reasoning_tokens_metric_total",
+      "Reasoning (thinking) output tokens",
+    ),
+    outputAudioTokens: counter("litellm_output_audio_tokens_metric_total", "Audio output tokens"),
+  };
+}
+
 /** Creates the metrics on a fresh registry (one per gateway instance, so tests can run several). */
 export function createMetrics(): GatewayMetrics {
   const registry = new Registry();
@@ -129,7 +175,7 @@ export function createMetrics(): GatewayMetrics {
   const gauges = new GaugeBatch();
   // prom-client runs a metric's collect() before reporting it: the batched gauges are current when read.
   const collect = () => gauges.flush();
-  // The three token counters share their label sets' slots (and keys).
+  // The token counters share their label sets' slots (and keys).
   const tokenIndex = new LabelIndex(tokenLabels);
   // So do the gauges of a deployment's limits, of a key's budget and of a user's budget.
   const limitIndex = new LabelIndex(deploymentLimitLabels);
@@ -177,6 +223,7 @@ export function createMetrics(): GatewayMetrics {
       index: tokenIndex,
       registers,
     }),
+    ...tokenDetailCounters(tokenLabels, tokenIndex, registers),
     totalLatency: new CompactHistogram({
       name: "litellm_request_total_latency_metric",
       help: "Total latency of a request through the gateway, seconds",

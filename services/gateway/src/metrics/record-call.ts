@@ -3,6 +3,7 @@
  * the budget gauges of the key and user it was booked on, the upstream's remaining rate limits, and the
  * deployment's state series. Called once per call by the accounting step; does no I/O.
  */
+import type { UsageBreakdown } from "../accounting/usage.js";
 import type { Deployment } from "../config/types.js";
 import type { LimitSubject } from "../limits/types.js";
 import { seriesKey } from "./counter-batch.js";
@@ -26,6 +27,8 @@ export interface CallMetricFacts {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** How the tokens divide (cache reads and writes, audio, reasoning), when the upstream reported its usage. */
+  breakdown?: UsageBreakdown;
   /** Cost of this call, USD. */
   cost: number;
   /** From arrival to the last byte sent, ms. */
@@ -163,6 +166,16 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
   };
 }
 
+/** The breakdown's non-zero parts into the token-detail counters (sparse, as LiteLLM's). */
+function recordTokenDetails(metrics: GatewayMetrics, slot: number, b: UsageBreakdown): void {
+  const writes = b.cache_write_5m + b.cache_write_1h;
+  if (b.cache_read > 0) metrics.inputCachedTokens.add(slot, b.cache_read);
+  if (writes > 0) metrics.inputCacheCreationTokens.add(slot, writes);
+  if (b.input_audio > 0) metrics.inputAudioTokens.add(slot, b.input_audio);
+  if (b.output_reasoning > 0) metrics.outputReasoningTokens.add(slot, b.output_reasoning);
+  if (b.output_audio > 0) metrics.outputAudioTokens.add(slot, b.output_audio);
+}
+
 /**
  * Records a finished call.
  *
@@ -192,6 +205,7 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
   metrics.totalTokens.add(series.tokens, facts.totalTokens);
   metrics.inputTokens.add(series.tokens, facts.promptTokens);
   metrics.outputTokens.add(series.tokens, facts.completionTokens);
+  if (facts.breakdown !== undefined) recordTokenDetails(metrics, series.tokens, facts.breakdown);
 
   metrics.totalLatency.observeSeries(series.totalLatency, facts.totalMs / 1000);
   metrics.llmApiLatency.observeSeries(series.llmApiLatency, facts.upstreamMs / 1000);

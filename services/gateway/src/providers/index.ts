@@ -1,6 +1,6 @@
 /**
  * The providers the gateway can call, by `litellm_params.model` prefix. Each provider's facts (default base
- * URL, key variable, adapter, prices) live in its own folder; this is the registry.
+ * URL, key variable, adapter) live in its own folder; this is the registry.
  */
 import type { ProviderName } from "../config/types.js";
 import { anthropic } from "./anthropic/index.js";

@@ -1,7 +1,7 @@
 /**
  * What the gateway knows about one upstream API family, in one place per provider
  * (`providers/<provider>/index.ts`): its name, where its public API lives, which environment variable holds
- * its key, how to call it, and its list prices. One adapter per family behind one small interface (the
+ * its key and how to call it (list prices come from the price catalogue, `cost/list-prices.ts`). One adapter per family behind one small interface (the
  * layout of Portkey's gateway): the router asks the deployment's adapter how to call it, then sends the
  * request itself.
  */
@@ -106,21 +106,6 @@ export type PricePartsMatch = [Exclude<keyof Price, "input" | "output">] extends
 const pricePartsMatch: PricePartsMatch = true;
 void pricePartsMatch;
 
-/**
- * USD per token from the per-million-token figures providers publish: input, output and any of the other
- * {@link Price} parts (also per million tokens).
- */
-export const perMillion = (
-  input: number,
-  output: number,
-  parts: Partial<Omit<Price, "input" | "output">> = {},
-): Price => {
-  const price: Price = { input: input / 1e6, output: output / 1e6 };
-  for (const [part, perM] of Object.entries(parts))
-    (price as unknown as Record<string, number>)[part] = perM / 1e6;
-  return price;
-};
-
 /** The facts of one provider. */
 export interface ProviderFacts {
   /** The `litellm_params.model` prefix, e.g. `openai` in `openai/gpt-4o`. */
@@ -131,9 +116,4 @@ export interface ProviderFacts {
   keyEnv: string;
   /** How to call it. */
   adapter: ProviderAdapter;
-  /**
-   * List prices by upstream model name prefix (longest prefix wins, so a dated snapshot such as
-   * `gpt-4o-2024-08-06` matches `gpt-4o`), USD per token.
-   */
-  prices: Readonly<Record<string, Price>>;
 }

@@ -2,6 +2,7 @@
  * Reads of the spend log: raw rows (`/spend/logs`) and the usage aggregates the key console shows, for one
  * user or one key. Days are UTC calendar days; money USD; tokens prompt + completion.
  */
+import type { UsageBreakdown } from "../accounting/usage.js";
 import type { Queryable } from "../db/transaction.js";
 import { toIso } from "../users/records.js";
 
@@ -18,7 +19,7 @@ export interface SpendLogFilter {
 }
 
 const LOG_COLUMNS = `request_id, api_key, key_alias, user_id, model_group, model, deployment_id, prompt_tokens,
-  completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type`;
+  completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type, usage_details`;
 
 type LogRow = {
   request_id: string;
@@ -37,6 +38,7 @@ type LogRow = {
   status: number;
   stream: boolean;
   call_type: string;
+  usage_details: UsageBreakdown | null;
 };
 
 /** A spend log row on the wire: LiteLLM's `LiteLLM_SpendLogs` names (`startTime`, `user`, …) plus ours. */
@@ -58,6 +60,7 @@ function presentLog(row: LogRow) {
     endTime: toIso(row.end_time.getTime()),
     status: row.status,
     stream: row.stream,
+    usage_details: row.usage_details,
   };
 }
 

@@ -1014,3 +1014,40 @@ describe("loadModelConfig: guardrails and prices", () => {
     ]);
   });
 });
+
+describe("loadModelConfig: cache_control_injection_points (LiteLLM's shape)", () => {
+  const entry = (points: string) => `model_list:
+  - model_name: claude
+    litellm_params:
+      model: anthropic/claude-sonnet-4-5
+      api_key: k
+      cache_control_injection_points: ${points}
+`;
+
+  it("reads message points by role or index (a numeric string too)", () => {
+    const config = load(
+      entry(
+        `[{location: message, role: system, control: {type: ephemeral, ttl: 1h}}, {location: message, index: "-1"}]`,
+      ),
+    );
+    expect(config.deployments[0]?.cacheControlInjectionPoints).toEqual([
+      { location: "message", role: "system", control: { type: "ephemeral", ttl: "1h" } },
+      { location: "message", index: -1 },
+    ]);
+    expect(config.warnings.filter((w) => w.includes("cache_control"))).toEqual([]);
+  });
+
+  it.each([
+    ["a point with neither role nor index", "[{location: message}]", /needs a role or an index/],
+    ["another location", "[{location: tool_config}]", /location/],
+    [
+      "a ttl Anthropic does not offer",
+      "[{location: message, index: 0, control: {type: ephemeral, ttl: 2h}}]",
+      /ttl/,
+    ],
+  ])("refuses %s at start-up, naming the key", (_name, points, reason) => {
+    const { error } = fail(entry(points));
+    expect(error.message).toMatch(/cache_control_injection_points/);
+    expect(error.message).toMatch(reason);
+  });
+});

@@ -327,11 +327,38 @@ describe("booked spend is the provider's bill", () => {
     expect(row.usageDetails).toMatchObject(shape.parts);
   });
 
+  it("counts the breakdown in LiteLLM's token-detail metrics (cache reads; 5-minute and 1-hour writes together)", async () => {
+    const value = async (name: string) => {
+      const metric = await h.metrics.registry.getSingleMetric(name)?.get();
+      return (metric?.values ?? [])
+        .filter((v) => v.labels.requested_model === "claude")
+        .reduce((sum, v) => sum + v.value, 0);
+    };
+    const [read, writes] = await Promise.all([
+      value("litellm_input_cached_tokens_metric_total"),
+      value("litellm_input_cache_creation_tokens_metric_total"),
+    ]);
+    arm("anthropic", shapes.read.usage);
+    expect(await call("messages", "claude", true)).toBe(200);
+    arm("anthropic", shapes.write1h.usage);
+    expect(await call("chat", "claude", false)).toBe(200);
+    await expect
+      .poll(() => value("litellm_input_cached_tokens_metric_total"))
+      .toBe(read + (shapes.read.parts.cache_read ?? 0));
+    expect(await value("litellm_input_cache_creation_tokens_metric_total")).toBe(
+      writes + shapes.write1h.parts.cache_write_5m + shapes.write1h.parts.cache_write_1h,
+    );
+  });
+
   it("passes prompt_cache_key and prompt_cache_retention on to OpenAI (chat and Responses)", async () => {
     const extra = { prompt_cache_key: "tenant-42", prompt_cache_retention: "24h" };
+    // Byte for byte as the client wrote them (a re-encoding or renaming would show in the raw body).
+    const unchanged = '"prompt_cache_key":"tenant-42","prompt_cache_retention":"24h"';
     expect(await call("chat", "gpt", false, extra)).toBe(200);
     expect(chat.requests.at(-1)?.body).toMatchObject(extra);
+    expect(chat.requests.at(-1)?.rawBody).toContain(unchanged);
     expect(await call("responses", "gpt-responses", true, extra)).toBe(200);
     expect(responses.requests.at(-1)?.body).toMatchObject(extra);
+    expect(responses.requests.at(-1)?.rawBody).toContain(unchanged);
   });
 });

@@ -1,50 +1,104 @@
 import { describe, expect, it } from "vitest";
-import type { Deployment } from "../../../../services/gateway/src/config/types.js";
-import { billOf } from "../../../../services/gateway/src/cost/bill.js";
+import { billOf, tierOf } from "../../../../services/gateway/src/cost/bill.js";
+import { toPrice } from "../../../../services/gateway/src/cost/list-prices.js";
 import { isPriced, listPrice, maxPrice, priceOf } from "../../../../services/gateway/src/cost/pricing.js";
+import { deployment } from "./deployment.js";
 
-const deployment = (model: string, extra: Partial<Deployment> = {}): Deployment => {
-  const [provider, ...rest] = model.split("/");
-  return {
-    id: model,
-    modelName: model,
-    provider: provider as Deployment["provider"],
-    upstreamModel: rest.join("/"),
-    apiBase: "http://h/v1",
-    tags: [],
-    created: 0,
-    ...extra,
-  };
+/**
+ * The providers' published prices, USD per million tokens (docs/cost.md, "Agreement with the pricing pages", names
+ * each page): input, cached input (OpenAI's "Cached input"; Anthropic's "Cache hits and refreshes"), 5-minute and
+ * 1-hour cache writes (Anthropic), output, and the long-context tier above 200,000 input tokens where published.
+ */
+/** Claude Sonnet 4.5, with its long-context tier. */
+const sonnet45 = {
+  input: 3,
+  cacheWrite: 3.75,
+  cacheWrite1h: 6,
+  cacheRead: 0.3,
+  output: 15,
+  above200k: { input: 6, output: 22.5, cacheRead: 0.6 },
 };
 
-describe("prices from the provider tables (providers/<provider>/index.ts)", () => {
-  it.each([
-    ["openai/gpt-4o", 2.5, 10],
-    ["openai/gpt-4o-2024-08-06", 2.5, 10],
-    ["openai/gpt-4o-mini", 0.15, 0.6],
-    ["openai/gpt-4o-mini-2024-07-18", 0.15, 0.6],
-    ["openai/gpt-4.1", 2, 8],
-    ["openai/gpt-4.1-mini", 0.4, 1.6],
-    ["openai/gpt-4.1-nano", 0.1, 0.4],
-    ["openai/o3", 2, 8],
-    ["openai/o3-mini", 1.1, 4.4],
-    ["openai/o4-mini", 1.1, 4.4],
-    ["openai/gpt-5-mini", 0.25, 2],
-    ["anthropic/claude-3-5-sonnet-20241022", 3, 15],
-    ["anthropic/claude-3-7-sonnet-20250219", 3, 15],
-    ["anthropic/claude-3-5-haiku-20241022", 0.8, 4],
-    ["anthropic/claude-sonnet-4-20250514", 3, 15],
-    ["anthropic/claude-sonnet-4-5", 3, 15],
-    ["anthropic/claude-haiku-4-5", 1, 5],
-    ["anthropic/claude-opus-4-1", 15, 75],
-    ["anthropic/claude-opus-4-5", 5, 25],
-    // a Claude model behind an OpenAI-compatible proxy keeps its list price
-    ["openai/claude-sonnet-4-5", 3, 15],
-  ])("%s costs $%d / $%d per million tokens", (model, input, output) => {
+const published: [
+  model: string,
+  figures: {
+    input: number;
+    output: number;
+    cacheRead?: number;
+    cacheWrite?: number;
+    cacheWrite1h?: number;
+    above200k?: { input: number; output: number; cacheRead?: number };
+  },
+][] = [
+  ["openai/gpt-4o", { input: 2.5, cacheRead: 1.25, output: 10 }],
+  ["openai/gpt-4o-2024-08-06", { input: 2.5, cacheRead: 1.25, output: 10 }],
+  ["openai/gpt-4o-mini", { input: 0.15, cacheRead: 0.075, output: 0.6 }],
+  ["openai/gpt-4.1", { input: 2, cacheRead: 0.5, output: 8 }],
+  ["openai/o3", { input: 2, cacheRead: 0.5, output: 8 }],
+  ["openai/gpt-5-mini", { input: 0.25, cacheRead: 0.025, output: 2 }],
+  ["anthropic/claude-sonnet-4-5", sonnet45],
+  ["anthropic/claude-haiku-4-5", { input: 1, cacheWrite: 1.25, cacheWrite1h: 2, cacheRead: 0.1, output: 5 }],
+  [
+    "anthropic/claude-opus-4-1",
+    { input: 15, cacheWrite: 18.75, cacheWrite1h: 30, cacheRead: 1.5, output: 75 },
+  ],
+  [
+    "anthropic/claude-3-5-haiku-20241022",
+    { input: 0.8, cacheWrite: 1, cacheWrite1h: 1.6, cacheRead: 0.08, output: 4 },
+  ],
+  // Gemini through Google's OpenAI-compatible endpoint (`openai/` with its api_base).
+  [
+    "openai/gemini-2.5-pro",
+    { input: 1.25, cacheRead: 0.125, output: 10, above200k: { input: 2.5, output: 15, cacheRead: 0.25 } },
+  ],
+  // Mistral's API as `openai/` with its api_base; `mistral-medium-2508` is Mistral Medium 3.1.
+  ["openai/mistral-medium-2508", { input: 0.4, output: 2 }],
+  // A Claude model behind an OpenAI-compatible proxy keeps its list price.
+  ["openai/claude-sonnet-4-5", sonnet45],
+];
+
+describe("list prices from the price catalogue (@pydantic/genai-prices) equal the published prices", () => {
+  it.each(published)("%s", (model, figures) => {
     const price = priceOf(deployment(model));
-    expect(price.input * 1e6).toBeCloseTo(input, 10);
-    expect(price.output * 1e6).toBeCloseTo(output, 10);
+    const perMillion = (usd: number | undefined) => (usd === undefined ? undefined : usd * 1e6);
+    expect(perMillion(price.input)).toBeCloseTo(figures.input, 10);
+    expect(perMillion(price.output)).toBeCloseTo(figures.output, 10);
+    for (const part of ["cacheRead", "cacheWrite", "cacheWrite1h"] as const) {
+      if (figures[part] === undefined) continue;
+      expect(perMillion(price[part]), part).toBeCloseTo(figures[part], 10);
+    }
+    if (figures.above200k !== undefined) {
+      expect(perMillion(price.inputAbove200k)).toBeCloseTo(figures.above200k.input, 10);
+      expect(perMillion(price.outputAbove200k)).toBeCloseTo(figures.above200k.output, 10);
+      // The tier's cache-read price as bill.ts applies it (its own, or scaled with the input price).
+      const tier = tierOf(price, 200_001);
+      expect(perMillion(tier.cacheRead)).toBeCloseTo(figures.above200k.cacheRead ?? 0, 10);
+    } else {
+      expect(price.inputAbove200k).toBeUndefined();
+    }
     expect(isPriced(deployment(model))).toBe(true);
+  });
+
+  it("does not price an open-weight model from a host's price list (a self-hosted model stays unpriced)", () => {
+    // Groq's and Together's model ids: the catalogue prices them under those hosts, which are not searched.
+    for (const model of ["openai/llama-3.1-8b-instant", "openai/meta-llama/Llama-3.3-70B-Instruct-Turbo"])
+      expect(isPriced(deployment(model)), model).toBe(false);
+  });
+
+  it("reads a tiered catalogue price: its base, and the tier at 200,000 tokens as the long-context part", () => {
+    const price = toPrice({
+      input_mtok: { base: 2, tiers: [{ start: 200_000, price: 4 }] } as never,
+      output_mtok: { base: 10, tiers: [{ start: 128_000, price: 20 }] } as never,
+      cache_write_1h_mtok: 4,
+      input_audio_mtok: 40,
+    });
+    expect(price).toEqual({
+      input: 2e-6,
+      inputAbove200k: 4e-6,
+      output: 1e-5, // a tier at another threshold is not represented
+      cacheWrite1h: 4e-6,
+      inputAudio: 4e-5,
+    });
   });
 
   it("model_info.base_model names the list price of a deployment with a private name", () => {
@@ -59,7 +113,7 @@ describe("prices from the provider tables (providers/<provider>/index.ts)", () =
     expect(isPriced(deployment("openai/llama3"))).toBe(false);
   });
 
-  it("the deployment's own costs win over the table, and only both of them make it priced", () => {
+  it("the deployment's own costs win over the catalogue, key by key, and only both of them make it priced", () => {
     const own = deployment("openai/gpt-4o", { inputCostPerToken: 1e-6, outputCostPerToken: 0 });
     // The list's cache-read price stays (per-part prices merge key by key): set cache_read_input_token_cost too.
     expect(priceOf(own)).toEqual({ input: 1e-6, output: 0, cacheRead: 1.25e-6 });

@@ -74,6 +74,33 @@ describe("recordCallMetrics", () => {
     );
   });
 
+  it("counts the usage breakdown under LiteLLM's token-detail names, sparse (no series for a part never reported)", async () => {
+    const m = createMetrics();
+    const breakdown = {
+      input: 100,
+      input_audio: 0,
+      cache_read: 800,
+      cache_write_5m: 50,
+      cache_write_1h: 30,
+      output: 40,
+      output_reasoning: 25,
+      output_audio: 0,
+      accepted_prediction: 0,
+      rejected_prediction: 0,
+      web_search_requests: 0,
+    };
+    recordCallMetrics(m, facts({ promptTokens: 980, completionTokens: 40, totalTokens: 1020, breakdown }));
+    recordCallMetrics(m, facts({ promptTokens: 980, completionTokens: 40, totalTokens: 1020, breakdown }));
+    recordCallMetrics(m, facts()); // an estimate without a breakdown adds nothing to the details
+    const labels = { requested_model: "general", model: "openai/gpt-x", model_id: "dep-1", user: "alice" };
+    expect(await sample(m, "litellm_input_cached_tokens_metric_total", labels)).toBe(1600);
+    expect(await sample(m, "litellm_input_cache_creation_tokens_metric_total", labels)).toBe(160);
+    expect(await sample(m, "litellm_output_reasoning_tokens_metric_total", labels)).toBe(50);
+    expect(await sample(m, "litellm_input_tokens_metric_total", labels)).toBe(980 * 2 + 11);
+    expect(await sample(m, "litellm_input_audio_tokens_metric_total")).toBeUndefined();
+    expect(await sample(m, "litellm_output_audio_tokens_metric_total")).toBeUndefined();
+  });
+
   it("reports key and user budgets as max, remaining (spend read with the key + this call) and hours to reset", async () => {
     const m = createMetrics();
     const key = keySubject({ id: KEY, maxBudget: 10, spend: 8.5, budgetResetAt: NOW + 36 * 3_600_000 });

@@ -2,9 +2,10 @@
  * The adapter for Anthropic's native Messages API (Anthropic API reference "Messages": `POST {api_base}/messages`
  * with `x-api-key`, `anthropic-version: 2023-06-01` and `content-type: application/json`):
  * - api `messages`: the body is sent as it came (the client already speaks Messages) and the answer is passed
- *   on untranslated;
+ *   on untranslated; only the deployment's `cache_control_injection_points` (cache-injection.ts) are added;
  * - api `chat/completions`: the chat body is translated to a Messages body (request.ts) and the answer back
- *   into a `chat.completion` (response.ts) or, streamed, into `chat.completion.chunk` events (stream.ts).
+ *   into a `chat.completion` (response.ts) or, streamed, into `chat.completion.chunk` events (stream.ts); the
+ *   injection points are applied to the chat messages before the translation.
  * Either way Anthropic's rate-limit headers are also given under the names the gateway's metrics read
  * (`anthropic-ratelimit-requests-remaining` → `x-ratelimit-remaining-requests`, `-tokens-remaining` →
  * `x-ratelimit-remaining-tokens`), and error bodies are read in Anthropic's shape.
@@ -13,6 +14,7 @@ import type { Deployment } from "../../config/types.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { ProviderAdapter, UpstreamAnswer, UpstreamApi, UpstreamRequest } from "../types.js";
 import { translatedAnswer, WholeBodyTransform } from "./answer-body.js";
+import { type CacheControlInjectionPoint, injectIntoChat, injectIntoMessages } from "./cache-injection.js";
 import { toAnthropicRequest } from "./request.js";
 import { type AnthropicAnswer, anthropicErrorMessage, toChatCompletion } from "./response.js";
 import { ChatChunkStream } from "./stream.js";
@@ -67,12 +69,14 @@ function chatCompletionText(text: string): string {
 }
 
 /**
- * The request for a chat completion, translated, with the answer's translation attached. `maxOutputTokens`: the
- * deployment's `model_info.max_output_tokens`, the `max_tokens` Anthropic requires when the request sets none.
+ * The request for a chat completion, translated, with the answer's translation attached. The deployment's
+ * `model_info.max_output_tokens` is the `max_tokens` Anthropic requires when the request sets none.
  */
-function chatRequest(target: Target, json: string, maxOutputTokens: number | undefined): UpstreamRequest {
+function chatRequest(target: Target, json: string, deployment: Deployment): UpstreamRequest {
   const chat = JSON.parse(json) as Record<string, unknown>;
-  const body = toAnthropicRequest(chat, maxOutputTokens);
+  const points = deployment.cacheControlInjectionPoints;
+  if (points !== undefined) injectIntoChat(chat, points);
+  const body = toAnthropicRequest(chat, deployment.maxOutputTokens);
   const includeUsage = (chat.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage;
   return {
     origin: target.origin,
@@ -90,6 +94,17 @@ function chatRequest(target: Target, json: string, maxOutputTokens: number | und
   };
 }
 
+/** A Messages body with the deployment's cache_control injection points applied; `json` itself without any. */
+function withInjectedCacheControl(
+  json: string,
+  points: readonly CacheControlInjectionPoint[] | undefined,
+): string {
+  if (points === undefined || points.length === 0) return json;
+  const body = JSON.parse(json) as Record<string, unknown>;
+  injectIntoMessages(body, points);
+  return JSON.stringify(body);
+}
+
 /** Anthropic's adapter: chat completions (translated), Messages and its token count (native). */
 export const anthropicAdapter: ProviderAdapter = {
   provider: "anthropic",
@@ -97,7 +112,7 @@ export const anthropicAdapter: ProviderAdapter = {
     api === "chat/completions" || api === "messages" || api === "messages/count_tokens",
   request(api: UpstreamApi, deployment: Deployment, json: string): UpstreamRequest {
     const target = targetFor(deployment);
-    if (api === "chat/completions") return chatRequest(target, json, deployment.maxOutputTokens);
+    if (api === "chat/completions") return chatRequest(target, json, deployment);
     if (api === "messages/count_tokens") {
       // Anthropic API reference, "Count Message tokens": `POST /v1/messages/count_tokens` → `{"input_tokens": N}`.
       return {
@@ -116,7 +131,7 @@ export const anthropicAdapter: ProviderAdapter = {
       origin: target.origin,
       path: target.path,
       headers: target.headers,
-      body: json,
+      body: withInjectedCacheControl(json, deployment.cacheControlInjectionPoints),
       translateAnswer: (answer) => ({ ...answer, headers: withRateLimitNames(answer.headers) }),
     };
   },

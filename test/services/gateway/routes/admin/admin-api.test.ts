@@ -1,3 +1,4 @@
+import { spendLogsResponse } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../../../../services/gateway/src/store/index.js";
@@ -276,6 +277,20 @@ describe("spend logs and usage", () => {
     const a = await call(app, "POST", "/key/generate", { user_id: "usage", key_alias: "a" });
     const b = await call(app, "POST", "/key/generate", { user_id: "usage", key_alias: "b" });
     const now = clock.now();
+    // 80 of the 100 prompt tokens read from the prompt cache, 20 of the 50 output tokens reasoning.
+    const cachedCall = {
+      input: 20,
+      input_audio: 0,
+      cache_read: 80,
+      cache_write_5m: 0,
+      cache_write_1h: 0,
+      output: 50,
+      output_reasoning: 20,
+      output_audio: 0,
+      accepted_prediction: 0,
+      rejected_prediction: 0,
+      web_search_requests: 0,
+    };
     const row = (
       key: { token: string; key_alias: string },
       daysAgo: number,
@@ -298,7 +313,7 @@ describe("spend logs and usage", () => {
       status: 200,
       stream: false,
     });
-    store.spend.record(row(a.body, 0, "general", 0.5));
+    store.spend.record({ ...row(a.body, 0, "general", 0.5), usageDetails: cachedCall });
     store.spend.record(row(a.body, 2, "general", 0.25));
     store.spend.record(row(b.body, 2, "fast", 0.125));
     store.spend.record(row(b.body, 40, "fast", 1));
@@ -370,7 +385,11 @@ describe("spend logs and usage", () => {
       user: "usage",
       model_group: "general",
       spend: 0.5,
+      usage_details: cachedCall,
     });
+    // A row without a breakdown (billed from estimates) says null; both match the admin API's schema.
+    expect(logs.body[1].usage_details).toBeNull();
+    expect(spendLogsResponse.parse(logs.body)[0]?.usage_details).toEqual(cachedCall);
     const day = new Date(now - 2 * DAY).toISOString().slice(0, 10);
     const ranged = await call(app, "GET", `/spend/logs?user_id=usage&start_date=${day}&end_date=${day}`);
     expect(ranged.body.map((r: { spend: number }) => r.spend).sort()).toEqual([0.125, 0.25]);
