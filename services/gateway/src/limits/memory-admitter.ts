@@ -8,6 +8,7 @@ import type { Clock } from "../time/clock.js";
 import {
   budgetCounterTtlMs,
   budgetError,
+  extension,
   onceAdmission,
   planSubjects,
   RESERVATION_TTL_MS,
@@ -20,7 +21,7 @@ import {
   windowIndex,
 } from "./rules.js";
 import type { CounterFloors } from "./shared-floors.js";
-import type { Admission, AdmissionRequest, Admitter, SettledUsage } from "./types.js";
+import type { Admission, AdmissionRequest, Admitter, Extension, SettledUsage } from "./types.js";
 
 interface WindowCounter {
   index: number;
@@ -104,7 +105,37 @@ export class InProcessAdmitter implements Admitter {
         budget.reservations.set(id, { amount: estimate, expiresAt: now + this.reservationTtlMs });
       }
     }
-    return onceAdmission((usage) => this.finish(plans, budgets, id, usage));
+    return onceAdmission(
+      (usage) => this.finish(plans, budgets, id, usage),
+      (extra) => this.extend(plans, budgets, id, extra),
+    );
+  }
+
+  /** A top-up of `extra` micro-USD on the budgets of admission `id`, all or none (see `Admission.extend`). */
+  private extend(
+    plans: SubjectPlan[],
+    budgets: Array<BudgetCounter | undefined>,
+    id: number,
+    extra: number,
+  ): Extension {
+    const now = this.clock.now();
+    const held: Array<{ spent: number; reserved: number; max: number }> = [];
+    plans.forEach((plan, i) => {
+      const budget = budgets[i];
+      if (budget === undefined) return;
+      this.reclaimExpired(budget, now);
+      held.push({ spent: budget.spent, reserved: budget.reserved, max: plan.maxMicros });
+    });
+    const answer = extension(held, extra);
+    if (!answer.granted || extra <= 0) return answer;
+    for (const budget of budgets) {
+      if (budget === undefined) continue;
+      budget.reserved += extra;
+      const reservation = budget.reservations.get(id);
+      if (reservation !== undefined) reservation.amount += extra;
+      else budget.reservations.set(id, { amount: extra, expiresAt: now + this.reservationTtlMs });
+    }
+    return answer;
   }
 
   private finish(
@@ -144,12 +175,17 @@ export class InProcessAdmitter implements Admitter {
     }
     budget.expiresAt = expiresAt;
     if (seed > budget.spent) budget.spent = seed;
+    this.reclaimExpired(budget, now);
+    return budget;
+  }
+
+  /** Drops the reservations past their lifetime (never settled: a crashed request). */
+  private reclaimExpired(budget: BudgetCounter, now: number): void {
     for (const [id, reservation] of budget.reservations) {
       if (reservation.expiresAt > now) break;
       budget.reservations.delete(id);
       budget.reserved -= reservation.amount;
     }
-    return budget;
   }
 
   /** Drops counters of past windows and periods, at most once per window. */
