@@ -199,4 +199,14 @@ CREATE INDEX response_owners_expires_idx ON response_owners (expires_at);
     // cache_write_5m, cache_write_1h, output, output_reasoning, …); NULL when the upstream reported no usage.
     sql: `ALTER TABLE spend_logs ADD COLUMN usage_details jsonb;`,
   },
+  {
+    id: 8,
+    name: "max-parallel-requests",
+    // LiteLLM's `max_parallel_requests` of a key or user: calls in flight at once on all instances together
+    // (limits/parallel.ts); NULL = unlimited.
+    sql: `
+ALTER TABLE keys ADD COLUMN max_parallel_requests bigint CHECK (max_parallel_requests >= 0);
+ALTER TABLE users ADD COLUMN max_parallel_requests bigint CHECK (max_parallel_requests >= 0);
+`,
+  },
 ];

@@ -5,6 +5,7 @@
  * Budget counters start from the database's spend (`subject.spend`) and never go below it.
  */
 import type { Clock } from "../time/clock.js";
+import { LocalSlots } from "./parallel.js";
 import {
   budgetCounterTtlMs,
   budgetError,
@@ -53,6 +54,8 @@ export class InProcessAdmitter implements Admitter {
   private readonly rpm = new Map<string, WindowCounter>();
   private readonly tpm = new Map<string, WindowCounter>();
   private readonly budgets = new Map<string, BudgetCounter>();
+  /** Calls in flight per subject with `max_parallel_requests` (`parallel.ts`). */
+  private readonly slots = new LocalSlots();
   private nextAdmission = 0;
   private lastSweep: number;
 
@@ -62,7 +65,10 @@ export class InProcessAdmitter implements Admitter {
     this.lastSweep = this.clock.now();
   }
 
-  /** @throws GatewayError 429 `rate_limit_error` or `budget_exceeded` (see `rules.ts`). */
+  /**
+   * @throws GatewayError 429 `rate_limit_error` (rpm, tpm, or `max_parallel_requests`: `parallel.ts`) or
+   *   `budget_exceeded` (see `rules.ts`).
+   */
   async admit(request: AdmissionRequest): Promise<Admission> {
     const plans = planSubjects(request.subjects);
     if (plans.length === 0) return unlimitedAdmission;
@@ -96,6 +102,7 @@ export class InProcessAdmitter implements Admitter {
       }
       budgets.push(budget);
     }
+    this.slots.take(plans);
     const id = this.nextAdmission++;
     for (const plan of plans) if (plan.rpm >= 0) add(this.rpm, plan.counterId, index, 1);
     if (estimate > 0) {
@@ -146,6 +153,7 @@ export class InProcessAdmitter implements Admitter {
   ): void {
     const { cost, tokens } = settledAmounts(usage);
     const index = windowIndex(this.clock.now());
+    this.slots.give(plans);
     plans.forEach((plan, i) => {
       if (tokens > 0 && plan.tpm >= 0) add(this.tpm, plan.counterId, index, tokens);
       const budget = budgets[i];

@@ -43,10 +43,12 @@ import {
   type Want,
 } from "./leases.js";
 import type { InProcessAdmitter } from "./memory-admitter.js";
+import { hasParallel, parallelPlans, RedisSlots } from "./parallel.js";
 import { PatientLink } from "./patient-link.js";
 import {
   BudgetRefusal,
   budgetError,
+  counted,
   EXTENDED,
   NOT_EXTENDED,
   planSubjects,
@@ -124,6 +126,8 @@ export class RedisAdmitter implements Admitter {
   readonly book: LeaseBook;
   /** The shared counters as last reported, for the fallback. */
   readonly floors = new SharedFloors();
+  /** Calls in flight of subjects with `max_parallel_requests`, shared through Redis. */
+  private readonly slots: RedisSlots;
 
   constructor(options: RedisAdmitterOptions) {
     this.connection = options.connection;
@@ -135,6 +139,7 @@ export class RedisAdmitter implements Admitter {
     this.patient = new PatientLink(options.connection, options.probeTimeoutMs ?? 1000, defineScripts);
     this.outageAfterMs = options.outageAfterMs ?? 3 * this.patient.timeoutMs;
     this.client = defineScripts(options.connection.client);
+    this.slots = new RedisSlots(options.connection.client, options.connection.keyPrefix, this.instance);
     this.sweeper = setInterval(() => void this.sweep(false), options.sweepIntervalMs ?? 250);
     this.sweeper.unref();
   }
@@ -149,9 +154,58 @@ export class RedisAdmitter implements Admitter {
     const plans = planSubjects(request.subjects);
     if (plans.length === 0) return Promise.resolve(unlimitedAdmission);
     const estimate = toMicros(request.estimatedCost);
+    const tokens = Math.max(0, Math.round(request.estimatedTokens));
+    if (plans.some(hasParallel)) return this.admitParallel(plans, parallelPlans(plans), estimate, tokens);
     const local = this.book.tryAdmit(plans, estimate, this.clock.now());
     if (local !== undefined) return Promise.resolve(local);
-    return this.admitShared(plans, estimate, Math.max(0, Math.round(request.estimatedTokens)));
+    return this.admitShared(plans, estimate, tokens);
+  }
+
+  /**
+   * A call of subjects with `max_parallel_requests`: their slots in Redis first (one script call,
+   * `parallel.ts`), then the other limits from the leases; the admission gives the slots back when it finishes.
+   * While Redis is gone, the fallback counts both per instance; a slot call that fails otherwise is a 503
+   * `limits_unavailable` (a slot is never taken blindly).
+   */
+  private async admitParallel(
+    plans: SubjectPlan[],
+    parallel: SubjectPlan[],
+    estimate: number,
+    tokens: number,
+  ): Promise<Admission> {
+    if (!this.connection.isConnected()) return this.fallback.admitPlans(plans, estimate, this.floors);
+    let give: () => void;
+    try {
+      give = await this.slots.take(parallel, this.clock.now());
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      if (!this.connection.isConnected()) return this.fallback.admitPlans(plans, estimate, this.floors);
+      this.connection.metrics.fails.inc({ operation: "admit" });
+      throw limitsUnavailable();
+    }
+    const rest = plans.filter(counted);
+    let inner: Admission;
+    try {
+      inner =
+        rest.length === 0
+          ? unlimitedAdmission
+          : (this.book.tryAdmit(rest, estimate, this.clock.now()) ??
+            (await this.admitShared(rest, estimate, tokens)));
+    } catch (error) {
+      give();
+      throw error;
+    }
+    return {
+      settle: (usage) => {
+        give();
+        inner.settle(usage);
+      },
+      release: () => {
+        give();
+        inner.release();
+      },
+      extend: (cost) => inner.extend(cost),
+    };
   }
 
   /**
@@ -399,6 +453,7 @@ export class RedisAdmitter implements Admitter {
     if (this.sweeping !== undefined) return all ? this.sweeping.then(() => this.sweep(true)) : this.sweeping;
     const run = async () => {
       const now = this.clock.now();
+      if (this.connection.isConnected()) this.slots.renew(now);
       this.book.reclaim(now);
       const wall = performance.now();
       const due = [...this.book.leases.values()].filter((lease) => this.book.due(lease, now, wall, all));

@@ -37,6 +37,8 @@ export interface SubjectPlan {
   tpm: number;
   /** Budget in micro-USD, or -1 for none. */
   maxMicros: number;
+  /** Calls in flight at once (`max_parallel_requests`), or -1 for none (`parallel.ts`). */
+  parallel: number;
   /** The database's spend for the period, micro-USD: the counter's floor. */
   seedMicros: number;
   /** The budget period's identity: its end (epoch ms) or `lifetime`. */
@@ -49,19 +51,30 @@ const limitOrNone = (limit: number | null): number => (limit === null ? -1 : Mat
 export function planSubjects(subjects: readonly LimitSubject[]): SubjectPlan[] {
   const plans: SubjectPlan[] = [];
   for (const subject of subjects) {
-    if (subject.rpmLimit === null && subject.tpmLimit === null && subject.maxBudget === null) continue;
+    const parallel = subject.maxParallelRequests ?? null;
+    if (
+      subject.rpmLimit === null &&
+      subject.tpmLimit === null &&
+      subject.maxBudget === null &&
+      parallel === null
+    )
+      continue;
     plans.push({
       subject,
       counterId: `${subject.scope}:${subject.id}`,
       rpm: limitOrNone(subject.rpmLimit),
       tpm: limitOrNone(subject.tpmLimit),
       maxMicros: subject.maxBudget === null ? -1 : toMicros(subject.maxBudget),
+      parallel: limitOrNone(parallel),
       seedMicros: toMicros(subject.spend),
       period: subject.budgetResetAt === null ? "lifetime" : String(subject.budgetResetAt),
     });
   }
   return plans;
 }
+
+/** Whether the plan has a limit counted per window or period (rpm, tpm, budget), not only a parallel one. */
+export const counted = (plan: SubjectPlan): boolean => plan.rpm >= 0 || plan.tpm >= 0 || plan.maxMicros >= 0;
 
 /** Index of the fixed window containing `now` (epoch ms). */
 export function windowIndex(now: number): number {

@@ -12,6 +12,11 @@ export interface LimitSubject {
   rpmLimit: number | null;
   /** Tokens (prompt + completion) per minute, or null for unlimited. */
   tpmLimit: number | null;
+  /**
+   * Calls of this subject in flight at once, on all instances together (LiteLLM's `max_parallel_requests`), or
+   * null / absent for unlimited.
+   */
+  maxParallelRequests?: number | null;
   /** Budget in USD for the current period, or null for unlimited. */
   maxBudget: number | null;
   /** Budget period in LiteLLM's duration syntax (`30s`, `30m`, `30h`, `30d`), or null for a lifetime budget. */

@@ -3,29 +3,17 @@
  * with what they have left, atomic across two instances sharing Redis, not blocked by rpm, and released with the
  * call (settle books the real cost only). The same rules in process (no Redis).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Limits } from "../../../../services/gateway/src/limits/index.js";
-import { openLimits } from "../../../helpers/limits.js";
-import { deleteKeys, ManualClock, uniquePrefix } from "../../../helpers/redis.js";
+import { describe, expect, it } from "vitest";
+import { limitsPerMode } from "../../../helpers/limits.js";
+import { ManualClock } from "../../../helpers/redis.js";
 import { keySubject, refusal, request, T0, userSubject } from "./subjects.js";
 
 const clock = new ManualClock(T0 + 5_000);
-const prefix = uniquePrefix("limits-extend");
-const shared: Limits[] = [];
-let local: Limits;
-
-beforeAll(async () => {
-  for (let i = 0; i < 2; i++) shared.push(await openLimits(clock, prefix));
-  local = await openLimits(clock);
-});
-afterAll(async () => {
-  await Promise.all([...shared, local].map((limits) => limits.close()));
-  await deleteKeys(prefix);
-});
+const { shared, local: locals } = limitsPerMode(clock, "limits-extend");
 
 describe.each([
   ["two instances over Redis", () => shared],
-  ["in process", () => [local, local]],
+  ["in process", () => [locals[0]!, locals[0]!]],
 ])("Admission.extend, %s", (_name, instances) => {
   it("grants top-ups while the budget holds them, then refuses with what is left; settle frees them", async () => {
     const [a, b] = instances();
