@@ -3,9 +3,10 @@
  * logs: shared through the machine's Redis (see `redis.ts`), or in process.
  */
 import { Registry } from "prom-client";
+import { afterAll, beforeAll } from "vitest";
 import { createLimits, type Limits, type LimitsOptions } from "../../services/gateway/src/limits/index.js";
 import type { Clock } from "../../services/gateway/src/time/clock.js";
-import { captureLogger, REDIS_URL, waitFor } from "./redis.js";
+import { captureLogger, deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "./redis.js";
 
 /**
  * Opens `Limits` on {@link REDIS_URL} under `keyPrefix` and resolves once its connection reports `connected`
@@ -32,4 +33,26 @@ export async function openLimits(
     throw error;
   }
   return limits;
+}
+
+/**
+ * For a suite that runs its checks both over Redis and in process: opens two instances' `Limits` sharing Redis
+ * under a fresh prefix from `name`, and one in-process `Limits`, before the suite (closed and the keys deleted
+ * after it). The arrays are filled once the suite's `beforeAll` has run; `prefix` is the shared one's.
+ */
+export function limitsPerMode(
+  clock: Clock,
+  name: string,
+): { shared: Limits[]; local: Limits[]; prefix: string } {
+  const prefix = uniquePrefix(name);
+  const opened = { shared: [] as Limits[], local: [] as Limits[], prefix };
+  beforeAll(async () => {
+    for (let i = 0; i < 2; i++) opened.shared.push(await openLimits(clock, prefix));
+    opened.local.push(await openLimits(clock));
+  });
+  afterAll(async () => {
+    await Promise.all([...opened.shared, ...opened.local].map((limits) => limits.close()));
+    await deleteKeys(prefix);
+  });
+  return opened;
 }

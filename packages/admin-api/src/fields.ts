@@ -15,6 +15,8 @@ export const isDuration = (text: string): boolean => DURATION_PATTERN.test(text.
 export const money = z.number().finite().nonnegative();
 /** Per-minute limit (requests or tokens), a non-negative integer. */
 export const perMinute = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+/** Calls in flight at once (`max_parallel_requests`), a non-negative integer. */
+export const parallelCalls = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 /** LiteLLM duration (`30s`, `30m`, `30h`, `30d`, `2w`, `1mo`). */
 export const duration = z
   .string()
@@ -29,6 +31,8 @@ export const limitFields = {
   budget_duration: duration.nullish(),
   tpm_limit: perMinute.nullish(),
   rpm_limit: perMinute.nullish(),
+  /** LiteLLM's `max_parallel_requests`: calls of the key (or user) in flight at once, on every instance. */
+  max_parallel_requests: parallelCalls.nullish(),
 };
 /** A user id, key alias or key/hash: 1–256 characters after trimming. */
 export const identifier = z.string().trim().min(1).max(256);

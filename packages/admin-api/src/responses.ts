@@ -16,6 +16,8 @@ const limitState = {
   budget_reset_at: isoTime,
   tpm_limit: z.number().nullable(),
   rpm_limit: z.number().nullable(),
+  /** Absent from gateways older than the field. */
+  max_parallel_requests: z.number().nullable().optional(),
 };
 
 /** A key as listed: `token` is the SHA-256 hex, `key_name` the display form `sk-…abcd`; never the full key. */

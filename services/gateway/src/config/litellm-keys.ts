@@ -28,6 +28,10 @@ const noFallbackKind = "only litellm_settings.fallbacks (all errors) is implemen
 const keysInDb = "virtual keys, users and budgets are managed through the gateway's admin API";
 
 /** Names with the generic "ignored" reason. */
+/** Why the parallel limits of deployments, the router and the whole proxy are accepted but not enforced. */
+const PARALLEL_IGNORED =
+  "only keys' and users' max_parallel_requests are enforced (set them through /key/generate, /user/new)";
+
 const plain = (...names: string[]): Record<string, string> => Object.fromEntries(names.map((n) => [n, ""]));
 
 /** The top level of the file. */
@@ -85,6 +89,7 @@ export const litellmParamsKeys: KeySet = {
     additional_drop_params: "the gateway forwards the client's request parameters unchanged",
     max_retries: "retries are set by router_settings.num_retries",
     num_retries: "retries are set by router_settings.num_retries",
+    max_parallel_requests: PARALLEL_IGNORED,
     ...plain(
       "organization",
       "api_version",
@@ -94,7 +99,6 @@ export const litellmParamsKeys: KeySet = {
       "use_in_pass_through",
       "merge_reasoning_content_in_choices",
       "order",
-      "max_parallel_requests",
       "input_cost_per_second",
       "output_cost_per_second",
       "configurable_clientside_auth_params",
@@ -199,13 +203,13 @@ export const routerSettingsKeys: KeySet = {
     default_fallbacks: noFallbackKind,
     set_verbose: "use LOG_LEVEL",
     debug_level: "use LOG_LEVEL",
+    default_max_parallel_requests: PARALLEL_IGNORED,
     ...plain(
       "enable_pre_call_checks",
       "enable_pre_call_check",
       "disable_cooldowns",
       "retry_policy",
       "allowed_fails_policy",
-      "default_max_parallel_requests",
       "default_priority",
       "polling_interval",
       "max_fallbacks",
@@ -239,6 +243,8 @@ export const generalSettingsKeys: KeySet = {
     alert_types: "alerts come from Prometheus rules and Alertmanager",
     alerting_args: "alerts come from Prometheus rules and Alertmanager",
     alert_to_webhook_url: "alerts come from Prometheus rules and Alertmanager",
+    max_parallel_requests: PARALLEL_IGNORED,
+    global_max_parallel_requests: PARALLEL_IGNORED,
     ...plain(
       "completion_model",
       "store_prompts_in_spend_logs",
@@ -264,8 +270,6 @@ export const generalSettingsKeys: KeySet = {
       "database_connection_timeout",
       "allow_requests_on_db_unavailable",
       "custom_auth",
-      "max_parallel_requests",
-      "global_max_parallel_requests",
       "infer_model_from_keys",
       "background_health_checks",
       "health_check_interval",

@@ -51,6 +51,8 @@ export interface Reservation {
   completionTokens: number;
   /** USD. */
   cost: number;
+  /** USD per output token it was priced at (the plan's highest): what a top-up of its output costs a token. */
+  outputPrice: number;
   /** The cap sent upstream, per choice, when the gateway adds one. */
   cap: AddedCap | undefined;
 }
@@ -124,6 +126,7 @@ function priced(
     promptTokens,
     completionTokens,
     cost: promptTokens * price.input + completionTokens * price.output,
+    outputPrice: price.output,
     cap,
   };
 }

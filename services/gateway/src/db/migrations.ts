@@ -206,4 +206,14 @@ CREATE INDEX response_owners_expires_idx ON response_owners (expires_at);
     // mcp_tool_permissions: {<server>: [tools]}}; NULL: no MCP server but those open to all keys.
     sql: `ALTER TABLE keys ADD COLUMN object_permission jsonb;`,
   },
+  {
+    id: 9,
+    name: "max-parallel-requests",
+    // LiteLLM's `max_parallel_requests` of a key or user: calls in flight at once on all instances together
+    // (limits/parallel.ts); NULL = unlimited.
+    sql: `
+ALTER TABLE keys ADD COLUMN max_parallel_requests bigint CHECK (max_parallel_requests >= 0);
+ALTER TABLE users ADD COLUMN max_parallel_requests bigint CHECK (max_parallel_requests >= 0);
+`,
+  },
 ];

@@ -10,6 +10,7 @@ import {
   type LimitPatch,
   type NewLimits,
   newLimitValues,
+  placeholders,
 } from "../users/records.js";
 import { KEY_COLUMNS, type KeyRecord, keyFromRow } from "./records.js";
 
@@ -32,7 +33,7 @@ export async function insertKey(db: Queryable, key: NewKey, now: number): Promis
   const result = await db.query(
     `INSERT INTO keys (token, key_name, key_alias, user_id, models, ${LIMIT_COLUMNS.join(", ")}, metadata, expires,
        created_at, updated_at, object_permission)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14, $15)
+     VALUES (${placeholders(5 + LIMIT_COLUMNS.length + 3)}, $${5 + LIMIT_COLUMNS.length + 3}, $${5 + LIMIT_COLUMNS.length + 4})
      ${RETURNING_KEY}`,
     [
       key.token,

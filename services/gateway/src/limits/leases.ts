@@ -13,8 +13,15 @@
  * expiry, not being renewed, not dropped) and has a request, a token of room and the call's estimate left.
  */
 
-import { onceAdmission, RESERVATION_TTL_MS, type SubjectPlan, settledAmounts, windowIndex } from "./rules.js";
-import type { Admission } from "./types.js";
+import {
+  NOT_EXTENDED,
+  onceAdmission,
+  RESERVATION_TTL_MS,
+  type SubjectPlan,
+  settledAmounts,
+  windowIndex,
+} from "./rules.js";
+import type { Admission, Extension } from "./types.js";
 
 /** Lifetime of a lease for its holder, ms of the gateway clock (and of wall time too): renewed or returned before. */
 export const LEASE_TTL_MS = 5000;
@@ -121,9 +128,20 @@ const sameLimits = (lease: Lease, plan: SubjectPlan) =>
     lease.plan.maxMicros === plan.maxMicros &&
     lease.plan.period === plan.period);
 
+/**
+ * What a lease call is taken for: a call of `estimate` micro-USD and `tokens` tokens, or (`topUp`) more budget for
+ * a call in flight (`estimate`: the top-up), which needs no request and no token room.
+ */
+export interface Want {
+  estimate: number;
+  tokens: number;
+  topUp?: boolean;
+}
+
 /** A call admitted from leases whose estimate is still reserved on them. */
-interface InFlight {
+export interface InFlight {
   plans: SubjectPlan[];
+  /** micro-USD reserved on each of its subjects' leases: its estimate plus every top-up granted. */
   estimate: number;
   /** Clock ms of the admission. */
   at: number;
@@ -138,10 +156,13 @@ export class LeaseBook {
   /**
    * @param reservationTtlMs after this many clock ms a call's reservation is reclaimed (it never settled).
    * @param idleMs a lease unused this long (clock or wall ms) is returned.
+   * @param extend answers the top-ups of the calls it admits (`Admission.extend`), `extra` in micro-USD: the
+   *   Redis admitter's ({@link LeaseBook.extendLocal}, then a lease call); by default none is granted.
    */
   constructor(
     private readonly reservationTtlMs = RESERVATION_TTL_MS,
     private readonly idleMs = LEASE_IDLE_MS,
+    private readonly extend: (call: InFlight, extra: number) => Promise<Extension> = async () => NOT_EXTENDED,
   ) {}
 
   /** The subject's lease, created empty when there is none. */
@@ -202,7 +223,8 @@ export class LeaseBook {
 
   /**
    * Admits the call from the subjects' leases without checking them (right after Redis granted leases for it).
-   * The admission settles locally: the estimate goes back to the lease, the cost and tokens are counted on it.
+   * The admission settles locally: the estimate (and its top-ups) go back to the lease, the cost and tokens are
+   * counted on it. Its top-ups (`Admission.extend`) are answered by the book's `extend`.
    */
   commit(plans: SubjectPlan[], estimate: number, now: number): Admission {
     const wall = performance.now();
@@ -220,17 +242,48 @@ export class LeaseBook {
       lease.demand++;
     }
     const call: InFlight = { plans, estimate, at: now };
-    if (estimate > 0) this.inFlight.add(call);
-    return onceAdmission((usage) => {
-      const { cost, tokens } = settledAmounts(usage);
-      const reserved = this.inFlight.delete(call) ? estimate : 0;
-      for (const plan of plans) {
-        const lease = this.lease(plan);
-        lease.reserved -= reserved;
-        lease.spent += cost;
-        lease.tokensUsed += tokens;
-      }
-    });
+    this.inFlight.add(call);
+    return onceAdmission(
+      (usage) => {
+        const { cost, tokens } = settledAmounts(usage);
+        const reserved = this.inFlight.delete(call) ? call.estimate : 0;
+        for (const plan of plans) {
+          const lease = this.lease(plan);
+          lease.reserved -= reserved;
+          lease.spent += cost;
+          lease.tokensUsed += tokens;
+        }
+      },
+      (extra) => this.extend(call, extra),
+    );
+  }
+
+  /**
+   * A top-up of `extra` micro-USD for a call in flight from its subjects' leases, when every budget's lease is
+   * valid and has it left (no I/O): added to the call's reservation and true; else false and nothing changed.
+   * False also once the call's reservation was reclaimed.
+   */
+  extendLocal(call: InFlight, extra: number, now: number): boolean {
+    if (!this.inFlight.has(call)) return false;
+    const wall = performance.now();
+    for (const plan of call.plans) {
+      if (plan.maxMicros < 0) continue;
+      const lease = this.leases.get(plan.counterId);
+      if (lease === undefined || !this.usable(lease, plan, now, wall)) return false;
+      if (lease.held - lease.reserved - lease.spent < extra) return false;
+    }
+    return this.extendGranted(call, extra);
+  }
+
+  /**
+   * Adds `extra` micro-USD to a call's reservation on its leases without checking them (right after Redis granted
+   * leases for it); false when the call's reservation was reclaimed meanwhile.
+   */
+  extendGranted(call: InFlight, extra: number): boolean {
+    if (!this.inFlight.has(call)) return false;
+    call.estimate += extra;
+    for (const plan of call.plans) this.lease(plan).reserved += extra;
+    return true;
   }
 
   /**
@@ -254,7 +307,7 @@ export class LeaseBook {
     plan: SubjectPlan,
     now: number,
     newId: string,
-    admitting: { estimate: number; tokens: number } | undefined,
+    admitting: Want | undefined,
   ): LeaseSnapshot {
     const index = windowIndex(now);
     const sameWindow = lease.window === index;

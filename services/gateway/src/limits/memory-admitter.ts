@@ -5,9 +5,11 @@
  * Budget counters start from the database's spend (`subject.spend`) and never go below it.
  */
 import type { Clock } from "../time/clock.js";
+import { LocalSlots } from "./parallel.js";
 import {
   budgetCounterTtlMs,
   budgetError,
+  extension,
   onceAdmission,
   planSubjects,
   RESERVATION_TTL_MS,
@@ -20,7 +22,7 @@ import {
   windowIndex,
 } from "./rules.js";
 import type { CounterFloors } from "./shared-floors.js";
-import type { Admission, AdmissionRequest, Admitter, SettledUsage } from "./types.js";
+import type { Admission, AdmissionRequest, Admitter, Extension, SettledUsage } from "./types.js";
 
 interface WindowCounter {
   index: number;
@@ -52,6 +54,8 @@ export class InProcessAdmitter implements Admitter {
   private readonly rpm = new Map<string, WindowCounter>();
   private readonly tpm = new Map<string, WindowCounter>();
   private readonly budgets = new Map<string, BudgetCounter>();
+  /** Calls in flight per subject with `max_parallel_requests` (`parallel.ts`). */
+  private readonly slots = new LocalSlots();
   private nextAdmission = 0;
   private lastSweep: number;
 
@@ -61,7 +65,10 @@ export class InProcessAdmitter implements Admitter {
     this.lastSweep = this.clock.now();
   }
 
-  /** @throws GatewayError 429 `rate_limit_error` or `budget_exceeded` (see `rules.ts`). */
+  /**
+   * @throws GatewayError 429 `rate_limit_error` (rpm, tpm, or `max_parallel_requests`: `parallel.ts`) or
+   *   `budget_exceeded` (see `rules.ts`).
+   */
   async admit(request: AdmissionRequest): Promise<Admission> {
     const plans = planSubjects(request.subjects);
     if (plans.length === 0) return unlimitedAdmission;
@@ -95,6 +102,7 @@ export class InProcessAdmitter implements Admitter {
       }
       budgets.push(budget);
     }
+    this.slots.take(plans);
     const id = this.nextAdmission++;
     for (const plan of plans) if (plan.rpm >= 0) add(this.rpm, plan.counterId, index, 1);
     if (estimate > 0) {
@@ -104,7 +112,37 @@ export class InProcessAdmitter implements Admitter {
         budget.reservations.set(id, { amount: estimate, expiresAt: now + this.reservationTtlMs });
       }
     }
-    return onceAdmission((usage) => this.finish(plans, budgets, id, usage));
+    return onceAdmission(
+      (usage) => this.finish(plans, budgets, id, usage),
+      (extra) => this.extend(plans, budgets, id, extra),
+    );
+  }
+
+  /** A top-up of `extra` micro-USD on the budgets of admission `id`, all or none (see `Admission.extend`). */
+  private extend(
+    plans: SubjectPlan[],
+    budgets: Array<BudgetCounter | undefined>,
+    id: number,
+    extra: number,
+  ): Extension {
+    const now = this.clock.now();
+    const held: Array<{ spent: number; reserved: number; max: number }> = [];
+    plans.forEach((plan, i) => {
+      const budget = budgets[i];
+      if (budget === undefined) return;
+      this.reclaimExpired(budget, now);
+      held.push({ spent: budget.spent, reserved: budget.reserved, max: plan.maxMicros });
+    });
+    const answer = extension(held, extra);
+    if (!answer.granted || extra <= 0) return answer;
+    for (const budget of budgets) {
+      if (budget === undefined) continue;
+      budget.reserved += extra;
+      const reservation = budget.reservations.get(id);
+      if (reservation !== undefined) reservation.amount += extra;
+      else budget.reservations.set(id, { amount: extra, expiresAt: now + this.reservationTtlMs });
+    }
+    return answer;
   }
 
   private finish(
@@ -115,6 +153,7 @@ export class InProcessAdmitter implements Admitter {
   ): void {
     const { cost, tokens } = settledAmounts(usage);
     const index = windowIndex(this.clock.now());
+    this.slots.give(plans);
     plans.forEach((plan, i) => {
       if (tokens > 0 && plan.tpm >= 0) add(this.tpm, plan.counterId, index, tokens);
       const budget = budgets[i];
@@ -144,12 +183,17 @@ export class InProcessAdmitter implements Admitter {
     }
     budget.expiresAt = expiresAt;
     if (seed > budget.spent) budget.spent = seed;
+    this.reclaimExpired(budget, now);
+    return budget;
+  }
+
+  /** Drops the reservations past their lifetime (never settled: a crashed request). */
+  private reclaimExpired(budget: BudgetCounter, now: number): void {
     for (const [id, reservation] of budget.reservations) {
       if (reservation.expiresAt > now) break;
       budget.reservations.delete(id);
       budget.reserved -= reservation.amount;
     }
-    return budget;
   }
 
   /** Drops counters of past windows and periods, at most once per window. */

@@ -33,17 +33,24 @@ import type { RedisConnection } from "../cache/redis.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
 import {
+  type InFlight,
   LEASE_HOLD_MS,
   type LEASE_IDLE_MS,
   LeaseBook,
   type LeaseRefusal,
   type LeaseSnapshot,
   sharesRefusal,
+  type Want,
 } from "./leases.js";
 import type { InProcessAdmitter } from "./memory-admitter.js";
+import { hasParallel, parallelPlans, RedisSlots } from "./parallel.js";
 import { PatientLink } from "./patient-link.js";
 import {
+  BudgetRefusal,
   budgetError,
+  counted,
+  EXTENDED,
+  NOT_EXTENDED,
   planSubjects,
   RESERVATION_TTL_MS,
   rateLimitError,
@@ -54,7 +61,7 @@ import {
 } from "./rules.js";
 import { LEASE_LUA, leaseArgs, leaseKeys, UNDO_LUA, undoArgs } from "./scripts.js";
 import { SharedFloors } from "./shared-floors.js";
-import type { Admission, AdmissionRequest, Admitter } from "./types.js";
+import type { Admission, AdmissionRequest, Admitter, Extension } from "./types.js";
 
 type ScriptReply = number[];
 
@@ -119,15 +126,20 @@ export class RedisAdmitter implements Admitter {
   readonly book: LeaseBook;
   /** The shared counters as last reported, for the fallback. */
   readonly floors = new SharedFloors();
+  /** Calls in flight of subjects with `max_parallel_requests`, shared through Redis. */
+  private readonly slots: RedisSlots;
 
   constructor(options: RedisAdmitterOptions) {
     this.connection = options.connection;
     this.clock = options.clock;
     this.fallback = options.fallback;
-    this.book = new LeaseBook(options.reservationTtlMs, options.leaseIdleMs);
+    this.book = new LeaseBook(options.reservationTtlMs, options.leaseIdleMs, (call, extra) =>
+      this.extendShared(call, extra),
+    );
     this.patient = new PatientLink(options.connection, options.probeTimeoutMs ?? 1000, defineScripts);
     this.outageAfterMs = options.outageAfterMs ?? 3 * this.patient.timeoutMs;
     this.client = defineScripts(options.connection.client);
+    this.slots = new RedisSlots(options.connection.client, options.connection.keyPrefix, this.instance);
     this.sweeper = setInterval(() => void this.sweep(false), options.sweepIntervalMs ?? 250);
     this.sweeper.unref();
   }
@@ -142,9 +154,58 @@ export class RedisAdmitter implements Admitter {
     const plans = planSubjects(request.subjects);
     if (plans.length === 0) return Promise.resolve(unlimitedAdmission);
     const estimate = toMicros(request.estimatedCost);
+    const tokens = Math.max(0, Math.round(request.estimatedTokens));
+    if (plans.some(hasParallel)) return this.admitParallel(plans, parallelPlans(plans), estimate, tokens);
     const local = this.book.tryAdmit(plans, estimate, this.clock.now());
     if (local !== undefined) return Promise.resolve(local);
-    return this.admitShared(plans, estimate, Math.max(0, Math.round(request.estimatedTokens)));
+    return this.admitShared(plans, estimate, tokens);
+  }
+
+  /**
+   * A call of subjects with `max_parallel_requests`: their slots in Redis first (one script call,
+   * `parallel.ts`), then the other limits from the leases; the admission gives the slots back when it finishes.
+   * While Redis is gone, the fallback counts both per instance; a slot call that fails otherwise is a 503
+   * `limits_unavailable` (a slot is never taken blindly).
+   */
+  private async admitParallel(
+    plans: SubjectPlan[],
+    parallel: SubjectPlan[],
+    estimate: number,
+    tokens: number,
+  ): Promise<Admission> {
+    if (!this.connection.isConnected()) return this.fallback.admitPlans(plans, estimate, this.floors);
+    let give: () => void;
+    try {
+      give = await this.slots.take(parallel, this.clock.now());
+    } catch (error) {
+      if (error instanceof GatewayError) throw error;
+      if (!this.connection.isConnected()) return this.fallback.admitPlans(plans, estimate, this.floors);
+      this.connection.metrics.fails.inc({ operation: "admit" });
+      throw limitsUnavailable();
+    }
+    const rest = plans.filter(counted);
+    let inner: Admission;
+    try {
+      inner =
+        rest.length === 0
+          ? unlimitedAdmission
+          : (this.book.tryAdmit(rest, estimate, this.clock.now()) ??
+            (await this.admitShared(rest, estimate, tokens)));
+    } catch (error) {
+      give();
+      throw error;
+    }
+    return {
+      settle: (usage) => {
+        give();
+        inner.settle(usage);
+      },
+      release: () => {
+        give();
+        inner.release();
+      },
+      extend: (cost) => inner.extend(cost),
+    };
   }
 
   /**
@@ -171,7 +232,68 @@ export class RedisAdmitter implements Admitter {
   }
 
   /** Waits for leases being renewed, then renews the subjects' leases for this call and admits it. */
-  private async admitShared(plans: SubjectPlan[], estimate: number, tokens: number): Promise<Admission> {
+  private admitShared(plans: SubjectPlan[], estimate: number, tokens: number): Promise<Admission> {
+    const local = () => this.book.tryAdmit(plans, estimate, this.clock.now());
+    return this.throughLease(
+      plans,
+      { estimate, tokens },
+      {
+        local,
+        shares: (refusal) => sharesRefusal(refusal, plans, estimate),
+        granted: () => this.book.commit(plans, estimate, this.clock.now()),
+        late: () => {
+          throw limitsUnavailable();
+        },
+        degraded: () => this.fallback.admitPlans(plans, estimate, this.floors),
+      },
+    );
+  }
+
+  /**
+   * A top-up of `extra` micro-USD for a call admitted from leases (`Admission.extend`): from the leases when
+   * they have it (no I/O), else through one lease call that checks the budgets only (`LEASE_LUA` admit mode 2).
+   * Refused (`granted: false`) when a budget cannot hold it, and when Redis does not answer or is gone: the
+   * per-instance fallback cannot see this call's reservation, and a top-up is never granted blindly.
+   */
+  private readonly extendShared = async (call: InFlight, extra: number): Promise<Extension> => {
+    if (this.book.extendLocal(call, extra, this.clock.now())) return EXTENDED;
+    const { plans } = call;
+    const local = () => (this.book.extendLocal(call, extra, this.clock.now()) ? EXTENDED : undefined);
+    try {
+      return await this.throughLease(
+        plans,
+        { estimate: extra, tokens: 0, topUp: true },
+        {
+          local,
+          shares: (refusal) => refusal.kind === "budget" && sharesRefusal(refusal, plans, extra),
+          granted: () => (this.book.extendGranted(call, extra) ? EXTENDED : NOT_EXTENDED),
+          late: () => NOT_EXTENDED,
+          degraded: () => NOT_EXTENDED,
+        },
+      );
+    } catch (error) {
+      if (error instanceof BudgetRefusal) return { granted: false, available: error.available };
+      return NOT_EXTENDED;
+    }
+  };
+
+  /**
+   * Waits for the subjects' leases being renewed (then `local()` may already answer), and otherwise renews
+   * them for `want` in one hardened lease call: command link, then the patient link, then the verdict
+   * (`granted`, `late` when neither link answered in time, `degraded` when Redis is shown to be gone). A lease
+   * call's refusal is thrown, and shared with the calls waiting on it when `shares` says so.
+   */
+  private async throughLease<T>(
+    plans: SubjectPlan[],
+    want: Want,
+    on: {
+      local: () => T | undefined;
+      shares: (refusal: LeaseRefusal) => boolean;
+      granted: () => T;
+      late: () => T;
+      degraded: () => T;
+    },
+  ): Promise<T> {
     for (;;) {
       const busy = plans
         .map((plan) => this.book.leases.get(plan.counterId)?.busy)
@@ -181,11 +303,11 @@ export class RedisAdmitter implements Admitter {
       for (const lease of waiting) lease.waiting++;
       const refusal = await busy;
       for (const lease of waiting) lease.waiting--;
-      const local = this.book.tryAdmit(plans, estimate, this.clock.now());
+      const local = on.local();
       if (local !== undefined) return local;
-      if (refusal !== undefined && sharesRefusal(refusal, plans, estimate)) throw refusal.refuse(estimate);
+      if (refusal !== undefined && on.shares(refusal)) throw refusal.refuse(want.estimate);
     }
-    if (!this.connection.isConnected()) return this.fallback.admitPlans(plans, estimate, this.floors);
+    if (!this.connection.isConnected()) return on.degraded();
     this.book.reclaim(this.clock.now());
     const leases = plans.map((plan) => this.book.lease(plan));
     let unlock: (refusal: LeaseRefusal | undefined) => void = () => {};
@@ -195,7 +317,7 @@ export class RedisAdmitter implements Admitter {
     for (const lease of leases) lease.busy = lock;
     let refusal: LeaseRefusal | undefined;
     try {
-      return await this.renew(plans, estimate, tokens);
+      return await this.renew(plans, want, on);
     } catch (error) {
       refusal = refusals.get(error as object);
       throw error;
@@ -205,25 +327,29 @@ export class RedisAdmitter implements Admitter {
     }
   }
 
-  /** The hardened lease call for an admission: command link, then the patient link, then the verdict. */
-  private async renew(plans: SubjectPlan[], estimate: number, tokens: number): Promise<Admission> {
-    const first = await this.tryShared(plans, { estimate, tokens }, false);
-    if (first === true) return this.book.commit(plans, estimate, this.clock.now());
+  /** The hardened lease call: command link, then the patient link, then the verdict (see {@link throughLease}). */
+  private async renew<T>(
+    plans: SubjectPlan[],
+    want: Want,
+    on: { granted: () => T; late: () => T; degraded: () => T },
+  ): Promise<T> {
+    const first = await this.tryShared(plans, want, false);
+    if (first === true) return on.granted();
     if (first.kind === "late") {
-      const retry = await this.tryShared(plans, { estimate, tokens }, true);
+      const retry = await this.tryShared(plans, want, true);
       if (retry === true) {
         this.connection.metrics.fails.inc({ operation: "admit" });
-        return this.book.commit(plans, estimate, this.clock.now());
+        return on.granted();
       }
       if (retry.kind === "late") {
         this.connection.metrics.fails.inc({ operation: "admit" });
-        throw limitsUnavailable();
+        return on.late();
       }
       this.connection.reportFailure("admit", retry.error);
     } else {
       this.connection.reportFailure("admit", first.error);
     }
-    return this.fallback.admitPlans(plans, estimate, this.floors);
+    return on.degraded();
   }
 
   /**
@@ -233,7 +359,7 @@ export class RedisAdmitter implements Admitter {
    */
   private async tryShared(
     plans: SubjectPlan[],
-    admitting: { estimate: number; tokens: number } | undefined,
+    admitting: Want | undefined,
     patient: boolean,
   ): Promise<true | Failure> {
     const now = this.clock.now();
@@ -246,7 +372,7 @@ export class RedisAdmitter implements Admitter {
       now,
       now + LEASE_HOLD_MS,
       WINDOW_TTL_MS,
-      admitting ? 1 : 0,
+      admitting === undefined ? 0 : admitting.topUp ? 2 : 1,
       MARKER_TTL_MS,
     ];
     for (const s of snapshots) {
@@ -327,6 +453,7 @@ export class RedisAdmitter implements Admitter {
     if (this.sweeping !== undefined) return all ? this.sweeping.then(() => this.sweep(true)) : this.sweeping;
     const run = async () => {
       const now = this.clock.now();
+      if (this.connection.isConnected()) this.slots.renew(now);
       this.book.reclaim(now);
       const wall = performance.now();
       const due = [...this.book.leases.values()].filter((lease) => this.book.due(lease, now, wall, all));

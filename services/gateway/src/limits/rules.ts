@@ -10,7 +10,7 @@
  *   released, or reclaimed after {@link RESERVATION_TTL_MS}.
  */
 import { GatewayError } from "../errors/gateway-error.js";
-import type { Admission, LimitSubject, SettledUsage } from "./types.js";
+import type { Admission, Extension, LimitSubject, SettledUsage } from "./types.js";
 
 /** Length of a rate-limit window, ms. */
 export const WINDOW_MS = 60_000;
@@ -37,6 +37,8 @@ export interface SubjectPlan {
   tpm: number;
   /** Budget in micro-USD, or -1 for none. */
   maxMicros: number;
+  /** Calls in flight at once (`max_parallel_requests`), or -1 for none (`parallel.ts`). */
+  parallel: number;
   /** The database's spend for the period, micro-USD: the counter's floor. */
   seedMicros: number;
   /** The budget period's identity: its end (epoch ms) or `lifetime`. */
@@ -49,19 +51,30 @@ const limitOrNone = (limit: number | null): number => (limit === null ? -1 : Mat
 export function planSubjects(subjects: readonly LimitSubject[]): SubjectPlan[] {
   const plans: SubjectPlan[] = [];
   for (const subject of subjects) {
-    if (subject.rpmLimit === null && subject.tpmLimit === null && subject.maxBudget === null) continue;
+    const parallel = subject.maxParallelRequests ?? null;
+    if (
+      subject.rpmLimit === null &&
+      subject.tpmLimit === null &&
+      subject.maxBudget === null &&
+      parallel === null
+    )
+      continue;
     plans.push({
       subject,
       counterId: `${subject.scope}:${subject.id}`,
       rpm: limitOrNone(subject.rpmLimit),
       tpm: limitOrNone(subject.tpmLimit),
       maxMicros: subject.maxBudget === null ? -1 : toMicros(subject.maxBudget),
+      parallel: limitOrNone(parallel),
       seedMicros: toMicros(subject.spend),
       period: subject.budgetResetAt === null ? "lifetime" : String(subject.budgetResetAt),
     });
   }
   return plans;
 }
+
+/** Whether the plan has a limit counted per window or period (rpm, tpm, budget), not only a parallel one. */
+export const counted = (plan: SubjectPlan): boolean => plan.rpm >= 0 || plan.tpm >= 0 || plan.maxMicros >= 0;
 
 /** Index of the fixed window containing `now` (epoch ms). */
 export function windowIndex(now: number): number {
@@ -185,9 +198,13 @@ export class BudgetRefusal extends GatewayError {
 
 /**
  * An {@link Admission} that runs `finish` once: with the usage on settle, with `undefined` on release; later
- * calls are ignored, as the contract says.
+ * calls are ignored, as the contract says. `extend` reserves more micro-USD for the call (see
+ * {@link Admission.extend}); it is not asked once the admission is finished.
  */
-export function onceAdmission(finish: (usage: SettledUsage | undefined) => void): Admission {
+export function onceAdmission(
+  finish: (usage: SettledUsage | undefined) => void,
+  extend: (micros: number) => Extension | Promise<Extension>,
+): Admission {
   let done = false;
   const once = (usage: SettledUsage | undefined) => {
     if (done) return;
@@ -197,7 +214,27 @@ export function onceAdmission(finish: (usage: SettledUsage | undefined) => void)
   return {
     settle: (usage) => once(usage),
     release: () => once(undefined),
+    extend: async (cost) => (done ? NOT_EXTENDED : extend(toMicros(cost))),
   };
+}
+
+/** The answer of a top-up that cannot be granted and says nothing about what the budgets have left. */
+export const NOT_EXTENDED: Extension = Object.freeze({ granted: false, available: 0 });
+/** The answer of a granted top-up. */
+export const EXTENDED: Extension = Object.freeze({ granted: true });
+
+/**
+ * The answer of a top-up of `micros` against `budgets` (each: settled and reserved micro-USD, the limit), all
+ * or none: granted when every one of them can hold it, else what the tightest could still reserve.
+ */
+export function extension(
+  budgets: ReadonlyArray<{ spent: number; reserved: number; max: number }>,
+  micros: number,
+): Extension {
+  let available = Number.POSITIVE_INFINITY;
+  for (const b of budgets) available = Math.min(available, Math.max(0, b.max - b.spent - b.reserved));
+  if (available >= micros && budgets.every((b) => b.spent < b.max)) return EXTENDED;
+  return { granted: false, available: Number.isFinite(available) ? available / 1e6 : 0 };
 }
 
 /**
@@ -210,4 +247,8 @@ export function settledAmounts(usage: SettledUsage | undefined): { cost: number;
 }
 
 /** The admission of a call with no limits to enforce (master key, unlimited subjects). */
-export const unlimitedAdmission: Admission = Object.freeze({ settle() {}, release() {} });
+export const unlimitedAdmission: Admission = Object.freeze({
+  settle() {},
+  release() {},
+  extend: async () => EXTENDED,
+});

@@ -30,7 +30,9 @@ export const LEASE_KEYS_PER_SUBJECT = 6;
  * one atomic step, all-or-nothing across subjects.
  *
  * ARGV: now, lease expiry (clock ms), window TTL ms, admit (1 = a call needs the new lease, so check the limits
- * and grant at least one request, one token of room and `minBudget`; 0 = return only, never refused), marker TTL
+ * and grant at least one request, one token of room and `minBudget`; 2 = a top-up of a call in flight, so check
+ * the budgets only and grant at least `minBudget`, requests and token room only as demand and room allow; 0 =
+ * return only, never refused), marker TTL
  * ms, then per subject (16 each): rpm limit, tpm limit, budget micro-USD (-1 = none for all three), database
  * spend micro-USD (the budget's floor), budget TTL ms, requests wanted, requests returned (unused, same window),
  * token room wanted, tokens delta (tokens settled minus room returned), previous member ('' = none), its
@@ -49,7 +51,9 @@ export const LEASE_LUA = `
 local now = tonumber(ARGV[1])
 local expiry = ARGV[2]
 local windowTtl = ARGV[3]
-local admit = ARGV[4] == '1'
+local admit = ARGV[4] ~= '0'
+local topUp = ARGV[4] == '2'
+local least = topUp and 0 or 1
 local n = (#KEYS - 1) / 6
 local seen = {}
 for i = 0, n - 1 do
@@ -59,12 +63,12 @@ for i = 0, n - 1 do
   local rpm = tonumber(ARGV[a])
   if rpm >= 0 then
     s.rUsed = tonumber(redis.call('GET', KEYS[k + 1]) or '0') - tonumber(ARGV[a + 6])
-    if admit and s.rUsed >= rpm then return {i, 1, s.rUsed} end
+    if admit and not topUp and s.rUsed >= rpm then return {i, 1, s.rUsed} end
   end
   local tpm = tonumber(ARGV[a + 1])
   if tpm >= 0 then
     s.tUsed = tonumber(redis.call('GET', KEYS[k + 2]) or '0') + tonumber(ARGV[a + 8])
-    if admit and s.tUsed >= tpm then return {i, 2, s.tUsed} end
+    if admit and not topUp and s.tUsed >= tpm then return {i, 2, s.tUsed} end
   end
   local max = tonumber(ARGV[a + 2])
   if max >= 0 then
@@ -108,7 +112,7 @@ for i = 0, n - 1 do
   local gr, gt, gb = 0, 0, 0
   local rpm = tonumber(ARGV[a])
   if rpm >= 0 then
-    if admit then gr = math.max(1, math.min(tonumber(ARGV[a + 5]), math.floor((rpm - s.rUsed) / 4))) end
+    if admit then gr = math.max(least, math.min(tonumber(ARGV[a + 5]), math.floor((rpm - s.rUsed) / 4))) end
     local delta = gr - tonumber(ARGV[a + 6])
     if delta ~= 0 then
       redis.call('INCRBY', KEYS[k + 1], delta)
@@ -118,7 +122,7 @@ for i = 0, n - 1 do
   end
   local tpm = tonumber(ARGV[a + 1])
   if tpm >= 0 then
-    if admit then gt = math.max(1, math.min(tonumber(ARGV[a + 7]), math.floor((tpm - s.tUsed) / 4))) end
+    if admit then gt = math.max(least, math.min(tonumber(ARGV[a + 7]), math.floor((tpm - s.tUsed) / 4))) end
     local delta = gt + tonumber(ARGV[a + 8])
     if delta ~= 0 then
       redis.call('INCRBY', KEYS[k + 2], delta)
@@ -137,10 +141,10 @@ for i = 0, n - 1 do
     if oldBudget ~= budget and tonumber(ARGV[a + 11]) > 0 and redis.call('EXISTS', oldBudget) == 1 then
       redis.call('HINCRBY', oldBudget, 'spent', ARGV[a + 11])
     end
-    local least = tonumber(ARGV[a + 15])
+    local minBudget = tonumber(ARGV[a + 15])
     if admit then
-      gb = math.max(least, math.min(tonumber(ARGV[a + 14]), math.floor((max - s.spent - s.reserved) / 4)))
-      if least > 0 then gb = gb - gb % least end
+      gb = math.max(minBudget, math.min(tonumber(ARGV[a + 14]), math.floor((max - s.spent - s.reserved) / 4)))
+      if minBudget > 0 then gb = gb - gb % minBudget end
     end
     local amount = tonumber(ARGV[a + 13]) + gb
     if amount > 0 then

@@ -12,6 +12,11 @@ export interface LimitSubject {
   rpmLimit: number | null;
   /** Tokens (prompt + completion) per minute, or null for unlimited. */
   tpmLimit: number | null;
+  /**
+   * Calls of this subject in flight at once, on all instances together (LiteLLM's `max_parallel_requests`), or
+   * null / absent for unlimited.
+   */
+  maxParallelRequests?: number | null;
   /** Budget in USD for the current period, or null for unlimited. */
   maxBudget: number | null;
   /** Budget period in LiteLLM's duration syntax (`30s`, `30m`, `30h`, `30d`), or null for a lifetime budget. */
@@ -48,12 +53,26 @@ export interface SettledUsage {
   totalTokens: number;
 }
 
+/** What {@link Admission.extend} answered. */
+export type Extension =
+  | { granted: true }
+  /** `available`: USD the budgets that refused could still reserve (0 when unknown, e.g. Redis not answering). */
+  | { granted: false; available: number };
+
 /** A call that was let through; must be settled or released exactly once (extra calls are ignored). */
 export interface Admission {
-  /** Replaces the reservation by the real cost and counts the tokens. */
+  /** Replaces the reservation by the real cost (every extension included) and counts the tokens. */
   settle(usage: SettledUsage): void;
   /** Drops the reservation without spending (the call never reached an upstream). */
   release(): void;
+  /**
+   * Reserves `cost` USD more for this call against the same budgets (a top-up: a stream past its reservation),
+   * atomically across instances and checked like an admission's budget (`spent + reserved + cost <= max_budget`;
+   * rpm and tpm are not counted again). What is granted is held with the call's reservation until it is settled
+   * or released. Never throws; resolves `{granted: false}` once the call is settled or released, or when the
+   * limit store cannot say (Redis not answering): a top-up is never granted blindly.
+   */
+  extend(cost: number): Promise<Extension>;
 }
 
 export interface Admitter {

@@ -144,7 +144,8 @@ export interface CallContext<B extends EndpointBody = EndpointBody> {
   completionEstimate: number;
   /**
    * Output tokens a stream may relay before it is cut (tokens): the reservation's when the request sets its own
-   * cap or a budget is in force, else unbounded (admit step).
+   * cap or a budget is in force, else unbounded (admit step). Without a cap of the client's own, a stream that
+   * reaches it asks the budgets for more first (`withTopUp`, admit step).
    */
   outputLimit: number;
   /** The budget reservation (admit step; `cost/reservation.ts`), with the output cap the send step adds, if any. */

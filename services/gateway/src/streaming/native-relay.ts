@@ -5,8 +5,10 @@ import type { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputGuard, Usage } from "../pipeline/types.js";
 import { DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS, endIdleClient } from "./client-flow.js";
 import type { OutputMeter } from "./output-meter.js";
+import { ParkedEvents, type TopUp } from "./output-top-up.js";
 import { PieceWriter } from "./piece-writer.js";
-import { endGuarded, guardFailure, type RelayOptions, readEvents } from "./relay-sse.js";
+import { afterFeed, readEvents } from "./read-events.js";
+import { endGuarded, guardFailure, type RelayOptions } from "./relay-sse.js";
 import { classifyStreamFailure } from "./stream-end.js";
 
 type Obj = Record<string, unknown>;
@@ -55,8 +57,10 @@ export interface NativeEventReader {
 /** Options of {@link relayNative}. */
 export interface NativeRelayOptions {
   reader: NativeEventReader;
-  /** Counts output tokens; an event past `meter.limit` ends the stream at the reservation. */
+  /** Counts output tokens; an event past `meter.limit` ends the stream at the reservation (unless `topUp` grants more). */
   meter: OutputMeter;
+  /** Asks for more output when an event would pass `meter.limit` (output-top-up.ts); without it: cut at once. */
+  topUp?: TopUp;
   /** Prompt tokens to book when the upstream reported none (the call's estimate). */
   promptTokens: number;
   guard?: StreamOutputGuard;
@@ -162,20 +166,21 @@ export async function relayNative(
   const emit = (item: Item) => (guard === undefined ? write(item, item.payload) : queued.push(item));
   let first = true;
   let stopped = false;
+  const parked = new ParkedEvents(meter, options.topUp);
+  /** Parked events as read (the reader is stateful: a replayed event is not read twice). */
+  const read = new WeakMap<EventSourceMessage, { event: NativeEvent; text: EventText }>();
   const onEvent = (message: EventSourceMessage) => {
-    if (stopped) return;
+    if (stopped || parked.holds(message)) return;
     if (first) {
       first = false;
       options.onFirstEvent?.();
     }
-    let json: Obj | undefined;
-    try {
-      const parsed: unknown = JSON.parse(message.data);
-      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) json = parsed as Obj;
-    } catch {}
-    const event = { event: message.event, data: message.data, json };
-    const text = reader.read(event);
+    const { event, text } = read.get(message) ?? readEvent(reader, message);
     if (!meter.fits(text.output)) {
+      if (parked.park(message)) {
+        read.set(message, { event, text });
+        return;
+      }
       stopped = true;
       outcome.cut = true;
       const usage = bookedUsage(reader, meter.tokens, options.promptTokens);
@@ -220,7 +225,7 @@ export async function relayNative(
       res,
       out,
       onEvent,
-      guard === undefined ? undefined : () => drain(guard),
+      afterFeed(() => parked.resume(onEvent), guard === undefined ? undefined : () => drain(guard)),
       () => stopped || outcome.blocked !== undefined,
       options.clientIdleTimeoutMs ?? DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS,
     );
@@ -243,6 +248,20 @@ export async function relayNative(
     ? bookedUsage(reader, meter.tokens, options.promptTokens)
     : reader.usage(meter.tokens);
   return outcome;
+}
+
+/** Parses an upstream event (its JSON when it is an object) and reads it with `reader`. */
+function readEvent(
+  reader: NativeEventReader,
+  message: EventSourceMessage,
+): { event: NativeEvent; text: EventText } {
+  let json: Obj | undefined;
+  try {
+    const parsed: unknown = JSON.parse(message.data);
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) json = parsed as Obj;
+  } catch {}
+  const event = { event: message.event, data: message.data, json };
+  return { event, text: reader.read(event) };
 }
 
 /** The usage of a stream cut short: the upstream's input counts (and breakdown) if it gave them, the output relayed. */

@@ -97,13 +97,19 @@ export class OutputMeter {
   private pendingTextChunks = 0;
 
   /**
-   * @param limit the call's reservation, tokens: {@link OutputMeter.fits} says whether a chunk stays within it.
+   * @param limit the call's reservation, tokens: {@link OutputMeter.fits} says whether a chunk stays within it;
+   *   raised by each top-up ({@link OutputMeter.raise}).
    * @param count the model's tokenizer ({@link tokenizerFor}); undefined: the estimate.
    */
   constructor(
-    readonly limit: number,
+    public limit: number,
     private readonly count: Count | undefined,
   ) {}
+
+  /** Raises the limit by `tokens` (a top-up of the call's reservation was granted). */
+  raise(tokens: number): void {
+    this.limit += tokens;
+  }
 
   /** Whether the output so far plus `text` stays within the limit; remembers `text` for {@link commit}. */
   fits(text: string): boolean {

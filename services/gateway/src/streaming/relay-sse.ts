@@ -8,21 +8,17 @@
  * (OpenAI API reference, chat completion chunk object: `usage` is "only present if" it was asked for).
  */
 
-import { isUtf8 } from "node:buffer";
 import type { ServerResponse } from "node:http";
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { EventSourceMessage } from "eventsource-parser";
 import { openAiUsage } from "../accounting/provider-usage.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from "../pipeline/types.js";
-import {
-  DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS,
-  endIdleClient,
-  mustWait,
-  waitForClient,
-} from "./client-flow.js";
+import { DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS, endIdleClient } from "./client-flow.js";
 import { chunkText, type OutputMeter } from "./output-meter.js";
+import { ParkedEvents, type TopUp } from "./output-top-up.js";
 import { PieceWriter } from "./piece-writer.js";
 import { plainContentChunk } from "./plain-chunk.js";
+import { afterFeed, readEvents } from "./read-events.js";
 import { ReleasedText } from "./released-text.js";
 import { type ChunkHead, chunkHead, lengthStop, streamFailure } from "./stream-end.js";
 import { parsedPayloadText } from "./stream-text.js";
@@ -50,9 +46,11 @@ export interface RelayOptions {
   onText?: (text: string) => void;
   /**
    * Counts output tokens; a chunk that would take the count past `meter.limit` is not relayed and the stream
-   * ends there with `finish_reason: "length"` ({@link lengthStop}).
+   * ends there with `finish_reason: "length"` ({@link lengthStop}), unless `topUp` grants more first.
    */
   meter?: OutputMeter;
+  /** Asks for more output when a chunk would pass `meter.limit` (output-top-up.ts); without it: cut at once. */
+  topUp?: TopUp;
   /** Prompt tokens for the usage chunk of a stream cut at its limit (the upstream's was never read). */
   promptTokens?: number;
   /** The idle timeout between chunks, ms, for the error event's message. */
@@ -184,8 +182,9 @@ export async function relaySse(
     // A length stop's chunks carry no text (an empty `delta`, or an empty legacy `text`).
     for (const payload of lengthStop(head, [...choices], usage)) emit(payload, "");
   };
+  const parked = meter === undefined ? undefined : new ParkedEvents(meter, options.topUp);
   const onEvent = (event: EventSourceMessage) => {
-    if (stopped) return;
+    if (stopped || parked?.holds(event)) return;
     const data = event.data;
     if (data === "[DONE]") {
       started = true;
@@ -209,7 +208,7 @@ export async function relaySse(
           return;
         }
         // A later event that is no chunk: relayed as it came, its bytes counted as output (erring high).
-        if (meter !== undefined && !meter.fits(data)) return cut();
+        if (meter !== undefined && !meter.fits(data)) return parked!.park(event) ? undefined : cut();
         meter?.commit();
         emit(data, ""); // not JSON, or no object: no text
         return;
@@ -217,7 +216,8 @@ export async function relaySse(
     }
     started = true;
     if (meter !== undefined) {
-      if (!meter.fits(plain === undefined ? chunkText(chunk!) : plain.text)) return cut();
+      if (!meter.fits(plain === undefined ? chunkText(chunk!) : plain.text))
+        return parked!.park(event) ? undefined : cut();
       meter.commit();
     }
     if (plain !== undefined) {
@@ -280,7 +280,7 @@ export async function relaySse(
       res,
       out,
       onEvent,
-      guard === undefined ? undefined : () => drainQueue(guard),
+      afterFeed(() => parked?.resume(onEvent), guard === undefined ? undefined : () => drainQueue(guard)),
       () => outcome.blocked !== undefined || stopped,
       options.clientIdleTimeoutMs ?? DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS,
     );
@@ -317,49 +317,6 @@ function readText(
 ): string {
   if (plain !== undefined) return plain.index === 0 ? plain.text : "";
   return parsedPayloadText(payload, chunk);
-}
-
-/**
- * Feeds `upstream`'s server-sent events to `onEvent` as they arrive, runs `afterFeed` (the output guard's turn)
- * after each piece, writes what the relay wrote to `out` for that piece in one write (the piece's own bytes when it
- * went out unchanged, {@link PieceWriter}), and stops when the client left or `stopped()` says so.
- * Backpressure: while `res` needs draining, reading pauses ({@link waitForClient}, client-flow.ts).
- * @param clientIdleTimeoutMs how long the client may take nothing while reading pauses, ms.
- * @throws ClientIdleTimeoutError when it took nothing for that long; what reading the upstream throws.
- */
-export async function readEvents(
-  upstream: AsyncIterable<Buffer>,
-  res: ServerResponse,
-  out: PieceWriter,
-  onEvent: (event: EventSourceMessage) => void,
-  afterFeed: (() => Promise<void>) | undefined,
-  stopped: () => boolean,
-  clientIdleTimeoutMs: number,
-): Promise<void> {
-  const parser = createParser({ onEvent });
-  const decoder = new TextDecoder();
-  /** Every piece so far was whole UTF-8 (the decoder holds no partial character). */
-  let whole = true;
-  let first = true;
-  for await (const piece of upstream) {
-    if (res.destroyed) break;
-    const text = decoder.decode(piece, { stream: true });
-    // The decoded text is the piece's bytes exactly when the piece is whole UTF-8 and no BOM was dropped.
-    whole = whole && isUtf8(piece);
-    const exact = whole && !(first && piece[0] === 0xef);
-    first = false;
-    out.hold();
-    try {
-      parser.feed(text);
-      if (afterFeed !== undefined) await afterFeed();
-    } finally {
-      if (exact) out.release(piece, text);
-      else out.release();
-    }
-    if (stopped()) break;
-    // Only a client that needs draining is waited for: no promise, no microtask, for one that keeps up.
-    if (mustWait(res)) await waitForClient(res, clientIdleTimeoutMs);
-  }
 }
 
 /**

@@ -19,6 +19,8 @@ export interface LimitFields {
   tpmLimit: number | null;
   /** Requests per minute. */
   rpmLimit: number | null;
+  /** Calls in flight at once, on all instances together (LiteLLM's `max_parallel_requests`). */
+  maxParallelRequests: number | null;
 }
 
 /** The columns of the {@link LimitFields} in both `users` and `keys`, as {@link limitsFromRow} reads them. */
@@ -29,10 +31,16 @@ export const LIMIT_COLUMNS = [
   "spend",
   "tpm_limit",
   "rpm_limit",
+  "max_parallel_requests",
 ] as const;
 
+/** `$1, $2, …, $n`: the first `n` query parameters (an INSERT's VALUES). */
+export const placeholders = (n: number): string =>
+  Array.from({ length: n }, (_, i) => `$${i + 1}`).join(", ");
+
 /** The limits of a new user or key (validated, and defaulted by the caller). */
-export type NewLimits = Pick<LimitFields, "maxBudget" | "budgetDuration" | "tpmLimit" | "rpmLimit">;
+export type NewLimits = Pick<LimitFields, "maxBudget" | "budgetDuration" | "tpmLimit" | "rpmLimit"> &
+  Partial<Pick<LimitFields, "maxParallelRequests">>;
 
 /**
  * Values for a new row's {@link LIMIT_COLUMNS}, in that order: the first budget period starts at `now` (epoch
@@ -47,6 +55,7 @@ export function newLimitValues(limits: NewLimits, now: number): unknown[] {
     0,
     limits.tpmLimit,
     limits.rpmLimit,
+    limits.maxParallelRequests ?? null,
   ];
 }
 
@@ -56,10 +65,17 @@ export interface LimitPatch {
   budget_duration?: string | null;
   tpm_limit?: number | null;
   rpm_limit?: number | null;
+  max_parallel_requests?: number | null;
 }
 
 /** The keys of {@link LimitPatch}; a new `budget_duration` also moves `budget_reset_at` (see `db/patch.ts`). */
-export const LIMIT_PATCH_COLUMNS = ["max_budget", "budget_duration", "tpm_limit", "rpm_limit"] as const;
+export const LIMIT_PATCH_COLUMNS = [
+  "max_budget",
+  "budget_duration",
+  "tpm_limit",
+  "rpm_limit",
+  "max_parallel_requests",
+] as const;
 
 export interface UserRecord extends LimitFields {
   userId: string;
@@ -99,6 +115,7 @@ export function limitsFromRow(row: Row, prefix = ""): LimitFields {
     spend: numberOrNull(row[`${prefix}spend`]) ?? 0,
     tpmLimit: numberOrNull(row[`${prefix}tpm_limit`]),
     rpmLimit: numberOrNull(row[`${prefix}rpm_limit`]),
+    maxParallelRequests: numberOrNull(row[`${prefix}max_parallel_requests`]),
   };
 }
 
@@ -134,6 +151,7 @@ export function limitSubject(
     alias,
     rpmLimit: limits.rpmLimit,
     tpmLimit: limits.tpmLimit,
+    maxParallelRequests: limits.maxParallelRequests,
     maxBudget: limits.maxBudget,
     budgetDuration: limits.budgetDuration,
     budgetResetAt: period.budgetResetAt,
@@ -153,6 +171,7 @@ export function presentLimits(limits: LimitFields, now: number) {
     budget_reset_at: iso(period.budgetResetAt),
     tpm_limit: limits.tpmLimit,
     rpm_limit: limits.rpmLimit,
+    max_parallel_requests: limits.maxParallelRequests,
   };
 }
 

@@ -10,6 +10,7 @@ import {
   type LimitPatch,
   type NewLimits,
   newLimitValues,
+  placeholders,
   USER_COLUMNS,
   type UserRecord,
   userFromRow,
@@ -42,7 +43,7 @@ export async function insertUserIfAbsent(
   const inserted = await db.query(
     `INSERT INTO users (user_id, user_email, user_role, ${LIMIT_COLUMNS.join(", ")}, metadata, created_at,
        updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+     VALUES (${placeholders(3 + LIMIT_COLUMNS.length + 2)}, $${3 + LIMIT_COLUMNS.length + 2})
      ON CONFLICT (user_id) DO NOTHING
      RETURNING ${USER_COLUMNS.join(", ")}`,
     [

@@ -62,6 +62,7 @@ function recordingAdmitter(): Admitter & { settled: SettledUsage[]; released: nu
           record.released++;
           admission.release();
         },
+        extend: (cost: number) => admission.extend(cost),
       };
     },
   };

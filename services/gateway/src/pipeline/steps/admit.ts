@@ -15,6 +15,7 @@ import { byteBound, tokenizerBound } from "../../cost/input-bound.js";
 import { affordableCap, type Reservation, type ReservationInput, reserve } from "../../cost/reservation.js";
 import { BudgetRefusal } from "../../limits/rules.js";
 import type { Admitter } from "../../limits/types.js";
+import type { TopUp } from "../../streaming/output-top-up.js";
 import type { CallContext } from "../types.js";
 
 /**
@@ -74,6 +75,32 @@ function hold(call: CallContext, reservation: Reservation, budgetInForce: boolea
   // upstream answers (nothing is cut that no budget needs cut).
   const bounded = budgetInForce || cap !== undefined;
   call.outputLimit = bounded ? reservation.completionTokens : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The top-up of a stream whose output reservation a budget set (`streaming/output-top-up.ts`): when the stream
+ * reaches it, the same output again is reserved from the budgets (key, user) at the reservation's output price
+ * (`Admission.extend`), else what they can still pay for; 0 tokens when they cannot (the stream is then cut).
+ * None, so cut at once, when the call has no admission or the client set its own cap (it asked for no more: an
+ * upstream that ignores that cap is cut there), or when nothing bounds the stream.
+ * @returns the relay's `topUp` option (absent when the stream is cut at once); the top-up resolves the output
+ *   tokens granted, all choices together, and never rejects.
+ */
+export function withTopUp(call: CallContext): { topUp?: TopUp } {
+  const { admission, reservation } = call;
+  if (admission === undefined || reservation === undefined) return {};
+  if (call.outputRequest.cap !== undefined || !Number.isFinite(call.outputLimit)) return {};
+  const price = reservation.outputPrice;
+  const size = Math.max(1, reservation.completionTokens);
+  const topUp = async () => {
+    const same = await admission.extend(size * price);
+    if (same.granted) return size;
+    // What the budgets can still pay for, rounded down so that its micro-USD stay within what they have.
+    const affordable = price > 0 ? Math.floor((same.available - 0.5e-6) / price) : 0;
+    if (affordable < 1) return 0;
+    return (await admission.extend(affordable * price)).granted ? affordable : 0;
+  };
+  return { topUp };
 }
 
 function admissionRequest(call: CallContext) {

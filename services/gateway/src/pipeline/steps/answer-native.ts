@@ -12,6 +12,7 @@ import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
 import { StreamText } from "../../streaming/stream-text.js";
 import type { CallContext, PipelineDeps } from "../types.js";
 import { finish, settle } from "./account.js";
+import { withTopUp } from "./admit.js";
 import {
   clientIdleOf,
   ensureEventStream,
@@ -43,6 +44,7 @@ export async function answerNativeStream(
   const outcome = await relayNative(upstream.body, res, {
     reader,
     meter: new OutputMeter(call.outputLimit, tokenizerFor(deployment.upstreamModel)),
+    ...withTopUp(call),
     promptTokens: call.promptEstimate,
     idleTimeoutMs: deps.router.streamTimeoutOf(deployment),
     ...clientIdleOf(deps),

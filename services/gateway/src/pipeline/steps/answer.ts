@@ -39,6 +39,7 @@ import {
   requestedModelLabel,
   settle,
 } from "./account.js";
+import { withTopUp } from "./admit.js";
 
 /** Keeps a name or entity header-safe (they come from configuration, never from the client). */
 const token = (value: string) => value.replace(/[^\w.-]/g, "_");
@@ -268,6 +269,7 @@ export async function answerStream(
     stripUsage: options.stripUsage,
     ...(options.encoder === undefined ? {} : { encoder: options.encoder }),
     meter: new OutputMeter(call.outputLimit, tokenizerFor(upstream.deployment.upstreamModel)),
+    ...withTopUp(call),
     promptTokens: call.promptEstimate,
     idleTimeoutMs: deps.router.streamTimeoutOf(upstream.deployment),
     ...clientIdleOf(deps),

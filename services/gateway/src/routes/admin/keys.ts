@@ -119,6 +119,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
         tpmLimit: body.tpm_limit ?? null,
         rpmLimit: body.rpm_limit ?? null,
       };
+      const maxParallelRequests = body.max_parallel_requests ?? null;
       assertKeyWithinUser(limits, user);
       const alias = body.key_alias ?? null;
       if (alias !== null) await assertAliasFree(client, alias, userId, now);
@@ -131,6 +132,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
           userId,
           models: body.models ?? [],
           ...limits,
+          maxParallelRequests,
           budgetDuration: body.budget_duration ?? null,
           metadata: body.metadata ?? {},
           objectPermission: body.object_permission ?? null,
@@ -193,6 +195,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
           budget_duration: orNull(body.budget_duration),
           tpm_limit: orNull(body.tpm_limit),
           rpm_limit: orNull(body.rpm_limit),
+          max_parallel_requests: orNull(body.max_parallel_requests),
           metadata: body.metadata ?? undefined,
           object_permission: body.object_permission,
           expires:

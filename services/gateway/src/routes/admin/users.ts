@@ -35,6 +35,7 @@ const COMPARED = {
   budget_duration: (u: UserRecord) => u.budgetDuration,
   tpm_limit: (u: UserRecord) => u.tpmLimit,
   rpm_limit: (u: UserRecord) => u.rpmLimit,
+  max_parallel_requests: (u: UserRecord) => u.maxParallelRequests,
   user_email: (u: UserRecord) => u.userEmail,
   user_role: (u: UserRecord) => u.userRole,
 } as const;
@@ -75,6 +76,7 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
           budgetDuration: orDefault(body.budget_duration, userDefaults.budgetDuration),
           tpmLimit: orDefault(body.tpm_limit, userDefaults.tpmLimit),
           rpmLimit: orDefault(body.rpm_limit, userDefaults.rpmLimit),
+          maxParallelRequests: body.max_parallel_requests ?? null,
           metadata: body.metadata ?? {},
         },
         now,

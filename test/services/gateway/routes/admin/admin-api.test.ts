@@ -400,3 +400,30 @@ describe("spend logs and usage", () => {
     expect(userInfo.body.user_info.spend).toBe(1.875);
   });
 });
+
+describe("max_parallel_requests", () => {
+  it("/key/generate and /key/update accept and return it, /key/info shows it, null clears it; /user/new too", async () => {
+    const made = await call(app, "POST", "/key/generate", { max_parallel_requests: 3 });
+    expect(made.status).toBe(200);
+    expect(made.body.max_parallel_requests).toBe(3);
+    const updated = await call(app, "POST", "/key/update", { key: made.body.key, max_parallel_requests: 1 });
+    expect(updated.body.max_parallel_requests).toBe(1);
+    const info = await call(app, "GET", `/key/info?key=${made.body.token}`);
+    expect(info.body.info.max_parallel_requests).toBe(1);
+    const cleared = await call(app, "POST", "/key/update", {
+      key: made.body.key,
+      max_parallel_requests: null,
+    });
+    expect(cleared.body.max_parallel_requests).toBeNull();
+    const plain = await call(app, "POST", "/key/generate", {});
+    expect(plain.body.max_parallel_requests).toBeNull();
+    const user = await newUser("parallel-user", { max_parallel_requests: 4 });
+    expect(user.max_parallel_requests).toBe(4);
+  });
+
+  it.each([-1, 1.5, "two"])("refuses max_parallel_requests %j with 400 naming it", async (value) => {
+    const res = await call(app, "POST", "/key/generate", { max_parallel_requests: value });
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe("max_parallel_requests");
+  });
+});
