@@ -7,4 +7,5 @@ export * from "./client.js";
 export * from "./fields.js";
 export * from "./requests.js";
 export * from "./responses.js";
+export * from "./teams.js";
 export * from "./validate.js";

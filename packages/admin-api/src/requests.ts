@@ -28,6 +28,8 @@ export const generateKeyRequest = z.object({
   ...keyFields,
   duration: duration.nullish(),
   user_id: identifier.nullish(),
+  /** The team the key belongs to (`/team/new`); an unknown team is refused with 400. */
+  team_id: identifier.nullish(),
   key: z
     .unknown()
     .refine((v) => v === undefined || v === null, {
@@ -58,6 +60,7 @@ export const listKeysQuery = z.object({
   page: pageNumber(1),
   size: pageSize(10, 100),
   user_id: identifier.optional(),
+  team_id: identifier.optional(),
   key_alias: identifier.optional(),
   key_hash: identifier.optional(),
   return_full_object: queryBoolean,
@@ -68,6 +71,7 @@ export interface ListKeysParams {
   page?: number;
   size?: number;
   user_id?: string;
+  team_id?: string;
   key_alias?: string;
   key_hash?: string;
   return_full_object?: boolean;

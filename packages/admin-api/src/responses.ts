@@ -7,8 +7,8 @@
 import { z } from "zod";
 import { isoTime } from "./fields.js";
 
-/** The limit fields of a key or user, rolled over to the current budget period. */
-const limitState = {
+/** The limit fields of a key, user or team, rolled over to the current budget period. */
+export const limitState = {
   /** USD spent in the current period. */
   spend: z.number(),
   max_budget: z.number().nullable(),
@@ -24,6 +24,8 @@ export const keyRecord = z.looseObject({
   key_name: z.string(),
   key_alias: z.string().nullable(),
   user_id: z.string().nullable(),
+  /** The key's team, or null (absent from gateways older than teams). */
+  team_id: z.string().nullable().optional(),
   models: z.array(z.string()),
   ...limitState,
   metadata: z.record(z.string(), z.unknown()),

@@ -19,6 +19,8 @@ export interface KeyRecord extends LimitFields {
   keyName: string;
   keyAlias: string | null;
   userId: string | null;
+  /** The team the key belongs to (a team key is bound by the team's limits, not its owner's), or null. */
+  teamId: string | null;
   /** Model aliases the key may call; empty = all. */
   models: string[];
   metadata: Record<string, unknown>;
@@ -44,6 +46,7 @@ export const KEY_COLUMNS = [
   "key_name",
   "key_alias",
   "user_id",
+  "team_id",
   "models",
   ...LIMIT_COLUMNS,
   "metadata",
@@ -61,6 +64,7 @@ export function keyFromRow(row: Row): KeyRecord {
     keyName: String(row.key_name),
     keyAlias: stringOrNull(row.key_alias),
     userId: stringOrNull(row.user_id),
+    teamId: stringOrNull(row.team_id),
     models: Array.isArray(row.models) ? (row.models as string[]) : [],
     metadata: (row.metadata as Record<string, unknown> | null) ?? {},
     expires: epochOrNull(row.expires),
@@ -88,6 +92,7 @@ export function presentKey(key: KeyRecord, now: number) {
     key_name: key.keyName,
     key_alias: key.keyAlias,
     user_id: key.userId,
+    team_id: key.teamId,
     models: key.models,
     ...presentLimits(key, now),
     metadata: key.metadata,

@@ -24,19 +24,20 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 /** Fields of a new key (the hash and display name of a freshly generated key, limits validated). */
 export type NewKey = NewLimits &
-  Pick<KeyRecord, "token" | "keyName" | "keyAlias" | "userId" | "models" | "metadata" | "expires">;
+  Pick<KeyRecord, "token" | "keyName" | "keyAlias" | "userId" | "teamId" | "models" | "metadata" | "expires">;
 
 export async function insertKey(db: Queryable, key: NewKey, now: number): Promise<KeyRecord> {
   const result = await db.query(
-    `INSERT INTO keys (token, key_name, key_alias, user_id, models, ${LIMIT_COLUMNS.join(", ")}, metadata, expires,
-       created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)
+    `INSERT INTO keys (token, key_name, key_alias, user_id, team_id, models, ${LIMIT_COLUMNS.join(", ")}, metadata,
+       expires, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
      ${RETURNING_KEY}`,
     [
       key.token,
       key.keyName,
       key.keyAlias,
       key.userId,
+      key.teamId,
       key.models,
       ...newLimitValues(key, now),
       JSON.stringify(key.metadata),
@@ -138,6 +139,7 @@ export async function tokensByAlias(db: Queryable, aliases: string[]): Promise<s
 /** Filters of {@link listKeys}. */
 export interface KeyFilter {
   userId?: string | undefined;
+  teamId?: string | undefined;
   keyAlias?: string | undefined;
   keyHash?: string | undefined;
   /** Include revoked keys (default: only active and expired). */
@@ -158,6 +160,7 @@ export async function listKeys(
     where.push(condition.replace("?", `$${params.length}`));
   };
   if (filter.userId !== undefined) add("user_id = ?", filter.userId);
+  if (filter.teamId !== undefined) add("team_id = ?", filter.teamId);
   if (filter.keyAlias !== undefined) add("key_alias = ?", filter.keyAlias);
   if (filter.keyHash !== undefined) add("token = ?", filter.keyHash);
   if (filter.includeRevoked !== true) where.push("revoked_at IS NULL");

@@ -13,11 +13,19 @@ import type { Registry } from "prom-client";
 import { LocalInvalidationBus } from "../cache/local-bus.js";
 import { createRedisConnection, type RedisConnection, redisMetrics } from "../cache/redis.js";
 import { RedisInvalidationBus } from "../cache/redis-bus.js";
-import type { InvalidationBus } from "../cache/types.js";
+import type { InvalidationBus, InvalidationMessage } from "../cache/types.js";
 import type { Clock } from "../time/clock.js";
 import { InProcessAdmitter } from "./memory-admitter.js";
 import { RedisAdmitter } from "./redis-admitter.js";
 import type { Admitter } from "./types.js";
+
+/** The counters' identity (`<scope>:<id>`, as `rules.ts` plans it) of the subject a change message is about. */
+function changedCounter(message: InvalidationMessage): string {
+  if (message.kind === "key") return `key:${message.key.token}`;
+  if (message.kind === "user") return `user:${message.user.userId}`;
+  if (message.kind === "team") return `team:${message.team.teamId}`;
+  return `team_member:${message.member.memberKey}`;
+}
 
 /** Inputs of {@link createLimits}. */
 export interface LimitsOptions {
@@ -112,9 +120,7 @@ export function createLimits(options: LimitsOptions): Limits {
     ...(leaseSweepIntervalMs === undefined ? {} : { sweepIntervalMs: leaseSweepIntervalMs }),
   });
   const bus = new RedisInvalidationBus(connection, log);
-  bus.subscribe((message) =>
-    admitter.drop(message.kind === "key" ? `key:${message.key.token}` : `user:${message.user.userId}`),
-  );
+  bus.subscribe((message) => admitter.drop(changedCounter(message)));
   let closing: Promise<void> | undefined;
   return {
     admitter,

@@ -26,6 +26,7 @@ function keyMessage(token: string, revokedAt: number | null = null): Invalidatio
       keyName: "sk-…abcd",
       keyAlias: null,
       userId: null,
+      teamId: null,
       models: [],
       maxBudget: 1,
       budgetDuration: null,
@@ -63,8 +64,15 @@ function userMessage(userId: string): InvalidationMessage {
   };
 }
 
-/** `key:<token>` / `user:<id>`: what a received message is about, for compact assertions. */
-const about = (m: InvalidationMessage) => (m.kind === "key" ? `key:${m.key.token}` : `user:${m.user.userId}`);
+/** `key:<token>` / `user:<id>` / `team:<id>`: what a received message is about, for compact assertions. */
+const about = (m: InvalidationMessage) =>
+  m.kind === "key"
+    ? `key:${m.key.token}`
+    : m.kind === "user"
+      ? `user:${m.user.userId}`
+      : m.kind === "team"
+        ? `team:${m.team.teamId}`
+        : `member:${m.member.memberKey}`;
 const open: Limits[] = [];
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * The admin API (master key only): LiteLLM's key and user management shapes plus the usage aggregates the
+ * The admin API (master key only): LiteLLM's key, user and team management shapes plus the usage aggregates the
  * key console needs. A fastify plugin; register it after the auth plugin. The gateway's assembly injects the
  * store handles ({@link AdminContext}); without a database it registers {@link adminNeedsDatabase} instead.
  */
@@ -9,6 +9,8 @@ import { registerAuditRoutes } from "./audit.js";
 import { type AdminContext, adminRoute } from "./context.js";
 import { registerKeyRoutes } from "./keys.js";
 import { registerSpendRoutes } from "./spend.js";
+import { registerTeamMemberRoutes } from "./team-members.js";
+import { registerTeamRoutes } from "./teams.js";
 import { registerUserRoutes } from "./users.js";
 
 export type { AdminContext } from "./context.js";
@@ -24,6 +26,16 @@ export const ADMIN_ROUTES = [
   ["GET", "/user/info"],
   ["POST", "/user/update"],
   ["GET", "/user/list"],
+  ["POST", "/team/new"],
+  ["POST", "/team/update"],
+  ["POST", "/team/delete"],
+  ["GET", "/team/info"],
+  ["GET", "/team/list"],
+  ["POST", "/team/block"],
+  ["POST", "/team/unblock"],
+  ["POST", "/team/member_add"],
+  ["POST", "/team/member_update"],
+  ["POST", "/team/member_delete"],
   ["GET", "/spend/logs"],
   ["GET", "/spend/usage"],
   ["GET", "/audit/logs"],
@@ -37,6 +49,8 @@ export function createAdminRoutes(context: AdminContext): FastifyPluginAsync {
   return async (app) => {
     registerKeyRoutes(app, context);
     registerUserRoutes(app, context);
+    registerTeamRoutes(app, context);
+    registerTeamMemberRoutes(app, context);
     registerSpendRoutes(app, context);
     registerAuditRoutes(app, context);
   };
