@@ -52,6 +52,12 @@ export type UpdateKeyRequest = z.input<typeof updateKeyRequest>;
 export const deleteKeysRequest = z.object({ keys: z.array(identifier).min(1).max(1000) });
 export type DeleteKeysRequest = z.input<typeof deleteKeysRequest>;
 
+/**
+ * `POST /key/block`, `POST /key/unblock`, `POST /key/regenerate` (LiteLLM's `BlockKeyRequest`, and the key
+ * of `RegenerateKeyRequest`): the full key or its hash.
+ */
+export const keyActionRequest = z.object({ key: identifier });
+
 /** `GET /key/info?key=` (full key or hash). */
 export const keyInfoQuery = z.object({ key: identifier });
 

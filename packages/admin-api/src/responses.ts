@@ -34,6 +34,8 @@ export const keyRecord = z.looseObject({
   updated_at: isoTime,
   revoked_at: isoTime,
   status: z.enum(["active", "revoked", "expired"]),
+  /** Refused until `/key/unblock` (absent from gateways older than /key/block). */
+  blocked: z.boolean().optional(),
   /** Start of the key's newest booked request (`/key/list` only), null if never used. */
   last_used_at: isoTime.optional(),
 });

@@ -208,6 +208,7 @@ CREATE INDEX response_owners_expires_idx ON response_owners (expires_at);
     // period follows the team's `budget_duration`). `member_key` is the membership's one-column id (JSON
     // [team_id, user_id]) for the spend writer and the limit counters. Keys, spend rows and audit rows name
     // their team; `keys.team_id` has no foreign key so that a deleted team's revoked keys keep its id.
+    // `keys.blocked`: LiteLLM's /key/block (refused until /key/unblock; unlike revocation, not final).
     sql: `
 CREATE TABLE teams (
   team_id          text PRIMARY KEY,
@@ -243,6 +244,7 @@ CREATE TABLE team_memberships (
 CREATE INDEX team_memberships_user_idx ON team_memberships (user_id);
 
 ALTER TABLE keys ADD COLUMN team_id text;
+ALTER TABLE keys ADD COLUMN blocked boolean NOT NULL DEFAULT false;
 CREATE INDEX keys_team_id_idx ON keys (team_id, created_at DESC) WHERE team_id IS NOT NULL;
 ALTER TABLE spend_logs ADD COLUMN team_id text;
 CREATE INDEX spend_logs_team_time_idx ON spend_logs (team_id, start_time DESC) WHERE team_id IS NOT NULL;

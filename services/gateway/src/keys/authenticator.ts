@@ -150,6 +150,18 @@ function revoked(): GatewayError {
   });
 }
 
+/** 401 for a blocked key (LiteLLM's /key/block; /key/unblock lets it in again). */
+function keyBlocked(): GatewayError {
+  return new GatewayError(
+    401,
+    "This API key is blocked; an administrator can unblock it with /key/unblock.",
+    {
+      type: "authentication_error",
+      code: "key_blocked",
+    },
+  );
+}
+
 /** 401 for a key of a blocked team (LiteLLM refuses it at authentication: "Team=… is blocked"). */
 function teamBlocked(team: TeamRecord): GatewayError {
   return new GatewayError(
@@ -490,6 +502,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     const { key, user, team, member } = entry;
     if (key.revokedAt !== null) throw revoked();
     if (key.expires !== null && key.expires <= now) throw expired(key.expires);
+    if (key.blocked) throw keyBlocked();
     if (key.teamId !== null && team === null) throw teamDeleted();
     if (team?.blocked) throw teamBlocked(team);
     if (entry.auth !== null && now < entry.authValidUntil) return entry.auth;

@@ -28,6 +28,8 @@ export interface KeyRecord extends LimitFields {
   expires: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Refused (401 `key_blocked`) until `/key/unblock`; unlike revocation, not final. */
+  blocked: boolean;
   /** Epoch ms of revocation (terminal), or null. */
   revokedAt: number | null;
   /**
@@ -54,6 +56,7 @@ export const KEY_COLUMNS = [
   "created_at",
   "updated_at",
   "revoked_at",
+  "blocked",
 ] as const;
 
 /** Maps a `keys` row. */
@@ -71,6 +74,7 @@ export function keyFromRow(row: Row): KeyRecord {
     createdAt: epochOrNull(row.created_at) ?? 0,
     updatedAt: epochOrNull(row.updated_at) ?? 0,
     revokedAt: epochOrNull(row.revoked_at),
+    blocked: row.blocked === true,
     ...("last_used_at" in row ? { lastUsedAt: epochOrNull(row.last_used_at) } : {}),
   };
 }
@@ -101,6 +105,7 @@ export function presentKey(key: KeyRecord, now: number) {
     updated_at: toIso(key.updatedAt),
     revoked_at: toIso(key.revokedAt),
     status: keyStatus(key, now),
+    blocked: key.blocked,
     // OpenAI's name (project API keys); only where it was read (key lists).
     ...(key.lastUsedAt === undefined ? {} : { last_used_at: toIso(key.lastUsedAt) }),
   };

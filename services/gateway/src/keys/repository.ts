@@ -93,9 +93,17 @@ export interface KeyPatch extends LimitPatch {
   metadata?: Record<string, unknown>;
   /** ISO time. */
   expires?: string | null;
+  blocked?: boolean;
 }
 
-const KEY_PATCH_COLUMNS = ["key_alias", "models", ...LIMIT_PATCH_COLUMNS, "metadata", "expires"] as const;
+const KEY_PATCH_COLUMNS = [
+  "key_alias",
+  "models",
+  ...LIMIT_PATCH_COLUMNS,
+  "metadata",
+  "expires",
+  "blocked",
+] as const;
 
 /** Applies a patch; returns the updated key, or null when there is none with that hash. */
 export async function updateKey(
@@ -109,6 +117,26 @@ export async function updateKey(
     token,
     ...params,
   ]);
+  const row = result.rows[0];
+  return row === undefined ? null : keyFromRow(row);
+}
+
+/**
+ * Gives the key with hash `token` a new secret: its hash becomes `newToken` and its display name `newName`;
+ * limits, spend, alias, owner and team stay. Returns the key as stored after the change, or null when there is
+ * none with that hash. Spend rows written before keep the old hash.
+ */
+export async function rekey(
+  db: Queryable,
+  token: string,
+  newToken: string,
+  newName: string,
+  now: number,
+): Promise<KeyRecord | null> {
+  const result = await db.query(
+    `UPDATE keys SET token = $2, key_name = $3, updated_at = $4 WHERE token = $1 ${RETURNING_KEY}`,
+    [token, newToken, newName, iso(now)],
+  );
   const row = result.rows[0];
   return row === undefined ? null : keyFromRow(row);
 }

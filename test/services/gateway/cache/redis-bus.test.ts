@@ -39,6 +39,7 @@ function keyMessage(token: string, revokedAt: number | null = null): Invalidatio
       createdAt: 1,
       updatedAt: 2,
       revokedAt,
+      blocked: false,
     },
   };
 }

@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { registerAuditRoutes } from "./audit.js";
 import { type AdminContext, adminRoute } from "./context.js";
+import { registerKeyActionRoutes } from "./key-actions.js";
 import { registerKeyRoutes } from "./keys.js";
 import { registerSpendRoutes } from "./spend.js";
 import { registerTeamMemberRoutes } from "./team-members.js";
@@ -22,6 +23,9 @@ export const ADMIN_ROUTES = [
   ["POST", "/key/delete"],
   ["GET", "/key/info"],
   ["GET", "/key/list"],
+  ["POST", "/key/block"],
+  ["POST", "/key/unblock"],
+  ["POST", "/key/regenerate"],
   ["POST", "/user/new"],
   ["GET", "/user/info"],
   ["POST", "/user/update"],
@@ -48,6 +52,7 @@ export const ADMIN_ROUTES = [
 export function createAdminRoutes(context: AdminContext): FastifyPluginAsync {
   return async (app) => {
     registerKeyRoutes(app, context);
+    registerKeyActionRoutes(app, context);
     registerUserRoutes(app, context);
     registerTeamRoutes(app, context);
     registerTeamMemberRoutes(app, context);

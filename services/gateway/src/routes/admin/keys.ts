@@ -117,7 +117,8 @@ async function assertTeamKeyAllowed(
   }
 }
 
-function assertChangeable(key: KeyRecord, now: number): void {
+/** @throws GatewayError 400 naming `key` for a revoked or expired key (terminal states). */
+export function assertChangeable(key: KeyRecord, now: number): void {
   const status = keyStatus(key, now);
   if (status !== "active") {
     throw invalidRequest(
