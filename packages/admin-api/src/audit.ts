@@ -16,6 +16,7 @@ export const AUDIT_ACTIONS = [
   "key.unblock",
   "user.new",
   "user.update",
+  "user.delete",
   "team.new",
   "team.update",
   "team.delete",

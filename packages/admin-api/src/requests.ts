@@ -109,6 +109,9 @@ export const updateUserRequest = z.object({
 });
 export type UpdateUserRequest = z.input<typeof updateUserRequest>;
 
+/** `POST /user/delete` (LiteLLM's `DeleteUserRequest`): 1..100 user ids; their keys are revoked. */
+export const deleteUsersRequest = z.object({ user_ids: z.array(identifier).min(1).max(100) });
+
 /** `GET /user/info?user_id=`. */
 export const userInfoQuery = z.object({ user_id: identifier });
 /** `GET /user/list?page=&page_size=` (page_size 1..100, default 25). */

@@ -92,6 +92,12 @@ export const userInfoResponse = z.looseObject({
 });
 export type UserInfoResponse = z.infer<typeof userInfoResponse>;
 
+/** `POST /user/delete`: the deleted users' ids and the hashes of the keys revoked with them. */
+export const deleteUsersResponse = z.looseObject({
+  deleted_users: z.array(z.string()),
+  deleted_keys: z.array(z.string()),
+});
+
 /** `GET /user/list`. */
 export const listUsersResponse = z.looseObject({
   users: z.array(userRecord),

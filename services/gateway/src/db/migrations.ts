@@ -245,6 +245,9 @@ CREATE INDEX team_memberships_user_idx ON team_memberships (user_id);
 
 ALTER TABLE keys ADD COLUMN team_id text;
 ALTER TABLE keys ADD COLUMN blocked boolean NOT NULL DEFAULT false;
+-- /user/delete revokes the user's keys and deletes the user: the revoked keys stay, without an owner.
+ALTER TABLE keys DROP CONSTRAINT keys_user_id_fkey;
+ALTER TABLE keys ADD CONSTRAINT keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES users (user_id) ON DELETE SET NULL;
 CREATE INDEX keys_team_id_idx ON keys (team_id, created_at DESC) WHERE team_id IS NOT NULL;
 ALTER TABLE spend_logs ADD COLUMN team_id text;
 CREATE INDEX spend_logs_team_time_idx ON spend_logs (team_id, start_time DESC) WHERE team_id IS NOT NULL;

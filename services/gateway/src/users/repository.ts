@@ -118,6 +118,15 @@ export async function updateUser(
   return row === undefined ? null : userFromRow(row);
 }
 
+/** Deletes users (their memberships go with them; their keys stay, without an owner); returns the deleted. */
+export async function deleteUsers(db: Queryable, userIds: string[]): Promise<UserRecord[]> {
+  const result = await db.query(
+    `DELETE FROM users WHERE user_id = ANY($1::text[]) RETURNING ${USER_COLUMNS.join(", ")}`,
+    [userIds],
+  );
+  return result.rows.map((row) => userFromRow(row));
+}
+
 /** One page of users, newest first, and the total count. */
 export async function listUsers(
   db: Queryable,

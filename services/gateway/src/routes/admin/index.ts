@@ -30,6 +30,7 @@ export const ADMIN_ROUTES = [
   ["GET", "/user/info"],
   ["POST", "/user/update"],
   ["GET", "/user/list"],
+  ["POST", "/user/delete"],
   ["POST", "/team/new"],
   ["POST", "/team/update"],
   ["POST", "/team/delete"],
