@@ -115,6 +115,8 @@ export const spendLog = z.looseObject({
   api_key: z.string().nullable(),
   key_alias: z.string().nullable(),
   user: z.string().nullable(),
+  /** The key's team (LiteLLM's `team_id`), or null; absent from gateways older than teams. */
+  team_id: z.string().nullable().optional(),
   call_type: z.string(),
   model_group: z.string(),
   model: z.string(),

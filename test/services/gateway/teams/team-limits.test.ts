@@ -135,6 +135,9 @@ describe("a team budget", () => {
       expect(r.body.error.message).toContain('Team budget ("burst")');
     }
     const { logged, booked } = await teamSpend("burst", served.length);
+    const logs = await admin<{ team_id: string | null }[]>("GET", `/spend/logs?api_key=${k1.token}`);
+    expect(logs.body.length).toBeGreaterThan(0);
+    expect(logs.body.every((row) => row.team_id === "burst")).toBe(true);
     expect(logged).toBeGreaterThan(0);
     expect(logged).toBeLessThanOrEqual(0.05);
     expect(booked).toBeCloseTo(logged, 10);
