@@ -129,6 +129,8 @@ export const GATEWAY_TABLES = [
   "keys",
   "response_owners",
   "spend_logs",
+  "team_memberships",
+  "teams",
   "users",
 ];
 

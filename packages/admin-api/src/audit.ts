@@ -7,7 +7,25 @@ import { identifier, pageNumber, pageSize } from "./fields.js";
 import { dateParam } from "./requests.js";
 
 /** Actions the audit log records, one per admin write. */
-export const AUDIT_ACTIONS = ["key.generate", "key.update", "key.delete", "user.new", "user.update"] as const;
+export const AUDIT_ACTIONS = [
+  "key.generate",
+  "key.update",
+  "key.delete",
+  "key.regenerate",
+  "key.block",
+  "key.unblock",
+  "user.new",
+  "user.update",
+  "user.delete",
+  "team.new",
+  "team.update",
+  "team.delete",
+  "team.block",
+  "team.unblock",
+  "team.member_add",
+  "team.member_update",
+  "team.member_delete",
+] as const;
 
 /** `GET /audit/logs` query: `page` from 1, `page_size` 1..200 (default 50); dates as in /spend/logs. */
 export const auditLogsQuery = z.object({

@@ -8,4 +8,5 @@ export * from "./fields.js";
 export * from "./limit-input.js";
 export * from "./requests.js";
 export * from "./responses.js";
+export * from "./teams.js";
 export * from "./validate.js";

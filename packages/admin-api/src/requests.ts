@@ -30,6 +30,8 @@ export const generateKeyRequest = z.object({
   ...keyFields,
   duration: duration.nullish(),
   user_id: identifier.nullish(),
+  /** The team the key belongs to (`/team/new`); an unknown team is refused with 400. */
+  team_id: identifier.nullish(),
   key: z
     .unknown()
     .refine((v) => v === undefined || v === null, {
@@ -52,6 +54,12 @@ export type UpdateKeyRequest = z.input<typeof updateKeyRequest>;
 export const deleteKeysRequest = z.object({ keys: z.array(identifier).min(1).max(1000) });
 export type DeleteKeysRequest = z.input<typeof deleteKeysRequest>;
 
+/**
+ * `POST /key/block`, `POST /key/unblock`, `POST /key/regenerate` (LiteLLM's `BlockKeyRequest`, and the key
+ * of `RegenerateKeyRequest`): the full key or its hash.
+ */
+export const keyActionRequest = z.object({ key: identifier });
+
 /** `GET /key/info?key=` (full key or hash). */
 export const keyInfoQuery = z.object({ key: identifier });
 
@@ -60,6 +68,7 @@ export const listKeysQuery = z.object({
   page: pageNumber(1),
   size: pageSize(10, 100),
   user_id: identifier.optional(),
+  team_id: identifier.optional(),
   key_alias: identifier.optional(),
   key_hash: identifier.optional(),
   return_full_object: queryBoolean,
@@ -70,6 +79,7 @@ export interface ListKeysParams {
   page?: number;
   size?: number;
   user_id?: string;
+  team_id?: string;
   key_alias?: string;
   key_hash?: string;
   return_full_object?: boolean;
@@ -100,6 +110,9 @@ export const updateUserRequest = z.object({
   user_role: userRole.optional(),
 });
 export type UpdateUserRequest = z.input<typeof updateUserRequest>;
+
+/** `POST /user/delete` (LiteLLM's `DeleteUserRequest`): 1..100 user ids; their keys are revoked. */
+export const deleteUsersRequest = z.object({ user_ids: z.array(identifier).min(1).max(100) });
 
 /** `GET /user/info?user_id=`. */
 export const userInfoQuery = z.object({ user_id: identifier });

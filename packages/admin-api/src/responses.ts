@@ -7,8 +7,8 @@
 import { z } from "zod";
 import { isoTime } from "./fields.js";
 
-/** The limit fields of a key or user, rolled over to the current budget period. */
-const limitState = {
+/** The limit fields of a key, user or team, rolled over to the current budget period. */
+export const limitState = {
   /** USD spent in the current period. */
   spend: z.number(),
   max_budget: z.number().nullable(),
@@ -26,6 +26,8 @@ export const keyRecord = z.looseObject({
   key_name: z.string(),
   key_alias: z.string().nullable(),
   user_id: z.string().nullable(),
+  /** The key's team, or null (absent from gateways older than teams). */
+  team_id: z.string().nullable().optional(),
   models: z.array(z.string()),
   ...limitState,
   metadata: z.record(z.string(), z.unknown()),
@@ -35,6 +37,8 @@ export const keyRecord = z.looseObject({
   updated_at: isoTime,
   revoked_at: isoTime,
   status: z.enum(["active", "revoked", "expired"]),
+  /** Refused until `/key/unblock` (absent from gateways older than /key/block). */
+  blocked: z.boolean().optional(),
   /** Start of the key's newest booked request (`/key/list` only), null if never used. */
   last_used_at: isoTime.optional(),
 });
@@ -91,6 +95,12 @@ export const userInfoResponse = z.looseObject({
 });
 export type UserInfoResponse = z.infer<typeof userInfoResponse>;
 
+/** `POST /user/delete`: the deleted users' ids and the hashes of the keys revoked with them. */
+export const deleteUsersResponse = z.looseObject({
+  deleted_users: z.array(z.string()),
+  deleted_keys: z.array(z.string()),
+});
+
 /** `GET /user/list`. */
 export const listUsersResponse = z.looseObject({
   users: z.array(userRecord),
@@ -129,6 +139,8 @@ export const spendLog = z.looseObject({
   api_key: z.string().nullable(),
   key_alias: z.string().nullable(),
   user: z.string().nullable(),
+  /** The key's team (LiteLLM's `team_id`), or null; absent from gateways older than teams. */
+  team_id: z.string().nullable().optional(),
   call_type: z.string(),
   model_group: z.string(),
   model: z.string(),

@@ -149,6 +149,7 @@ export function recordCall(
     keyHash: record.auth.kind === "virtual" ? record.auth.keyHash : null,
     keyAlias: record.auth.kind === "virtual" ? record.auth.keyAlias : null,
     userId: record.auth.kind === "virtual" ? record.auth.userId : null,
+    teamId: record.auth.kind === "virtual" ? (record.auth.teamId ?? null) : null,
     modelGroup: record.requestedModel,
     model: `${d.provider}/${d.upstreamModel}`,
     deploymentId: d.id,

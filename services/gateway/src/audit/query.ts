@@ -58,6 +58,7 @@ export async function queryAuditLog(
       key_alias: row.key_alias,
       key_hash_prefix: row.key_hash_prefix,
       user_id: row.user_id,
+      team_id: row.team_id,
       before: row.before,
       after: row.after,
       request_id: row.request_id,

@@ -10,6 +10,7 @@
  * on a master-key call (the console holds the master key; virtual keys cannot call the admin API). `via`
  * records the credential the call was made with (`master_key`).
  */
+import type { AUDIT_ACTIONS } from "@platform/admin-api";
 import type { FastifyRequest } from "fastify";
 import type { Queryable } from "../db/transaction.js";
 import { invalidRequest } from "../errors/gateway-error.js";
@@ -18,8 +19,8 @@ import { redactSecrets } from "./redact.js";
 /** The header the console names its operator or user in. */
 export const AUDIT_ACTOR_HEADER = "x-audit-actor";
 
-/** What an admin write did (LiteLLM's route names). */
-export type AuditAction = "key.generate" | "key.update" | "key.delete" | "user.new" | "user.update";
+/** What an admin write did (LiteLLM's route names; the list is `AUDIT_ACTIONS` of @platform/admin-api). */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What was changed. */
 export interface AuditTarget {
@@ -27,6 +28,7 @@ export interface AuditTarget {
   /** SHA-256 hex of the key; stored as its first 12 characters only. */
   keyHash?: string | null;
   userId?: string | null;
+  teamId?: string | null;
 }
 
 /** One row to append. `before`/`after` hold only the fields that changed (null for a creation's before). */
@@ -135,8 +137,8 @@ export async function appendAudit(
 ): Promise<void> {
   await db.query(
     `INSERT INTO audit_log (created_at, actor, via, action, key_alias, key_hash_prefix, user_id, before, after,
-       request_id, source_ip)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+       request_id, source_ip, team_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
     [
       new Date(now),
       who.actor,
@@ -149,6 +151,7 @@ export async function appendAudit(
       entry.after === null ? null : JSON.stringify(entry.after),
       who.requestId,
       who.source,
+      entry.target.teamId ?? null,
     ],
   );
 }

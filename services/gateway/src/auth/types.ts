@@ -16,11 +16,23 @@ export interface VirtualKeyAuth {
   keyAlias: string | null;
   /** The key's owner, if any. */
   userId: string | null;
+  /** The key's team, if any (`/key/generate` with `team_id`). */
+  teamId?: string | null;
+  /** The team's alias, if any. */
+  teamAlias?: string | null;
   /** Model aliases the key may call; empty means all. */
   models: string[];
+  /**
+   * Model aliases the key's team may call (its `models`); empty or absent means all. A call (and every fallback
+   * of its route plan) must be allowed by both lists.
+   */
+  teamModels?: string[];
   /** Expiry as epoch ms, or null for never. */
   expiresAt: number | null;
-  /** Budgets and rate limits to enforce: the key's, then its user's (when the key has a user). */
+  /**
+   * Budgets and rate limits to enforce: the key's, then its user's (when the key has a user); for a team key
+   * the key's, the team's and the member's in the team (never the owner's personal ones).
+   */
   subjects: LimitSubject[];
   /**
    * The key may name the user a chat call is for (`x-librechat-user-id`): its metadata has `user_headers: true`,

@@ -62,6 +62,8 @@ export class ExhaustedBudgets {
 
   /** Notes that `subject`'s budget refused a call by settled spend alone (`spent`: USD counted then). No I/O. */
   note(subject: LimitSubject, spent: number): void {
+    // Events are recorded for keys and users; team budgets record none yet.
+    if (subject.scope !== "key" && subject.scope !== "user") return;
     const period = currentPeriod(subject, this.now());
     const periodStart =
       period.periodStart === null ? NO_PERIOD_START : new Date(period.periodStart).toISOString();

@@ -27,7 +27,7 @@ export const BUDGET_EVENTS = [
   { threshold: EXCEEDED_THRESHOLD, event: "budget_exceeded" },
 ] as const;
 
-/** Budget holders whose spend the spend writer books; `team` is reserved in the table for team budgets. */
+/** Budget holders whose events are recorded; `team` is reserved in the table (team events: not yet recorded). */
 export type BudgetScope = "key" | "user" | "team";
 
 /**

@@ -6,18 +6,23 @@
  * instance within the pub/sub delivery time.
  */
 import type { KeyRecord } from "../keys/records.js";
+import type { MembershipRecord, TeamRecord } from "../teams/records.js";
 import type { UserRecord } from "../users/records.js";
 
 /**
- * The state of one key after a change (revocation included), or of one user after a change of limits (it
- * applies to every cached key of that user). Records as the repositories return them: epoch ms, USD.
+ * The state of one key after a change (revocation included), of one user after a change of limits (it
+ * applies to every cached key of that user), of one team (limits, models, `blocked`: every cached key of the
+ * team), or of one membership (`deleted` when the user left the team: the keys of that user in that team).
+ * Records as the repositories return them: epoch ms, USD.
  * `deployment`: a deployment (`model_info.id`) answered past the output cap it was sent and is treated as
  * ignoring caps until `until` (epoch ms; `router/cap-ignorers.ts`).
  */
 export type InvalidationMessage =
   | { kind: "key"; key: KeyRecord }
   | { kind: "user"; user: UserRecord }
-  | { kind: "deployment"; deploymentId: string; until: number };
+  | { kind: "deployment"; deploymentId: string; until: number }
+  | { kind: "team"; team: TeamRecord }
+  | { kind: "member"; member: MembershipRecord; deleted: boolean };
 
 export interface InvalidationBus {
   /** Sends a message to every instance, this one included. Never throws; a lost message is covered by cache TTLs. */
@@ -64,6 +69,16 @@ export function parseInvalidationMessage(value: unknown): InvalidationMessage | 
   }
   if (value.kind === "deployment" && typeof value.deploymentId === "string" && isTime(value.until)) {
     return { kind: "deployment", deploymentId: value.deploymentId, until: value.until as number };
+  }
+  if (value.kind === "team" && isObject(value.team)) {
+    const team = value.team;
+    const shaped = typeof team.teamId === "string" && isTime(team.updatedAt) && Array.isArray(team.models);
+    if (shaped && typeof team.blocked === "boolean") return value as InvalidationMessage;
+  }
+  if (value.kind === "member" && isObject(value.member) && typeof value.deleted === "boolean") {
+    const member = value.member;
+    const ids = typeof member.teamId === "string" && typeof member.userId === "string";
+    if (ids && isTime(member.updatedAt)) return value as InvalidationMessage;
   }
   return undefined;
 }

@@ -216,4 +216,59 @@ ALTER TABLE keys ADD COLUMN max_parallel_requests bigint CHECK (max_parallel_req
 ALTER TABLE users ADD COLUMN max_parallel_requests bigint CHECK (max_parallel_requests >= 0);
 `,
   },
+  {
+    id: 10,
+    name: "teams",
+    // LiteLLM's teams (litellm/proxy/_types.py `LiteLLM_TeamTable`, `LiteLLM_TeamMembership`): a budget and rate
+    // limits shared by the team's keys, the models its keys may call, and memberships (role admin | user) each
+    // with an optional budget in the team (`max_budget_in_team`, kept in the membership's `max_budget`; its
+    // period follows the team's `budget_duration`). `member_key` is the membership's one-column id (JSON
+    // [team_id, user_id]) for the spend writer and the limit counters. Keys, spend rows and audit rows name
+    // their team; `keys.team_id` has no foreign key so that a deleted team's revoked keys keep its id.
+    // `keys.blocked`: LiteLLM's /key/block (refused until /key/unblock; unlike revocation, not final).
+    sql: `
+CREATE TABLE teams (
+  team_id          text PRIMARY KEY,
+  team_alias       text,
+  models           text[] NOT NULL DEFAULT '{}',
+  max_budget       numeric CHECK (max_budget >= 0),
+  budget_duration  text,
+  budget_reset_at  timestamptz,
+  spend            numeric NOT NULL DEFAULT 0,
+  tpm_limit        bigint CHECK (tpm_limit >= 0),
+  rpm_limit        bigint CHECK (rpm_limit >= 0),
+  metadata         jsonb NOT NULL DEFAULT '{}'::jsonb,
+  blocked          boolean NOT NULL DEFAULT false,
+  created_at       timestamptz NOT NULL DEFAULT now(),
+  updated_at       timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE team_memberships (
+  member_key       text PRIMARY KEY,
+  team_id          text NOT NULL REFERENCES teams (team_id) ON DELETE CASCADE,
+  user_id          text NOT NULL REFERENCES users (user_id) ON DELETE CASCADE,
+  role             text NOT NULL CHECK (role IN ('admin', 'user')),
+  max_budget       numeric CHECK (max_budget >= 0),
+  budget_duration  text,
+  budget_reset_at  timestamptz,
+  spend            numeric NOT NULL DEFAULT 0,
+  tpm_limit        bigint CHECK (tpm_limit >= 0),
+  rpm_limit        bigint CHECK (rpm_limit >= 0),
+  created_at       timestamptz NOT NULL DEFAULT now(),
+  updated_at       timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (team_id, user_id)
+);
+CREATE INDEX team_memberships_user_idx ON team_memberships (user_id);
+
+ALTER TABLE keys ADD COLUMN team_id text;
+ALTER TABLE keys ADD COLUMN blocked boolean NOT NULL DEFAULT false;
+-- /user/delete revokes the user's keys and deletes the user: the revoked keys stay, without an owner.
+ALTER TABLE keys DROP CONSTRAINT keys_user_id_fkey;
+ALTER TABLE keys ADD CONSTRAINT keys_user_id_fkey FOREIGN KEY (user_id) REFERENCES users (user_id) ON DELETE SET NULL;
+CREATE INDEX keys_team_id_idx ON keys (team_id, created_at DESC) WHERE team_id IS NOT NULL;
+ALTER TABLE spend_logs ADD COLUMN team_id text;
+CREATE INDEX spend_logs_team_time_idx ON spend_logs (team_id, start_time DESC) WHERE team_id IS NOT NULL;
+ALTER TABLE audit_log ADD COLUMN team_id text;
+`,
+  },
 ];

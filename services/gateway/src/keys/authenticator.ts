@@ -43,6 +43,14 @@ import {
 } from "../cache/freshness.js";
 import type { InvalidationBus, InvalidationMessage } from "../cache/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import {
+  MEMBERSHIP_COLUMNS,
+  type MembershipRecord,
+  membershipFromRow,
+  TEAM_COLUMNS,
+  type TeamRecord,
+  teamFromRow,
+} from "../teams/records.js";
 import type { Clock } from "../time/clock.js";
 import { currentPeriod } from "../users/budget-period.js";
 import { limitSubject, USER_COLUMNS, type UserRecord, userFromRow } from "../users/records.js";
@@ -99,6 +107,10 @@ export interface KeyAuthenticatorOptions extends KeyCacheSettings {
 interface CacheEntry {
   key: KeyRecord;
   user: UserRecord | null;
+  /** The key's team (null for a key without one, or a team deleted since). */
+  team: TeamRecord | null;
+  /** The key's user's membership of the key's team, or null. */
+  member: MembershipRecord | null;
   /** performance.now() when the query that produced this entry started; -Infinity = must refresh. */
   fetchedAt: number;
   /** The auth context built from this entry, reused until a budget period ends. */
@@ -108,8 +120,12 @@ interface CacheEntry {
 }
 
 const SELECT_KEYS = `SELECT ${KEY_COLUMNS.map((c) => `k.${c}`).join(", ")},
-  ${USER_COLUMNS.map((c) => `u.${c} AS u_${c}`).join(", ")}
-FROM keys k LEFT JOIN users u ON u.user_id = k.user_id`;
+  ${USER_COLUMNS.map((c) => `u.${c} AS u_${c}`).join(", ")},
+  ${TEAM_COLUMNS.map((c) => `t.${c} AS t_${c}`).join(", ")},
+  ${MEMBERSHIP_COLUMNS.map((c) => `m.${c} AS m_${c}`).join(", ")}
+FROM keys k LEFT JOIN users u ON u.user_id = k.user_id
+  LEFT JOIN teams t ON t.team_id = k.team_id
+  LEFT JOIN team_memberships m ON m.team_id = k.team_id AND m.user_id = k.user_id`;
 const LOOKUP_SQL = `${SELECT_KEYS} WHERE k.token = $1`;
 const BATCH_LOOKUP_SQL = `${SELECT_KEYS} WHERE k.token = ANY($1)`;
 
@@ -129,6 +145,35 @@ function storeUnavailable(cause: unknown): GatewayError {
 
 function revoked(): GatewayError {
   return new GatewayError(401, "This API key was revoked. Make a new key in the console.", {
+    type: "authentication_error",
+    code: "invalid_api_key",
+  });
+}
+
+/** 401 for a blocked key (LiteLLM's /key/block; /key/unblock lets it in again). */
+function keyBlocked(): GatewayError {
+  return new GatewayError(
+    401,
+    "This API key is blocked; an administrator can unblock it with /key/unblock.",
+    {
+      type: "authentication_error",
+      code: "key_blocked",
+    },
+  );
+}
+
+/** 401 for a key of a blocked team (LiteLLM refuses it at authentication: "Team=… is blocked"). */
+function teamBlocked(team: TeamRecord): GatewayError {
+  return new GatewayError(
+    401,
+    `Team=${team.teamAlias ?? team.teamId} is blocked; its keys are refused until an administrator calls /team/unblock.`,
+    { type: "authentication_error", code: "team_blocked" },
+  );
+}
+
+/** 401 for a key whose team was deleted (its keys are revoked with it; a cached copy may not know yet). */
+function teamDeleted(): GatewayError {
+  return new GatewayError(401, "This API key's team was deleted. Make a new key in the console.", {
     type: "authentication_error",
     code: "invalid_api_key",
   });
@@ -256,6 +301,27 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     }
   }
 
+  /** Applies a team's new state (limits, models, `blocked`) to every cached key of that team. */
+  applyTeam(team: TeamRecord): void {
+    this.epoch += 1;
+    for (const entry of this.entries.values()) {
+      if (entry.key.teamId !== team.teamId) continue;
+      entry.team = entry.team === null ? team : newer(team, entry.team, true);
+      entry.auth = null;
+    }
+  }
+
+  /** Applies a membership's new state (or its deletion) to the cached keys of that user in that team. */
+  applyMember(member: MembershipRecord, deleted: boolean): void {
+    this.epoch += 1;
+    for (const entry of this.entries.values()) {
+      if (entry.key.teamId !== member.teamId || entry.key.userId !== member.userId) continue;
+      if (deleted) entry.member = null;
+      else entry.member = entry.member === null ? member : newer(member, entry.member, true);
+      entry.auth = null;
+    }
+  }
+
   /** Number of keys cached (for tests and diagnostics). */
   get size(): number {
     return this.entries.size;
@@ -264,6 +330,8 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
   private onInvalidation(message: InvalidationMessage): void {
     if (message.kind === "key") this.applyKey(message.key);
     else if (message.kind === "user") this.applyUser(message.user);
+    else if (message.kind === "team") this.applyTeam(message.team);
+    else if (message.kind === "member") this.applyMember(message.member, message.deleted);
   }
 
   private async lookup(hash: string): Promise<CacheEntry | null> {
@@ -395,9 +463,13 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
     const raced = epoch !== this.epoch;
     const cached = this.entries.get(hash);
     const readUser = row.u_user_id === null ? null : userFromRow(row, "u_");
+    const readTeam = row.t_team_id == null ? null : teamFromRow(row, "t_");
+    const readMember = row.m_member_key == null ? null : membershipFromRow(row, "m_");
     const entry: CacheEntry = {
       key: newer(heard ?? cached?.key, keyFromRow(row), raced || heard !== undefined),
       user: readUser === null ? null : newer(cached?.user, readUser, raced),
+      team: readTeam === null ? null : newer(cached?.team, readTeam, raced),
+      member: readMember === null ? null : newer(cached?.member, readMember, raced),
       fetchedAt: raced ? Number.NEGATIVE_INFINITY : started,
       auth: null,
       authValidUntil: 0,
@@ -427,13 +499,30 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
 
   private toAuth(entry: CacheEntry): VirtualKeyAuth {
     const now = this.options.clock.now();
-    const { key, user } = entry;
+    const { key, user, team, member } = entry;
     if (key.revokedAt !== null) throw revoked();
     if (key.expires !== null && key.expires <= now) throw expired(key.expires);
+    if (key.blocked) throw keyBlocked();
+    if (key.teamId !== null && team === null) throw teamDeleted();
+    if (team?.blocked) throw teamBlocked(team);
     if (entry.auth !== null && now < entry.authValidUntil) return entry.auth;
     const subjects = [limitSubject("key", key.token, key, now, key.keyAlias)];
-    if (user !== null) subjects.push(limitSubject("user", user.userId, user, now));
-    const resets = [key, ...(user === null ? [] : [user])]
+    const holders: Parameters<typeof currentPeriod>[0][] = [key];
+    if (team !== null) {
+      // A team key: its team's limits and its member's in the team; the owner's personal limits do not apply.
+      subjects.push(limitSubject("team", team.teamId, team, now, team.teamAlias));
+      holders.push(team);
+      if (member !== null) {
+        subjects.push(
+          limitSubject("team_member", member.memberKey, member, now, user?.userEmail ?? member.userId),
+        );
+        holders.push(member);
+      }
+    } else if (user !== null) {
+      subjects.push(limitSubject("user", user.userId, user, now));
+      holders.push(user);
+    }
+    const resets = holders
       .map((limits) => currentPeriod(limits, now).budgetResetAt)
       .filter((reset): reset is number => reset !== null);
     entry.auth = {
@@ -441,6 +530,9 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       keyHash: key.token,
       keyAlias: key.keyAlias,
       userId: key.userId,
+      teamId: key.teamId,
+      teamAlias: team?.teamAlias ?? null,
+      teamModels: team?.models ?? [],
       models: key.models,
       expiresAt: key.expires,
       subjects,

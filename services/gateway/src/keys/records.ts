@@ -20,6 +20,8 @@ export interface KeyRecord extends LimitFields {
   keyName: string;
   keyAlias: string | null;
   userId: string | null;
+  /** The team the key belongs to (a team key is bound by the team's limits, not its owner's), or null. */
+  teamId: string | null;
   /** Model aliases the key may call; empty = all. */
   models: string[];
   metadata: Record<string, unknown>;
@@ -29,6 +31,8 @@ export interface KeyRecord extends LimitFields {
   expires: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Refused (401 `key_blocked`) until `/key/unblock`; unlike revocation, not final. */
+  blocked: boolean;
   /** Epoch ms of revocation (terminal), or null. */
   revokedAt: number | null;
   /**
@@ -47,6 +51,7 @@ export const KEY_COLUMNS = [
   "key_name",
   "key_alias",
   "user_id",
+  "team_id",
   "models",
   ...LIMIT_COLUMNS,
   "metadata",
@@ -55,6 +60,7 @@ export const KEY_COLUMNS = [
   "created_at",
   "updated_at",
   "revoked_at",
+  "blocked",
 ] as const;
 
 /** Maps a `keys` row. */
@@ -65,6 +71,7 @@ export function keyFromRow(row: Row): KeyRecord {
     keyName: String(row.key_name),
     keyAlias: stringOrNull(row.key_alias),
     userId: stringOrNull(row.user_id),
+    teamId: stringOrNull(row.team_id),
     models: Array.isArray(row.models) ? (row.models as string[]) : [],
     metadata: (row.metadata as Record<string, unknown> | null) ?? {},
     objectPermission: (row.object_permission as ObjectPermission | null | undefined) ?? null,
@@ -72,6 +79,7 @@ export function keyFromRow(row: Row): KeyRecord {
     createdAt: epochOrNull(row.created_at) ?? 0,
     updatedAt: epochOrNull(row.updated_at) ?? 0,
     revokedAt: epochOrNull(row.revoked_at),
+    blocked: row.blocked === true,
     ...("last_used_at" in row ? { lastUsedAt: epochOrNull(row.last_used_at) } : {}),
   };
 }
@@ -93,6 +101,7 @@ export function presentKey(key: KeyRecord, now: number) {
     key_name: key.keyName,
     key_alias: key.keyAlias,
     user_id: key.userId,
+    team_id: key.teamId,
     models: key.models,
     ...presentLimits(key, now),
     metadata: key.metadata,
@@ -102,6 +111,7 @@ export function presentKey(key: KeyRecord, now: number) {
     updated_at: toIso(key.updatedAt),
     revoked_at: toIso(key.revokedAt),
     status: keyStatus(key, now),
+    blocked: key.blocked,
     // OpenAI's name (project API keys); only where it was read (key lists).
     ...(key.lastUsedAt === undefined ? {} : { last_used_at: toIso(key.lastUsedAt) }),
   };

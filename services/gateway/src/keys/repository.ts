@@ -26,20 +26,21 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 
 /** Fields of a new key (the hash and display name of a freshly generated key, limits validated). */
 export type NewKey = NewLimits &
-  Pick<KeyRecord, "token" | "keyName" | "keyAlias" | "userId" | "models" | "metadata" | "expires"> &
-  Pick<KeyRecord, "objectPermission">;
+  Pick<KeyRecord, "token" | "keyName" | "keyAlias" | "userId" | "teamId" | "models" | "metadata"> &
+  Pick<KeyRecord, "expires" | "objectPermission">;
 
 export async function insertKey(db: Queryable, key: NewKey, now: number): Promise<KeyRecord> {
   const result = await db.query(
-    `INSERT INTO keys (token, key_name, key_alias, user_id, models, ${LIMIT_COLUMNS.join(", ")}, metadata, expires,
-       created_at, updated_at, object_permission)
-     VALUES (${placeholders(5 + LIMIT_COLUMNS.length + 3)}, $${5 + LIMIT_COLUMNS.length + 3}, $${5 + LIMIT_COLUMNS.length + 4})
+    `INSERT INTO keys (token, key_name, key_alias, user_id, team_id, models, ${LIMIT_COLUMNS.join(", ")}, metadata,
+       expires, created_at, updated_at, object_permission)
+     VALUES (${placeholders(6 + LIMIT_COLUMNS.length + 3)}, $${6 + LIMIT_COLUMNS.length + 3}, $${6 + LIMIT_COLUMNS.length + 4})
      ${RETURNING_KEY}`,
     [
       key.token,
       key.keyName,
       key.keyAlias,
       key.userId,
+      key.teamId,
       key.models,
       ...newLimitValues(key, now),
       JSON.stringify(key.metadata),
@@ -98,6 +99,7 @@ export interface KeyPatch extends LimitPatch {
   object_permission?: ObjectPermission | null;
   /** ISO time. */
   expires?: string | null;
+  blocked?: boolean;
 }
 
 const KEY_PATCH_COLUMNS = [
@@ -107,6 +109,7 @@ const KEY_PATCH_COLUMNS = [
   "metadata",
   "object_permission",
   "expires",
+  "blocked",
 ] as const;
 
 /** Applies a patch; returns the updated key, or null when there is none with that hash. */
@@ -121,6 +124,26 @@ export async function updateKey(
     token,
     ...params,
   ]);
+  const row = result.rows[0];
+  return row === undefined ? null : keyFromRow(row);
+}
+
+/**
+ * Gives the key with hash `token` a new secret: its hash becomes `newToken` and its display name `newName`;
+ * limits, spend, alias, owner and team stay. Returns the key as stored after the change, or null when there is
+ * none with that hash. Spend rows written before keep the old hash.
+ */
+export async function rekey(
+  db: Queryable,
+  token: string,
+  newToken: string,
+  newName: string,
+  now: number,
+): Promise<KeyRecord | null> {
+  const result = await db.query(
+    `UPDATE keys SET token = $2, key_name = $3, updated_at = $4 WHERE token = $1 ${RETURNING_KEY}`,
+    [token, newToken, newName, iso(now)],
+  );
   const row = result.rows[0];
   return row === undefined ? null : keyFromRow(row);
 }
@@ -151,6 +174,7 @@ export async function tokensByAlias(db: Queryable, aliases: string[]): Promise<s
 /** Filters of {@link listKeys}. */
 export interface KeyFilter {
   userId?: string | undefined;
+  teamId?: string | undefined;
   keyAlias?: string | undefined;
   keyHash?: string | undefined;
   /** Include revoked keys (default: only active and expired). */
@@ -171,6 +195,7 @@ export async function listKeys(
     where.push(condition.replace("?", `$${params.length}`));
   };
   if (filter.userId !== undefined) add("user_id = ?", filter.userId);
+  if (filter.teamId !== undefined) add("team_id = ?", filter.teamId);
   if (filter.keyAlias !== undefined) add("key_alias = ?", filter.keyAlias);
   if (filter.keyHash !== undefined) add("token = ?", filter.keyHash);
   if (filter.includeRevoked !== true) where.push("revoked_at IS NULL");

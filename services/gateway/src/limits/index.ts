@@ -13,11 +13,20 @@ import type { Registry } from "prom-client";
 import { LocalInvalidationBus } from "../cache/local-bus.js";
 import { createRedisConnection, type RedisConnection, redisMetrics } from "../cache/redis.js";
 import { RedisInvalidationBus } from "../cache/redis-bus.js";
-import type { InvalidationBus } from "../cache/types.js";
+import type { InvalidationBus, InvalidationMessage } from "../cache/types.js";
 import type { Clock } from "../time/clock.js";
 import { InProcessAdmitter } from "./memory-admitter.js";
 import { RedisAdmitter } from "./redis-admitter.js";
 import type { Admitter } from "./types.js";
+
+/** The counters' identity (`<scope>:<id>`, as `rules.ts` plans it) of the subject a change message is about. */
+function changedCounter(message: InvalidationMessage): string | undefined {
+  if (message.kind === "key") return `key:${message.key.token}`;
+  if (message.kind === "user") return `user:${message.user.userId}`;
+  if (message.kind === "team") return `team:${message.team.teamId}`;
+  if (message.kind === "member") return `team_member:${message.member.memberKey}`;
+  return undefined; // a deployment marked as ignoring caps holds no counter
+}
 
 /** Inputs of {@link createLimits}. */
 export interface LimitsOptions {
@@ -113,8 +122,8 @@ export function createLimits(options: LimitsOptions): Limits {
   });
   const bus = new RedisInvalidationBus(connection, log);
   bus.subscribe((message) => {
-    if (message.kind === "key") admitter.drop(`key:${message.key.token}`);
-    else if (message.kind === "user") admitter.drop(`user:${message.user.userId}`);
+    const counter = changedCounter(message);
+    if (counter !== undefined) admitter.drop(counter);
   });
   let closing: Promise<void> | undefined;
   return {

@@ -99,9 +99,14 @@ export function formatInstant(epochMs: number): string {
   return new Date(epochMs).toISOString().replace(".000Z", "Z");
 }
 
-/** `key "alias"`, `key 1a2b3c4d…` (hash prefix when there is no alias) or `user "alice"`. Never the key itself. */
+/**
+ * `key "alias"`, `key 1a2b3c4d…` (hash prefix when there is no alias), `user "alice"`, `team "ml"` or
+ * `team member "alice"`. Never the key itself.
+ */
 export function describeSubject(subject: LimitSubject): string {
   if (subject.scope === "user") return `user "${subject.alias ?? subject.id}"`;
+  if (subject.scope === "team") return `team "${subject.alias ?? subject.id}"`;
+  if (subject.scope === "team_member") return `team member "${subject.alias ?? subject.id}"`;
   return subject.alias ? `key "${subject.alias}"` : `key ${subject.id.slice(0, 8)}…`;
 }
 
@@ -129,6 +134,14 @@ export function rateLimitError(
   });
 }
 
+/** How a refusal names each budget (LiteLLM's wording: `Key budget`, `User budget`, `Team budget`). */
+const OWNER: Record<LimitSubject["scope"], string> = {
+  key: "Key",
+  user: "User",
+  team: "Team",
+  team_member: "Team member",
+};
+
 /**
  * 429 `budget_exceeded` (LiteLLM's newer builds; older ones answer 400), naming the budget, its amount, the
  * spend and the reset time, then what this call would reserve, e.g. `Budget has been exceeded! Key budget
@@ -149,8 +162,8 @@ export function budgetError(
   estimateMicros: number,
 ): BudgetRefusal {
   const { subject } = plan;
-  const owner = subject.scope === "key" ? "Key" : "User";
-  const name = describeSubject(subject).replace(/^(key|user) /, "");
+  const owner = OWNER[subject.scope];
+  const name = describeSubject(subject).replace(/^(key|user|team member|team) /, "");
   const usedUp = spentMicros >= plan.maxMicros;
   let message = `Budget has been exceeded! ${owner} budget (${name}): ${formatUsd(plan.maxMicros)}, spend: ${formatUsd(spentMicros)}`;
   if (!usedUp && reservedMicros > 0)

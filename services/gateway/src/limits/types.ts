@@ -3,10 +3,13 @@
  * admit a call before it goes upstream and settles the admission with the real usage afterwards.
  */
 
-/** A holder of budgets and rate limits: a virtual key or a user. */
+/** A holder of budgets and rate limits: a virtual key, a user, a team, or a user's membership of a team. */
 export interface LimitSubject {
-  scope: "key" | "user";
-  /** Key hash (scope key) or user_id (scope user). */
+  scope: "key" | "user" | "team" | "team_member";
+  /**
+   * Key hash (scope key), user_id (scope user), team_id (scope team), or the membership's `member_key`, JSON
+   * `[team_id, user_id]` (scope team_member).
+   */
   id: string;
   /** Requests per minute, or null for unlimited. */
   rpmLimit: number | null;

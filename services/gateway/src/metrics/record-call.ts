@@ -216,8 +216,11 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
 
   recordUpstreamLimits(metrics, series, facts.upstreamHeaders);
   const { subjects } = facts;
-  for (let i = 0; i < subjects.length; i++)
-    recordBudget(metrics, series, i, subjects[i] as LimitSubject, facts);
+  // Key and user budget gauges; a team's (`litellm_remaining_team_budget_metric`) is not exported yet.
+  for (let i = 0; i < subjects.length; i++) {
+    const subject = subjects[i] as LimitSubject;
+    if (subject.scope === "key" || subject.scope === "user") recordBudget(metrics, series, i, subject, facts);
+  }
 }
 
 /**

@@ -19,7 +19,7 @@ export interface SpendLogFilter {
 }
 
 const LOG_COLUMNS = `request_id, api_key, key_alias, user_id, model_group, model, deployment_id, prompt_tokens,
-  completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type, usage_details`;
+  completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type, usage_details, team_id`;
 
 type LogRow = {
   request_id: string;
@@ -39,6 +39,7 @@ type LogRow = {
   stream: boolean;
   call_type: string;
   usage_details: UsageBreakdown | null;
+  team_id: string | null;
 };
 
 /** A spend log row on the wire: LiteLLM's `LiteLLM_SpendLogs` names (`startTime`, `user`, …) plus ours. */
@@ -48,6 +49,7 @@ function presentLog(row: LogRow) {
     api_key: row.api_key,
     key_alias: row.key_alias,
     user: row.user_id,
+    team_id: row.team_id,
     call_type: row.call_type,
     model_group: row.model_group,
     model: row.model,

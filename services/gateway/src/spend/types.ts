@@ -8,6 +8,11 @@ export interface SpendLogRow {
   keyHash: string | null;
   keyAlias: string | null;
   userId: string | null;
+  /**
+   * The key's team (LiteLLM's spend log `team_id`), or null; absent in rows spooled before teams. A team key's
+   * spend is booked on the team and the member's budget in the team, not on the user's personal budget.
+   */
+  teamId?: string | null;
   /** The model alias the client asked for (LiteLLM's `model_group`). */
   modelGroup: string;
   /** `provider/upstream-model` of the deployment that answered. */

@@ -1,14 +1,15 @@
 /**
- * Writes one batch of spend rows in one transaction: the log rows, then the spend of every key and user they
- * concern. Idempotent by `request_id`: only rows actually inserted (not already present from an earlier,
+ * Writes one batch of spend rows in one transaction: the log rows, then the spend of every key, user, team and
+ * team membership they concern. Idempotent by `request_id`: only rows actually inserted (not already present from an earlier,
  * acknowledged-or-not attempt) add to `keys.spend` / `users.spend`, so a retried batch never counts twice.
  *
- * Locks are taken in one global order (every key row sorted by token, then every user row sorted by user_id)
+ * Locks are taken in one global order (every key row sorted by token, then every user row sorted by user_id, then teams, then memberships)
  * so concurrent flushes from several instances cannot deadlock (LiteLLM's spend writes do, #6895, #27989).
  */
 import type pg from "pg";
 import { NO_PERIOD_START, updateWithBudgetEvents } from "../budgets/warnings.js";
 import { withTransaction } from "../db/transaction.js";
+import { memberKey } from "../teams/records.js";
 import { currentPeriod } from "../users/budget-period.js";
 import type { SpendLogRow } from "./types.js";
 
@@ -16,19 +17,21 @@ import type { SpendLogRow } from "./types.js";
 // element going to the i-th row; a JSON null becomes SQL NULL.
 const INSERT_LOGS_SQL = `INSERT INTO spend_logs (request_id, api_key, key_alias, user_id, model_group, model,
   deployment_id, prompt_tokens, completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type,
-  usage_details)
+  usage_details, team_id)
 SELECT r, k, a, u, g, m, d, pt, ct, tt, s, to_timestamp(st / 1000.0), to_timestamp(et / 1000.0), h, x, c,
-  NULLIF($17::jsonb -> (i::int - 1), 'null'::jsonb)
+  NULLIF($17::jsonb -> (i::int - 1), 'null'::jsonb), tm
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
   $8::int[], $9::int[], $10::int[], $11::numeric[], $12::float8[], $13::float8[], $14::int[], $15::bool[],
-  $16::text[]) WITH ORDINALITY AS l(r, k, a, u, g, m, d, pt, ct, tt, s, st, et, h, x, c, i)
+  $16::text[], $18::text[]) WITH ORDINALITY AS l(r, k, a, u, g, m, d, pt, ct, tt, s, st, et, h, x, c, tm, i)
 ON CONFLICT (request_id) DO NOTHING
 RETURNING request_id`;
 
-/** The two tables that carry spend, with their id column. */
+/** The tables that carry spend, with their id column. */
 const SPEND_TABLES = {
   keys: "token",
   users: "user_id",
+  teams: "team_id",
+  team_memberships: "member_key",
 } as const;
 
 type SpendTable = keyof typeof SPEND_TABLES;
@@ -74,6 +77,7 @@ function logColumns(rows: SpendLogRow[], now: number): unknown[] {
     `{${rows.map((r) => (r.stream === true ? "t" : "f")).join(",")}}`,
     column((r) => text(r.callType) ?? "acompletion"),
     JSON.stringify(rows.map((r) => (typeof r.usageDetails === "object" ? r.usageDetails : null))),
+    column((r) => text(r.teamId)),
   ];
 }
 
@@ -147,14 +151,21 @@ async function addSpend(
          budget_reset_at = CASE WHEN p.rolled THEN p.reset_at ELSE t.budget_reset_at END
      FROM p LEFT JOIN d ON d.id = p.id
      WHERE t.${idColumn} = p.id`;
+  // Budget events (webhooks) are recorded for keys and users; teams and their members record none yet.
+  const events = table === "keys" || table === "users";
+  const statement = events ? updateWithBudgetEvents(table, update) : update;
   await client.query(
     `WITH d AS (SELECT id, sum(amount) AS delta FROM unnest($1::text[], $2::numeric[]) AS x(id, amount) GROUP BY id),
           p AS (SELECT * FROM unnest($3::text[], $4::bool[], $5::timestamptz[], $6::timestamptz[])
-                AS y(id, rolled, reset_at, period_start)),
-     ${updateWithBudgetEvents(table, update)}`,
+                AS y(id, rolled, reset_at, period_start))${events ? "," : ""}
+     ${statement}`,
     [rowIds, amounts, periods.ids, periods.rolled, periods.resets, periods.starts],
   );
 }
+
+/** The membership a row's spend counts against: its team key's user in that team, or null. */
+const memberOf = (row: SpendLogRow) =>
+  row.teamId == null || row.userId == null ? null : memberKey(row.teamId, row.userId);
 
 /**
  * Writes a batch in one transaction.
@@ -172,7 +183,10 @@ export async function writeSpendBatch(pool: pg.Pool, rows: SpendLogRow[], now: n
       (r) => fresh.has(r.requestId) && !seen.has(r.requestId) && seen.add(r.requestId),
     );
     await addSpend(client, "keys", newRows, (r) => r.keyHash, now);
-    await addSpend(client, "users", newRows, (r) => r.userId, now);
+    // A team key's spend counts against its team and its member's budget in the team, not the user's own.
+    await addSpend(client, "users", newRows, (r) => (r.teamId == null ? r.userId : null), now);
+    await addSpend(client, "teams", newRows, (r) => r.teamId ?? null, now);
+    await addSpend(client, "team_memberships", newRows, memberOf, now);
     return newRows.length;
   });
 }

@@ -94,13 +94,15 @@ export function userAttributor(directory: UserDirectory, clock: Clock): UserAttr
     async attribute(auth: VirtualKeyAuth, headers: Headers): Promise<VirtualKeyAuth> {
       const named = namedUser(headers);
       const user = await directory.resolve(named.userId, named.email);
+      // A team key's calls stay bound by its team (not the named user's personal budget, as for any team key).
+      const own = auth.subjects.filter((subject) => subject.scope === "key" || subject.scope === "team");
+      const teamKey = auth.teamId != null;
       return {
         ...auth,
         userId: user.userId,
-        subjects: [
-          ...auth.subjects.filter((subject) => subject.scope === "key"),
-          limitSubject("user", user.userId, user, clock.now(), user.userEmail),
-        ],
+        subjects: teamKey
+          ? own
+          : [...own, limitSubject("user", user.userId, user, clock.now(), user.userEmail)],
       };
     },
   };

@@ -29,7 +29,7 @@ import type { GatewayEnv } from "../config/env.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
 import type { UserRecord } from "./records.js";
-import { findUser, insertUserIfAbsent } from "./repository.js";
+import { defaultUser, findUser, insertUserIfAbsent } from "./repository.js";
 
 /** Options of {@link UserDirectory}; times in ms of real (monotonic) time. */
 export interface UserDirectoryOptions {
@@ -146,16 +146,7 @@ export class UserDirectory {
     if (read === null) {
       const { user, created } = await insertUserIfAbsent(
         pool,
-        {
-          userId,
-          userEmail: email,
-          userRole: "internal_user",
-          maxBudget: userDefaults.maxBudget,
-          budgetDuration: userDefaults.budgetDuration,
-          tpmLimit: userDefaults.tpmLimit,
-          rpmLimit: userDefaults.rpmLimit,
-          metadata: {},
-        },
+        defaultUser(userId, email, userDefaults),
         clock.now(),
       );
       if (created) this.options.log.info({ userId }, "chat user provisioned");

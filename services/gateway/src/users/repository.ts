@@ -31,6 +31,38 @@ export async function findUser(db: Queryable, userId: string, forUpdate = false)
   return row === undefined ? null : userFromRow(row);
 }
 
+/** The oldest user with that email (compared case-insensitively), or null. */
+export async function findUserByEmail(db: Queryable, email: string): Promise<UserRecord | null> {
+  const result = await db.query(
+    `${SELECT_USER} WHERE lower(user_email) = lower($1) ORDER BY created_at, user_id LIMIT 1`,
+    [email],
+  );
+  const row = result.rows[0];
+  return row === undefined ? null : userFromRow(row);
+}
+
+/**
+ * A new `internal_user` with the gateway's default limits (DEFAULT_USER_BUDGET, DEFAULT_BUDGET_DURATION,
+ * DEFAULT_TPM_LIMIT, DEFAULT_RPM_LIMIT), as provisioning makes one (the chat's users, team members by e-mail).
+ */
+export function defaultUser(
+  userId: string,
+  userEmail: string | null,
+  defaults: Pick<NewUser, "maxBudget" | "budgetDuration" | "tpmLimit" | "rpmLimit">,
+): NewUser {
+  const { maxBudget, budgetDuration, tpmLimit, rpmLimit } = defaults;
+  return {
+    userId,
+    userEmail,
+    userRole: "internal_user",
+    maxBudget,
+    budgetDuration,
+    tpmLimit,
+    rpmLimit,
+    metadata: {},
+  };
+}
+
 /**
  * Creates the user unless one with that id exists (idempotent provisioning).
  * @returns the stored user, and whether this call created it. An existing user is returned unchanged.
@@ -85,6 +117,15 @@ export async function updateUser(
   );
   const row = result.rows[0];
   return row === undefined ? null : userFromRow(row);
+}
+
+/** Deletes users (their memberships go with them; their keys stay, without an owner); returns the deleted. */
+export async function deleteUsers(db: Queryable, userIds: string[]): Promise<UserRecord[]> {
+  const result = await db.query(
+    `DELETE FROM users WHERE user_id = ANY($1::text[]) RETURNING ${USER_COLUMNS.join(", ")}`,
+    [userIds],
+  );
+  return result.rows.map((row) => userFromRow(row));
 }
 
 /** One page of users, newest first, and the total count. */

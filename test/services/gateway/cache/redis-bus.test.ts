@@ -26,6 +26,7 @@ function keyMessage(token: string, revokedAt: number | null = null): Invalidatio
       keyName: "sk-…abcd",
       keyAlias: null,
       userId: null,
+      teamId: null,
       models: [],
       maxBudget: 1,
       budgetDuration: null,
@@ -39,6 +40,7 @@ function keyMessage(token: string, revokedAt: number | null = null): Invalidatio
       createdAt: 1,
       updatedAt: 2,
       revokedAt,
+      blocked: false,
     },
   };
 }
@@ -65,13 +67,17 @@ function userMessage(userId: string): InvalidationMessage {
   };
 }
 
-/** `key:<token>` / `user:<id>` / `deployment:<id>`: what a received message is about, for compact assertions. */
+/** `key:<token>` / `user:<id>` / `team:<id>` / `member:<key>` / `deployment:<id>`: what a received message is about, for compact assertions. */
 const about = (m: InvalidationMessage) =>
   m.kind === "key"
     ? `key:${m.key.token}`
     : m.kind === "user"
       ? `user:${m.user.userId}`
-      : `deployment:${m.deploymentId}`;
+      : m.kind === "team"
+        ? `team:${m.team.teamId}`
+        : m.kind === "member"
+          ? `member:${m.member.memberKey}`
+          : `deployment:${m.deploymentId}`;
 const open: Limits[] = [];
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * Authorize step: the key may use the alias (`models` of the key; empty means every alias), and the call's route
+ * Authorize step: the key may use the alias (`models` of the key and of its team; empty means every alias), and the call's route
  * plan keeps only the fallbacks it may use too: a fallback to a model the caller may not call is skipped, never
  * served (and never priced into its reservation).
  */
@@ -23,9 +23,15 @@ export function authorize(call: CallContext): void {
   };
 }
 
-/** Whether `auth` may call the alias `model` (a virtual key's `models` list, when it has one). */
+const allows = (list: readonly string[] | undefined, model: string) =>
+  list === undefined || list.length === 0 || list.includes(model);
+
+/**
+ * Whether `auth` may call the alias `model`: a virtual key's `models` list, when it has one, and its team's
+ * `models`, when the key belongs to a team that has one.
+ */
 export function mayUse(auth: AuthContext, model: string): boolean {
-  return auth.kind !== "virtual" || auth.models.length === 0 || auth.models.includes(model);
+  return auth.kind !== "virtual" || (allows(auth.models, model) && allows(auth.teamModels, model));
 }
 
 /**
@@ -34,10 +40,13 @@ export function mayUse(auth: AuthContext, model: string): boolean {
  */
 export function authorizeModel(auth: AuthContext, model: string): void {
   if (!mayUse(auth, model)) {
-    const allowed = auth.kind === "virtual" ? auth.models.join(", ") : "";
+    const own = auth.kind === "virtual" ? auth.models : [];
+    const team = auth.kind === "virtual" ? (auth.teamModels ?? []) : [];
+    const allowed = own.length === 0 ? team : team.length === 0 ? own : own.filter((m) => team.includes(m));
+    const whose = auth.kind === "virtual" && !allows(auth.teamModels, model) ? "This key's team" : "This key";
     throw new GatewayError(
       403,
-      `This key is not allowed to call model=${model}. Allowed models: ${allowed}.`,
+      `${whose} is not allowed to call model=${model}. Allowed models: ${allowed.join(", ")}.`,
       { type: "permission_error", param: "model", code: "key_model_access_denied" },
     );
   }

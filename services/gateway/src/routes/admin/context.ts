@@ -10,6 +10,7 @@ import type { GatewayEnv } from "../../config/env.js";
 import { isDatabaseUnavailable } from "../../db/errors.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { KeyRecord } from "../../keys/records.js";
+import type { MembershipRecord, TeamRecord } from "../../teams/records.js";
 import type { Clock } from "../../time/clock.js";
 import type { UserRecord } from "../../users/records.js";
 
@@ -64,14 +65,22 @@ export function adminRoute(
 }
 
 /**
- * Publishes the new state of changed keys or a changed user to every instance (this one included, at once),
- * so that each can apply it to its cache without reading the database. Never throws (the bus never does).
+ * Publishes the new state of changed keys, a changed user, team or memberships to every instance (this one
+ * included, at once), so that each can apply it to its cache without reading the database. Never throws (the
+ * bus never does).
  */
 export async function publishChanges(
   context: AdminContext,
-  change: { keys?: KeyRecord[]; user?: UserRecord },
+  change: {
+    keys?: KeyRecord[];
+    user?: UserRecord;
+    team?: TeamRecord;
+    members?: { member: MembershipRecord; deleted: boolean }[];
+  },
 ): Promise<void> {
   const messages: InvalidationMessage[] = (change.keys ?? []).map((key) => ({ kind: "key", key }));
   if (change.user !== undefined) messages.push({ kind: "user", user: change.user });
+  if (change.team !== undefined) messages.push({ kind: "team", team: change.team });
+  for (const { member, deleted } of change.members ?? []) messages.push({ kind: "member", member, deleted });
   await Promise.all(messages.map((message) => context.bus.publish(message)));
 }

@@ -1,5 +1,5 @@
 /**
- * The admin API (master key only): LiteLLM's key and user management shapes plus the usage aggregates the
+ * The admin API (master key only): LiteLLM's key, user and team management shapes plus the usage aggregates the
  * key console needs. A fastify plugin; register it after the auth plugin. The gateway's assembly injects the
  * store handles ({@link AdminContext}); without a database it registers {@link adminNeedsDatabase} instead.
  */
@@ -7,8 +7,11 @@ import type { FastifyPluginAsync } from "fastify";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { registerAuditRoutes } from "./audit.js";
 import { type AdminContext, adminRoute } from "./context.js";
+import { registerKeyActionRoutes } from "./key-actions.js";
 import { registerKeyRoutes } from "./keys.js";
 import { registerSpendRoutes } from "./spend.js";
+import { registerTeamMemberRoutes } from "./team-members.js";
+import { registerTeamRoutes } from "./teams.js";
 import { registerUserRoutes } from "./users.js";
 
 export type { AdminContext } from "./context.js";
@@ -20,10 +23,24 @@ export const ADMIN_ROUTES = [
   ["POST", "/key/delete"],
   ["GET", "/key/info"],
   ["GET", "/key/list"],
+  ["POST", "/key/block"],
+  ["POST", "/key/unblock"],
+  ["POST", "/key/regenerate"],
   ["POST", "/user/new"],
   ["GET", "/user/info"],
   ["POST", "/user/update"],
   ["GET", "/user/list"],
+  ["POST", "/user/delete"],
+  ["POST", "/team/new"],
+  ["POST", "/team/update"],
+  ["POST", "/team/delete"],
+  ["GET", "/team/info"],
+  ["GET", "/team/list"],
+  ["POST", "/team/block"],
+  ["POST", "/team/unblock"],
+  ["POST", "/team/member_add"],
+  ["POST", "/team/member_update"],
+  ["POST", "/team/member_delete"],
   ["GET", "/spend/logs"],
   ["GET", "/spend/usage"],
   ["GET", "/audit/logs"],
@@ -36,7 +53,10 @@ export const ADMIN_ROUTES = [
 export function createAdminRoutes(context: AdminContext): FastifyPluginAsync {
   return async (app) => {
     registerKeyRoutes(app, context);
+    registerKeyActionRoutes(app, context);
     registerUserRoutes(app, context);
+    registerTeamRoutes(app, context);
+    registerTeamMemberRoutes(app, context);
     registerSpendRoutes(app, context);
     registerAuditRoutes(app, context);
   };

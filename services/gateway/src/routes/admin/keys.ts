@@ -34,6 +34,7 @@ import {
   revokeKeys,
   updateKey,
 } from "../../keys/repository.js";
+import { findMembership, findTeam } from "../../teams/repository.js";
 import { afterDuration } from "../../users/budget-period.js";
 import { findUser } from "../../users/repository.js";
 import { type AdminContext, adminRoute, publishChanges } from "./context.js";
@@ -83,7 +84,41 @@ async function assertAliasFree(
   }
 }
 
-function assertChangeable(key: KeyRecord, now: number): void {
+/**
+ * A key may be made for a team that exists (held until the transaction ends, so a concurrent /team/delete
+ * waits), for a user who is a member of it, and with models among the team's (when the team restricts them).
+ * @throws GatewayError 400 naming `team_id` (no such team), `user_id` (not a member) or `models`.
+ */
+async function assertTeamKeyAllowed(
+  client: pg.PoolClient,
+  teamId: string,
+  userId: string | null,
+  models: string[],
+): Promise<void> {
+  const team = await findTeam(client, teamId, "share");
+  if (team === null) {
+    throw invalidRequest(
+      `team_id "${teamId}" does not exist; create the team with /team/new first.`,
+      "team_id",
+    );
+  }
+  if (userId !== null && (await findMembership(client, teamId, userId)) === null) {
+    throw invalidRequest(
+      `user_id "${userId}" is not a member of team "${teamId}"; add the user with /team/member_add first.`,
+      "user_id",
+    );
+  }
+  const outside = team.models.length === 0 ? [] : models.filter((m) => !team.models.includes(m));
+  if (outside.length > 0) {
+    throw invalidRequest(
+      `models ${outside.join(", ")} are not among team "${teamId}"'s models (${team.models.join(", ")}).`,
+      "models",
+    );
+  }
+}
+
+/** @throws GatewayError 400 naming `key` for a revoked or expired key (terminal states). */
+export function assertChangeable(key: KeyRecord, now: number): void {
   const status = keyStatus(key, now);
   if (status !== "active") {
     throw invalidRequest(
@@ -106,6 +141,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
     const key = generateKey();
     const token = hashKey(key);
     const userId = body.user_id ?? null;
+    const teamId = body.team_id ?? null;
     const record = await withTransaction(pool, async (client) => {
       const user = userId === null ? null : await findUser(client, userId);
       if (userId !== null && user === null) {
@@ -114,13 +150,15 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
           "user_id",
         );
       }
+      if (teamId !== null) await assertTeamKeyAllowed(client, teamId, userId, body.models ?? []);
       const limits = {
         maxBudget: body.max_budget ?? null,
         tpmLimit: body.tpm_limit ?? null,
         rpmLimit: body.rpm_limit ?? null,
       };
       const maxParallelRequests = body.max_parallel_requests ?? null;
-      assertKeyWithinUser(limits, user);
+      // A team key is bound by its team's limits, not its owner's (docs/limits.md, "Who is limited").
+      if (teamId === null) assertKeyWithinUser(limits, user);
       const alias = body.key_alias ?? null;
       if (alias !== null) await assertAliasFree(client, alias, userId, now);
       const inserted = await insertKey(
@@ -130,6 +168,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
           keyName: keyDisplayName(key),
           keyAlias: alias,
           userId,
+          teamId,
           models: body.models ?? [],
           ...limits,
           maxParallelRequests,
@@ -140,14 +179,14 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
         },
         now,
       );
-      const target = { keyAlias: alias, keyHash: token, userId };
+      const target = { keyAlias: alias, keyHash: token, userId, teamId };
       const after = presentKey(inserted, now);
       await appendChange(client, who, { action: "key.generate", target, before: null, after }, now);
       return inserted;
     });
     // Every instance drops the hash from its cache of unknown keys (someone may have tried it before).
     await publishChanges(context, { keys: [record] });
-    request.log.info({ keyHash: token.slice(0, 12), userId }, "virtual key generated");
+    request.log.info({ keyHash: token.slice(0, 12), userId, teamId }, "virtual key generated");
     return {
       key,
       ...presentKey(record, now),
@@ -173,7 +212,8 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
           "user_id",
         );
       }
-      const user = existing.userId === null ? null : await findUser(client, existing.userId);
+      const user =
+        existing.userId === null || existing.teamId !== null ? null : await findUser(client, existing.userId);
       assertKeyWithinUser(
         {
           maxBudget: body.max_budget === undefined ? existing.maxBudget : body.max_budget,
@@ -257,6 +297,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
       pool,
       {
         userId: query.user_id,
+        teamId: query.team_id,
         keyAlias: query.key_alias,
         keyHash: query.key_hash === undefined ? undefined : toKeyHash(query.key_hash),
         includeRevoked: query.include_revoked,

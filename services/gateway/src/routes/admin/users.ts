@@ -1,6 +1,10 @@
 /**
  * User management, LiteLLM's shapes (litellm/proxy/management_endpoints/internal_user_endpoints.py in
- * BerriAI/litellm): /user/new, /user/info, /user/update, /user/list.
+ * BerriAI/litellm): /user/new, /user/info, /user/update, /user/list, /user/delete.
+ *
+ * `/user/delete` (`{user_ids}`) revokes the users' keys (kept for their history, without an owner), removes
+ * their team memberships and deletes them; an unknown id is a 404 and deletes nothing. A chat user deleted
+ * this way is provisioned again with the defaults on its next chat call.
  *
  * `/user/new` is idempotent provisioning: for a `user_id` that exists it answers 200 with the stored user,
  * unchanged, `created: false` and a `message` saying nothing changed, naming each requested limit that
@@ -9,6 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import {
+  deleteUsersRequest,
   userInfoQuery as infoQuery,
   listUsersQuery as listQuery,
   newUserRequest as newSchema,
@@ -18,10 +23,11 @@ import type { FastifyInstance } from "fastify";
 import type { z } from "zod";
 import { appendChange, auditActor } from "../../audit/record.js";
 import { withTransaction } from "../../db/transaction.js";
+import type { KeyRecord } from "../../keys/records.js";
 import { presentKey } from "../../keys/records.js";
-import { listKeys } from "../../keys/repository.js";
+import { listKeys, revokeKeys } from "../../keys/repository.js";
 import { presentUser, type UserRecord } from "../../users/records.js";
-import { findUser, insertUserIfAbsent, listUsers, updateUser } from "../../users/repository.js";
+import { deleteUsers, findUser, insertUserIfAbsent, listUsers, updateUser } from "../../users/repository.js";
 import { type AdminContext, adminRoute, publishChanges } from "./context.js";
 import { notFound, parse } from "./validation.js";
 
@@ -144,5 +150,40 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
       page_size: query.page_size,
       total_pages: Math.ceil(total / query.page_size),
     };
+  });
+
+  adminRoute(app, "POST", "/user/delete", async (request) => {
+    const body = parse(deleteUsersRequest, request.body);
+    const who = auditActor(request);
+    const userIds = [...new Set(body.user_ids)];
+    const now = clock.now();
+    const revoked = await withTransaction(pool, async (client) => {
+      const keys: KeyRecord[] = [];
+      for (const userId of userIds) {
+        const user = await findUser(client, userId, true);
+        if (user === null) throw notFound(`No user with user_id "${userId}".`, "user_ids");
+        const owned = await listKeys(client, { userId }, 1, 100_000);
+        keys.push(
+          ...(await revokeKeys(
+            client,
+            owned.keys.map((k) => k.token),
+            now,
+          )),
+        );
+        const before = presentUser(user, now);
+        await appendChange(
+          client,
+          who,
+          { action: "user.delete", target: { userId }, before, after: null },
+          now,
+        );
+      }
+      await deleteUsers(client, userIds);
+      return keys;
+    });
+    // Every instance refuses the revoked keys at once (the messages carry them as they were, owner included).
+    await publishChanges(context, { keys: revoked });
+    request.log.info({ userIds, revokedKeys: revoked.length }, "users deleted");
+    return { deleted_users: userIds, deleted_keys: revoked.map((k) => k.token) };
   });
 }

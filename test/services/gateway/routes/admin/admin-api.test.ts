@@ -1,4 +1,4 @@
-import { spendLogsResponse } from "@platform/admin-api";
+import { deleteUsersResponse, spendLogsResponse } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../../../../services/gateway/src/store/index.js";
@@ -425,5 +425,33 @@ describe("max_parallel_requests", () => {
     const res = await call(app, "POST", "/key/generate", { max_parallel_requests: value });
     expect(res.status).toBe(400);
     expect(res.body.error.param).toBe("max_parallel_requests");
+  });
+});
+
+describe("/user/delete", () => {
+  it("revokes the users' keys (kept, without an owner), ends their memberships and deletes them; unknown ids are 404", async () => {
+    await newUser("leaver");
+    await call(app, "POST", "/team/new", { team_id: "leavers", members_with_roles: [{ user_id: "leaver" }] });
+    const own = await call(app, "POST", "/key/generate", { user_id: "leaver" });
+    const team = await call(app, "POST", "/key/generate", { user_id: "leaver", team_id: "leavers" });
+    expect((await call(app, "GET", "/key/list", undefined, own.body.key)).status).toBe(403);
+
+    const unknown = await call(app, "POST", "/user/delete", { user_ids: ["leaver", "nobody"] });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.param).toBe("user_ids");
+    expect((await call(app, "GET", "/user/info?user_id=leaver")).status).toBe(200);
+
+    const res = await call(app, "POST", "/user/delete", { user_ids: ["leaver"] });
+    expect(res.status).toBe(200);
+    expect(deleteUsersResponse.parse(res.body).deleted_users).toEqual(["leaver"]);
+    expect([...res.body.deleted_keys].sort()).toEqual([own.body.token, team.body.token].sort());
+    expect((await call(app, "GET", "/user/info?user_id=leaver")).status).toBe(404);
+    expect((await call(app, "GET", "/key/list", undefined, own.body.key)).status).toBe(401);
+    const info = await call(app, "GET", `/key/info?key=${own.body.token}`);
+    expect(info.body.info).toMatchObject({ user_id: null, status: "revoked" });
+    const members = await call(app, "GET", "/team/info?team_id=leavers");
+    expect(members.body.team_memberships).toEqual([]);
+    const audit = await call(app, "GET", "/audit/logs?action=user.delete");
+    expect(audit.body.logs.map((l: { user_id: string }) => l.user_id)).toEqual(["leaver"]);
   });
 });
