@@ -237,6 +237,7 @@ CREATE TABLE teams (
   spend            numeric NOT NULL DEFAULT 0,
   tpm_limit        bigint CHECK (tpm_limit >= 0),
   rpm_limit        bigint CHECK (rpm_limit >= 0),
+  max_parallel_requests bigint CHECK (max_parallel_requests >= 0),
   metadata         jsonb NOT NULL DEFAULT '{}'::jsonb,
   blocked          boolean NOT NULL DEFAULT false,
   created_at       timestamptz NOT NULL DEFAULT now(),
@@ -254,6 +255,7 @@ CREATE TABLE team_memberships (
   spend            numeric NOT NULL DEFAULT 0,
   tpm_limit        bigint CHECK (tpm_limit >= 0),
   rpm_limit        bigint CHECK (rpm_limit >= 0),
+  max_parallel_requests bigint CHECK (max_parallel_requests >= 0),
   created_at       timestamptz NOT NULL DEFAULT now(),
   updated_at       timestamptz NOT NULL DEFAULT now(),
   UNIQUE (team_id, user_id)

@@ -10,6 +10,7 @@ import {
   type LimitPatch,
   type NewLimits,
   newLimitValues,
+  placeholders,
 } from "../users/records.js";
 import {
   MEMBERSHIP_COLUMNS,
@@ -37,7 +38,7 @@ export async function insertTeam(db: Queryable, team: NewTeam, now: number): Pro
   const result = await db.query(
     `INSERT INTO teams (team_id, team_alias, models, ${LIMIT_COLUMNS.join(", ")}, metadata, blocked, created_at,
        updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)
+     VALUES (${placeholders(3 + LIMIT_COLUMNS.length + 3)}, $${3 + LIMIT_COLUMNS.length + 3})
      ON CONFLICT (team_id) DO NOTHING ${RETURNING_TEAM}`,
     [
       team.teamId,
@@ -193,7 +194,7 @@ export async function insertMembership(
   const result = await db.query(
     `INSERT INTO team_memberships (member_key, team_id, user_id, role, ${LIMIT_COLUMNS.join(", ")}, created_at,
        updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+     VALUES (${placeholders(4 + LIMIT_COLUMNS.length + 1)}, $${4 + LIMIT_COLUMNS.length + 1})
      ON CONFLICT (member_key) DO NOTHING ${RETURNING_MEMBER}`,
     [
       memberKey(member.teamId, member.userId),
