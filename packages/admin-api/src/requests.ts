@@ -41,12 +41,21 @@ export const generateKeyRequest = z.object({
 });
 export type GenerateKeyRequest = z.input<typeof generateKeyRequest>;
 
-/** `POST /key/update`: `key` is the full key or its hash; `duration` is a new lifetime from now. */
+/**
+ * `POST /key/update`: `key` is the full key or its hash; `duration` is a new lifetime from now. A key's team is
+ * fixed when it is made: `team_id` is refused (400) rather than ignored.
+ */
 export const updateKeyRequest = z.object({
   ...keyFields,
   key: identifier,
   duration: duration.nullish(),
   user_id: identifier.nullish(),
+  team_id: z
+    .unknown()
+    .refine((v) => v === undefined, {
+      message: "a key's team cannot be changed: generate a key with that team_id and revoke this one",
+    })
+    .optional(),
 });
 export type UpdateKeyRequest = z.input<typeof updateKeyRequest>;
 

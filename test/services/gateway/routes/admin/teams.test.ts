@@ -195,6 +195,18 @@ describe("team keys", () => {
     expect(list.total_count).toBe(0);
   });
 
+  it("refuses a team_id on /key/update (a key's team is fixed when it is made) instead of ignoring it", async () => {
+    await newTeam({ team_id: "fixed" });
+    const made = await call(app, "POST", "/key/generate", {});
+    for (const team_id of ["fixed", null]) {
+      const res = await call(app, "POST", "/key/update", { key: made.body.key, team_id, key_alias: "moved" });
+      expect(res.status).toBe(400);
+      expect(res.body.error.param).toBe("team_id");
+    }
+    const info = await call(app, "GET", `/key/info?key=${made.body.token}`);
+    expect(info.body.info).toMatchObject({ team_id: null, key_alias: null });
+  });
+
   it("a blocked team's keys are refused (401 team_blocked) until unblocked; deleting the team revokes them", async () => {
     await newTeam({ team_id: "blockme" });
     const made = await call(app, "POST", "/key/generate", { team_id: "blockme" });
