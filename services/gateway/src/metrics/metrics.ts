@@ -111,6 +111,43 @@ export interface GatewayMetrics {
   remainingUserBudget: CompactGauge<"user">;
   /** Hours until a user's budget period resets. */
   userBudgetRemainingHours: CompactGauge<"user">;
+  /** A team's budget, USD (`+Inf` when it has none); `team` is the team_id, `team_alias` its alias or "". */
+  teamMaxBudget: CompactGauge<"team" | "team_alias">;
+  /** A team's budget left in the current period, USD (negative when overspent). */
+  remainingTeamBudget: CompactGauge<"team" | "team_alias">;
+  /** Hours until a team's budget period resets (absent for lifetime budgets). */
+  teamBudgetRemainingHours: CompactGauge<"team" | "team_alias">;
+}
+
+/**
+ * The three budget gauges of one scope under LiteLLM's names: `litellm_<scope>_max_budget_metric` (USD, the
+ * highest reported across workers), `litellm_remaining_<scope>_budget_metric` (USD, the lowest) and
+ * `litellm_<scope>_budget_remaining_hours_metric` (hours, the lowest), on one label index. Names from LiteLLM's
+ * Prometheus docs (docs.litellm.ai/docs/proxy/prometheus, "Budget & Limits").
+ */
+function budgetGauges<K extends keyof GatewayMetrics, L extends string>(
+  fields: { max: K; remaining: K; hours: K },
+  scope: string,
+  who: string,
+  labelNames: readonly L[],
+  shared: { registers: Registry[]; collect: () => void },
+): Record<K, CompactGauge<L>> {
+  const index = new LabelIndex(labelNames);
+  const gauge = (name: string, aggregator: "max" | "min", help: string) =>
+    new CompactGauge<L>({ name, aggregator, help, labelNames, index, ...shared });
+  return {
+    [fields.max]: gauge(`litellm_${scope}_max_budget_metric`, "max", `Maximum budget set for ${who}, USD`),
+    [fields.remaining]: gauge(
+      `litellm_remaining_${scope}_budget_metric`,
+      "min",
+      `Remaining budget for ${who} in its current period, USD`,
+    ),
+    [fields.hours]: gauge(
+      `litellm_${scope}_budget_remaining_hours_metric`,
+      "min",
+      `Hours before the budget of ${who} is reset`,
+    ),
+  } as Record<K, CompactGauge<L>>;
 }
 
 type TokenLabel = "hashed_api_key" | "api_key_alias" | "user" | "requested_model" | "model" | "model_id";
@@ -177,10 +214,8 @@ export function createMetrics(): GatewayMetrics {
   const collect = () => gauges.flush();
   // The token counters share their label sets' slots (and keys).
   const tokenIndex = new LabelIndex(tokenLabels);
-  // So do the gauges of a deployment's limits, of a key's budget and of a user's budget.
+  // So do the gauges of a deployment's limits (and the budget gauges of a scope: budgetGauges).
   const limitIndex = new LabelIndex(deploymentLimitLabels);
-  const keyBudgetIndex = new LabelIndex(keyBudgetLabels);
-  const userBudgetIndex = new LabelIndex(["user"]);
   return {
     registry,
     gauges,
@@ -283,59 +318,26 @@ export function createMetrics(): GatewayMetrics {
       index: limitIndex,
       collect,
     }),
-    apiKeyMaxBudget: new CompactGauge({
-      name: "litellm_api_key_max_budget_metric",
-      aggregator: "max",
-      help: "Maximum budget set for the API key, USD",
-      labelNames: keyBudgetLabels,
-      registers,
-      index: keyBudgetIndex,
-      collect,
-    }),
-    remainingApiKeyBudget: new CompactGauge({
-      name: "litellm_remaining_api_key_budget_metric",
-      aggregator: "min",
-      help: "Remaining budget for the API key in its current period, USD",
-      labelNames: keyBudgetLabels,
-      registers,
-      index: keyBudgetIndex,
-      collect,
-    }),
-    apiKeyBudgetRemainingHours: new CompactGauge({
-      name: "litellm_api_key_budget_remaining_hours_metric",
-      aggregator: "min",
-      help: "Hours before the API key's budget is reset",
-      labelNames: keyBudgetLabels,
-      registers,
-      index: keyBudgetIndex,
-      collect,
-    }),
-    userMaxBudget: new CompactGauge({
-      name: "litellm_user_max_budget_metric",
-      aggregator: "max",
-      help: "Maximum budget set for the user, USD",
-      labelNames: ["user"],
-      registers,
-      index: userBudgetIndex,
-      collect,
-    }),
-    remainingUserBudget: new CompactGauge({
-      name: "litellm_remaining_user_budget_metric",
-      aggregator: "min",
-      help: "Remaining budget for the user in their current period, USD",
-      labelNames: ["user"],
-      registers,
-      index: userBudgetIndex,
-      collect,
-    }),
-    userBudgetRemainingHours: new CompactGauge({
-      name: "litellm_user_budget_remaining_hours_metric",
-      aggregator: "min",
-      help: "Hours before the user's budget is reset",
-      labelNames: ["user"],
-      registers,
-      index: userBudgetIndex,
-      collect,
-    }),
+    ...budgetGauges(
+      { max: "apiKeyMaxBudget", remaining: "remainingApiKeyBudget", hours: "apiKeyBudgetRemainingHours" },
+      "api_key",
+      "the API key",
+      keyBudgetLabels,
+      { registers, collect },
+    ),
+    ...budgetGauges(
+      { max: "userMaxBudget", remaining: "remainingUserBudget", hours: "userBudgetRemainingHours" },
+      "user",
+      "the user",
+      ["user"],
+      { registers, collect },
+    ),
+    ...budgetGauges(
+      { max: "teamMaxBudget", remaining: "remainingTeamBudget", hours: "teamBudgetRemainingHours" },
+      "team",
+      "the team",
+      ["team", "team_alias"],
+      { registers, collect },
+    ),
   };
 }

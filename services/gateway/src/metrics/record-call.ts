@@ -64,7 +64,7 @@ interface CallSeries {
   lastBudgets: BudgetSeries[];
 }
 
-/** The three budget gauges of one key (with an alias) or user. */
+/** The three budget gauges of one key (with an alias), user, or team (with an alias). */
 interface BudgetSeries {
   scope: LimitSubject["scope"];
   id: string;
@@ -83,6 +83,7 @@ interface Caches {
   failures: SeriesCache;
   keyBudgets: Map<string, BudgetSeries>;
   userBudgets: Map<string, BudgetSeries>;
+  teamBudgets: Map<string, BudgetSeries>;
   timeToFirstToken: Map<string, number>;
 }
 
@@ -97,6 +98,7 @@ function cachesOf(metrics: GatewayMetrics): Caches {
       failures: new Map(),
       keyBudgets: new Map(),
       userBudgets: new Map(),
+      teamBudgets: new Map(),
       timeToFirstToken: new Map(),
     };
     caches.set(metrics, found);
@@ -216,10 +218,10 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
 
   recordUpstreamLimits(metrics, series, facts.upstreamHeaders);
   const { subjects } = facts;
-  // Key and user budget gauges; a team's (`litellm_remaining_team_budget_metric`) is not exported yet.
+  // Key, user and team budget gauges (LiteLLM has none for a member's budget in a team).
   for (let i = 0; i < subjects.length; i++) {
     const subject = subjects[i] as LimitSubject;
-    if (subject.scope === "key" || subject.scope === "user") recordBudget(metrics, series, i, subject, facts);
+    if (subject.scope !== "team_member") recordBudget(metrics, series, i, subject, facts);
   }
 }
 
@@ -317,7 +319,7 @@ function recordUpstreamLimits(
   if (tokens !== undefined) metrics.gauges.set(series.remainingTokens, tokens);
 }
 
-/** The budget gauges of a key (with its alias) or a user, made once per label set. */
+/** The budget gauges of a key (with its alias), a user, or a team (with its alias), made once per label set. */
 function newBudgetSeries(
   metrics: GatewayMetrics,
   scope: LimitSubject["scope"],
@@ -325,6 +327,17 @@ function newBudgetSeries(
   alias: string,
 ): BudgetSeries {
   const { gauges } = metrics;
+  if (scope === "team") {
+    const labels = { team: id, team_alias: alias };
+    return {
+      scope,
+      id,
+      alias,
+      max: gauges.series(metrics.teamMaxBudget, labels),
+      remaining: gauges.series(metrics.remainingTeamBudget, labels),
+      hours: gauges.series(metrics.teamBudgetRemainingHours, labels),
+    };
+  }
   if (scope === "key") {
     const labels = { hashed_api_key: id, api_key_alias: alias };
     return {
@@ -360,8 +373,10 @@ function budgetSeriesOf(
   const alias = scope === "user" ? "" : id === callerKey ? callerAlias : (subject.alias ?? "");
   const last = call.lastBudgets[index];
   if (last !== undefined && last.scope === scope && last.id === id && last.alias === alias) return last;
-  const cache = scope === "key" ? cachesOf(metrics).keyBudgets : cachesOf(metrics).userBudgets;
-  const key = scope === "key" ? seriesKey([id, alias]) : id;
+  const caches = cachesOf(metrics);
+  const cache =
+    scope === "key" ? caches.keyBudgets : scope === "team" ? caches.teamBudgets : caches.userBudgets;
+  const key = scope === "user" ? id : seriesKey([id, alias]);
   let series = cache.get(key);
   if (series === undefined) {
     series = newBudgetSeries(metrics, scope, id, alias);
