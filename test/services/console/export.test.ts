@@ -3,7 +3,10 @@
  * requests as CSV (the same period as on screen, bounded), scoped to the user (or every user for an
  * administrator), with cells a spreadsheet cannot run as formulas.
  */
+
+import type { SpendLog } from "@platform/admin-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { csvLines } from "../../../services/console/server/routes/export.js";
 import { type ConsoleStack, chatVisitor, startConsoleStack, type Visitor } from "../../helpers/console.js";
 import { waitFor } from "../../helpers/redis.js";
 
@@ -58,7 +61,7 @@ describe("spend export", () => {
     );
     const lines = rows(res.text);
     expect(lines[0]).toBe(
-      "time,request_id,user_id,user_email,model,key_alias,key_hash,prompt_tokens,completion_tokens,total_tokens,spend_usd,status",
+      "time,request_id,user_id,user_email,model,key_alias,key_hash,team_id,prompt_tokens,completion_tokens,total_tokens,cached_tokens,cache_write_tokens,reasoning_tokens,spend_usd,status",
     );
     expect(lines.slice(1).every((l) => l.split(",")[3] === "alice@example.com")).toBe(true);
     expect(lines).toHaveLength(3);
@@ -85,5 +88,72 @@ describe("spend export", () => {
     expect(res.headers.get("content-disposition")).toMatch(/filename="platform-spend-30d-/);
     expect(rows(res.text)).toHaveLength(3);
     expect((await alice.request("GET", "/api/admin/spend/export.csv?days=30")).status).toBe(403);
+  });
+});
+
+describe("csvLines", () => {
+  const row: SpendLog = {
+    request_id: "r1",
+    api_key: "abc",
+    key_alias: "ci",
+    user: "u1",
+    team_id: "search",
+    call_type: "acompletion",
+    model_group: "claude",
+    model: "anthropic/claude-sonnet-4-5",
+    model_id: "d1",
+    prompt_tokens: 1200,
+    completion_tokens: 300,
+    total_tokens: 1500,
+    spend: 0.0042,
+    startTime: "2026-11-27T10:00:00.000Z",
+    endTime: "2026-11-27T10:00:01.000Z",
+    status: 200,
+    stream: false,
+    usage_details: {
+      input: 100,
+      input_audio: 0,
+      cache_read: 1000,
+      cache_write_5m: 60,
+      cache_write_1h: 40,
+      output: 300,
+      output_reasoning: 120,
+      output_audio: 0,
+      accepted_prediction: 0,
+      rejected_prediction: 0,
+      web_search_requests: 0,
+    },
+  };
+  /** A CSV line's cells by column name (none of these cells needs quoting). */
+  const byName = (header: string, line: string) => {
+    const values = line.trim().split(",");
+    return Object.fromEntries(
+      header
+        .trim()
+        .split(",")
+        .map((name, i) => [name, values[i]]),
+    );
+  };
+
+  it("gives the team and the token breakdown (cache reads, cache writes, reasoning) of each request", () => {
+    const [header, line] = [...csvLines([row], new Map([["u1", "u1@example.com"]]))];
+    expect(byName(header!, line!)).toMatchObject({
+      team_id: "search",
+      user_email: "u1@example.com",
+      cached_tokens: "1000",
+      cache_write_tokens: "100",
+      reasoning_tokens: "120",
+      prompt_tokens: "1200",
+    });
+  });
+
+  it("leaves the breakdown empty for a request billed from estimates (no usage reported) and the team for a key of none", () => {
+    const [header, line] = [...csvLines([{ ...row, usage_details: null, team_id: null }], new Map())];
+    expect(byName(header!, line!)).toMatchObject({
+      team_id: "",
+      cached_tokens: "",
+      cache_write_tokens: "",
+      reasoning_tokens: "",
+    });
   });
 });

@@ -29,9 +29,13 @@ export const EXPORT_COLUMNS = [
   "model",
   "key_alias",
   "key_hash",
+  "team_id",
   "prompt_tokens",
   "completion_tokens",
   "total_tokens",
+  "cached_tokens",
+  "cache_write_tokens",
+  "reasoning_tokens",
   "spend_usd",
   "status",
 ] as const;
@@ -46,11 +50,14 @@ export function csvCell(value: string | number | null): string {
 
 /**
  * The CSV lines (header first, CRLF-terminated) of spend log rows; `emails` gives a user id's e-mail (a row of
- * no user, e.g. a master-key call, has both user cells empty).
+ * no user, e.g. a master-key call, has both user cells empty). The token breakdown (`cached_tokens`: prompt
+ * tokens read from the provider's prompt cache; `cache_write_tokens`: written to it, 5-minute and 1-hour;
+ * `reasoning_tokens`: of the completion tokens) is empty when the upstream reported no usage.
  */
 export function* csvLines(rows: SpendLog[], emails: ReadonlyMap<string, string | null>): Generator<string> {
   yield `${EXPORT_COLUMNS.join(",")}\r\n`;
   for (const r of rows) {
+    const details = r.usage_details ?? undefined; // null: billed from estimates (no usage reported)
     const cells = [
       r.startTime,
       r.request_id,
@@ -59,9 +66,13 @@ export function* csvLines(rows: SpendLog[], emails: ReadonlyMap<string, string |
       r.model_group,
       r.key_alias,
       r.api_key,
+      r.team_id ?? null,
       r.prompt_tokens,
       r.completion_tokens,
       r.total_tokens,
+      details?.cache_read ?? null,
+      details === undefined ? null : details.cache_write_5m + details.cache_write_1h,
+      details?.output_reasoning ?? null,
       r.spend,
       r.status,
     ];
