@@ -15,7 +15,10 @@ import { deleteKeys, REDIS_URL, uniquePrefix } from "../../../helpers/redis.js";
 
 // Completion tokens priced far above prompt tokens. The fake upstream ignores max_tokens (its reply echoes the
 // prompt), so a call sent with max_tokens: 1 costs several times its reservation, as when a provider bills more
-// than the gateway's estimate: that is how settled spend can reach the whole budget despite reservations.
+// than the gateway's estimate: that is how settled spend can reach the whole budget despite reservations. Only
+// until the gateway sees it: the first overrun marks the deployment, and its later calls are cut at their
+// reservation (docs/limits.md, "Deployments that ignore the cap"). So the cost of a call is measured on `probe`, a
+// second deployment of the same upstream and prices, and `general` overruns first in the key's first wave.
 const priced = "      input_cost_per_token: 0.000001\n      output_cost_per_token: 0.0001\n";
 const content = "Tell me about budgets. ".repeat(8);
 
@@ -34,16 +37,20 @@ afterAll(async () => {
 });
 
 /** A fresh database, dropped after the suite. */
+/** Each test's database and its own Redis key space (limits, and the marks of deployments that ignore caps). */
+const keySpaces = new Map<TestDatabase, string>();
+
 async function database(): Promise<TestDatabase> {
   const db = await createTestDatabase();
   closers.push(() => db.drop());
+  keySpaces.set(db, `${prefix}${keySpaces.size}:`);
   return db;
 }
 
 /** A gateway on `db` and the shared Redis, posting budget events to `webhookUrl` (none: only recorded). */
 async function startInstance(db: TestDatabase, webhookUrl?: string): Promise<TestGateway> {
   const gw = await startTestGateway(
-    `model_list:\n${deployment("general", upstream.url, priced)}`,
+    `model_list:\n${deployment("general", upstream.url, priced)}${deployment("probe", upstream.url, priced)}`,
     {
       DATABASE_URL: db.url,
       REDIS_URL,
@@ -51,7 +58,7 @@ async function startInstance(db: TestDatabase, webhookUrl?: string): Promise<Tes
     },
     {
       store: { flushIntervalMs: 100 },
-      limits: { keyPrefix: prefix },
+      limits: { keyPrefix: keySpaces.get(db) },
       budgetSender: { intervalMs: 100, initialBackoffMs: 200 },
     },
   );
@@ -67,10 +74,10 @@ async function slackWebhook(): Promise<FakeSlackWebhook> {
 
 type Outcome = { ok: true; cost: number } | { ok: false; status?: number; message: string };
 
-async function chat(client: OpenAI): Promise<Outcome> {
+async function chat(client: OpenAI, model = "general"): Promise<Outcome> {
   try {
     const { response } = await client.chat.completions
-      .create({ model: "general", messages: [{ role: "user", content }], max_tokens: 1 })
+      .create({ model, messages: [{ role: "user", content }], max_tokens: 1 })
       .withResponse();
     return { ok: true, cost: Number(response.headers.get("x-litellm-response-cost")) };
   } catch (error) {
@@ -80,13 +87,13 @@ async function chat(client: OpenAI): Promise<Outcome> {
 }
 
 /**
- * Makes a key (alias `team-bot`) whose budget is 2.6 calls (measured by one call with the master key), then sends
+ * Makes a key (alias `team-bot`) whose budget is 2.6 calls (measured by a call to `probe` with the master key), then sends
  * waves of 8 concurrent calls spread over `gateways` until one is refused because the budget is used up. Settled
  * spend then passes 80 % and the whole budget whatever order the calls settle in (a reservation is under a tenth
  * of a call). @returns the budget (USD).
  */
 async function exhaustBudget(gateways: TestGateway[]): Promise<number> {
-  const probe = await chat(gateways[0]!.client);
+  const probe = await chat(gateways[0]!.client, "probe");
   if (!probe.ok) throw new Error(`probe call failed: ${probe.message}`);
   const budget = Number((probe.cost * 2.6).toFixed(6));
   const created = await adminCall<{ key: string }>(gateways[0]!, "POST", "/key/generate", {
