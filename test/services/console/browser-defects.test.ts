@@ -176,7 +176,9 @@ describe.skipIf(skipReason !== undefined)(`the console's fixes in Chromium ${ski
     await page.getByText("The limits of zed@example.com are saved").waitFor();
     const info = await ctx.stack.admin.userInfo("zed-user");
     expect(info.user_info).toMatchObject({ max_budget: 25, budget_duration: "7d" });
-    await expect(table.textContent()).resolves.toContain("/ 7d");
+    // The table reloads after the save: wait for the row to show the new period (a locator waits, a read does not).
+    await table.locator("tbody tr", { hasText: "/ 7d" }).waitFor();
+    await expect(table.textContent()).resolves.toContain("$25.00 / 7d");
   }, 60_000);
 
   it("has one h1 and no serious or critical axe-core violation on any page at both widths", async () => {
