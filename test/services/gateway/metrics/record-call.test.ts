@@ -127,7 +127,12 @@ describe("recordCallMetrics", () => {
       spend: 10,
       budgetResetAt: NOW + 12 * 3_600_000,
     });
-    const member = keySubject({ scope: "team_member", id: '["search-team","alice"]', maxBudget: 5, spend: 1 });
+    const member = keySubject({
+      scope: "team_member",
+      id: '["search-team","alice"]',
+      maxBudget: 5,
+      spend: 1,
+    });
     recordCallMetrics(m, facts({ subjects: [key, team, member] }));
     const teamLabels = { team: "search-team", team_alias: "Search" };
     expect(await sample(m, "litellm_team_max_budget_metric", teamLabels)).toBe(50);
@@ -135,7 +140,9 @@ describe("recordCallMetrics", () => {
     expect(await sample(m, "litellm_team_budget_remaining_hours_metric", teamLabels)).toBe(12);
     // Neither the member's budget nor the team shows up under the user or key gauges.
     expect(await sample(m, "litellm_user_max_budget_metric")).toBeUndefined();
-    expect(await sample(m, "litellm_api_key_max_budget_metric", { hashed_api_key: "search-team" })).toBeUndefined();
+    expect(
+      await sample(m, "litellm_api_key_max_budget_metric", { hashed_api_key: "search-team" }),
+    ).toBeUndefined();
   });
 
   it("reports +Inf for a subject without a budget, as LiteLLM does", async () => {
