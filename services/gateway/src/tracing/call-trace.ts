@@ -75,9 +75,9 @@ function randomTraceId(): string {
   return out;
 }
 
-/** The input and output a trace carries under a capture mode (see CaptureContent). */
+/** The input and output a trace (of a model call or a tool call) carries under a capture mode (see CaptureContent). */
 export function capturedContent(
-  call: CallTrace,
+  call: Pick<CallTrace, "input" | "output">,
   capture: CaptureContent,
   maxChars: number,
 ): { input?: unknown; output?: unknown } {
