@@ -273,4 +273,11 @@ CREATE INDEX spend_logs_team_time_idx ON spend_logs (team_id, start_time DESC) W
 ALTER TABLE audit_log ADD COLUMN team_id text;
 `,
   },
+  {
+    id: 11,
+    name: "teams-object-permission",
+    // LiteLLM's object_permission of a team, the MCP part (auth/types.ts ObjectPermission), like the keys' (id 8):
+    // the team's MCP grants, which its keys inherit or are narrowed by (mcp/permissions.ts); NULL: none.
+    sql: `ALTER TABLE teams ADD COLUMN object_permission jsonb;`,
+  },
 ];

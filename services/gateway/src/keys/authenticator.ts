@@ -539,6 +539,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       namesUsers: key.metadata.user_headers === true,
       metadata: key.metadata,
       ...(key.objectPermission == null ? {} : { objectPermission: key.objectPermission }),
+      ...(team?.objectPermission == null ? {} : { teamObjectPermission: team.objectPermission }),
     };
     entry.authValidUntil = Math.min(Number.POSITIVE_INFINITY, ...resets);
     return entry.auth;
