@@ -14,6 +14,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AuthContext } from "../auth/types.js";
+import { traceIdFor } from "../tracing/call-trace.js";
 import { callTool, type ToolCallDeps } from "./tool-call.js";
 import { listedTool, offeredTools } from "./tools.js";
 
@@ -47,6 +48,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
 /** Answers one POST with a fresh SDK server bound to the caller. */
 async function serve(request: FastifyRequest, reply: FastifyReply, deps: ToolCallDeps): Promise<void> {
   const auth = request.auth as AuthContext;
+  const traceId = traceIdFor(request.id);
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } } });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const offered = await offeredTools(deps.upstreams, auth, deps.log);
@@ -56,6 +58,7 @@ async function serve(request: FastifyRequest, reply: FastifyReply, deps: ToolCal
     callTool(deps, {
       auth,
       requestId: `${request.id}:${String(extra.requestId)}`,
+      traceId,
       name: call.params.name,
       arguments: call.params.arguments ?? {},
       signal: extra.signal,
@@ -72,5 +75,6 @@ async function serve(request: FastifyRequest, reply: FastifyReply, deps: ToolCal
   await server.connect(transport);
   reply.hijack();
   reply.raw.setHeader("x-request-id", request.id);
+  if (deps.tracer !== undefined) reply.raw.setHeader("x-trace-id", traceId);
   await transport.handleRequest(request.raw, reply.raw, request.body);
 }

@@ -33,7 +33,6 @@ import { guardInput } from "../pipeline/steps/guard-input.js";
 import type { GuardOutcome, TextExtractor } from "../pipeline/types.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
-import { traceIdFor } from "../tracing/call-trace.js";
 import type { ToolCallTrace, ToolCallTracer } from "../tracing/tool-call-trace.js";
 import type { McpMetrics, ToolCallStatus } from "./metrics.js";
 import { limitResultSize } from "./result-size.js";
@@ -69,8 +68,13 @@ export interface ToolCallDeps {
 /** One caller's tools/call request. */
 export interface ToolCallRequest {
   auth: AuthContext;
-  /** The HTTP request's id (`x-request-id`): the spend row's request id. */
+  /** The HTTP request's id (`x-request-id`) and the JSON-RPC id: the spend row's request id. */
   requestId: string;
+  /**
+   * The call's trace id: the HTTP request id's 32 hex digits (`traceIdFor`), as on the model routes (one POST
+   * carries one JSON-RPC request: the protocol has no batches since 2025-06-18).
+   */
+  traceId: string;
   /** The prefixed tool name. */
   name: string;
   arguments: Record<string, unknown>;
@@ -255,7 +259,7 @@ function traceFacts(
 ): Pick<ToolCallTrace, "traceId" | "requestId" | "userId" | "keyAlias" | "mcpServer" | "tool" | "name"> {
   const { auth } = request;
   return {
-    traceId: traceIdFor(request.requestId),
+    traceId: request.traceId,
     requestId: request.requestId,
     ...(auth.kind === "virtual" && auth.userId ? { userId: auth.userId } : {}),
     ...(auth.kind === "virtual" && auth.keyAlias ? { keyAlias: auth.keyAlias } : {}),
