@@ -5,54 +5,35 @@
  * none of them, and reading or getting one of its resources or prompts answers as if it did not exist.
  */
 import { createRequire } from "node:module";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminCall, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
-import { mcpClient, startMcpServer, type TestMcpServer } from "../../../helpers/mcp-server.js";
-import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
-import { deleteKeys, REDIS_URL, uniquePrefix } from "../../../helpers/redis.js";
+import { MASTER_KEY } from "../../../helpers/gateway.js";
+import { type McpTestGateway, startMcpTestGateway } from "../../../helpers/mcp-gateway.js";
 
 const everything = createRequire(import.meta.url).resolve(
   "@modelcontextprotocol/server-everything/dist/index.js",
 );
 
-let upstream: TestMcpServer;
-let db: TestDatabase;
-let gw: TestGateway;
-const prefix = uniquePrefix("mcp-resources-prompts");
-const clients: Client[] = [];
+let stack: McpTestGateway;
 
 beforeAll(async () => {
-  upstream = await startMcpServer();
-  db = await createTestDatabase();
-  gw = await startTestGateway(
-    `model_list: []
+  stack = await startMcpTestGateway(
+    (url) => `model_list: []
 mcp_servers:
   tools:
-    url: ${upstream.url}
+    url: ${url}
   everything:
     transport: stdio
     command: ${process.execPath}
     args: ["${everything}", "stdio"]
 `,
-    { DATABASE_URL: db.url, REDIS_URL, GATEWAY_REDIS_KEY_PREFIX: prefix },
+    { name: "mcp-resources-prompts" },
   );
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await gw?.close();
-  await upstream?.close();
-  await db?.drop();
-  await deleteKeys(prefix);
+  await stack?.close();
 });
-
-async function connect(key: string): Promise<Client> {
-  const client = await mcpClient(gw.url, { authorization: `Bearer ${key}` });
-  clients.push(client);
-  return client;
-}
 
 async function mcpError(call: Promise<unknown>): Promise<McpError> {
   const error = await call.then(
@@ -65,7 +46,7 @@ async function mcpError(call: Promise<unknown>): Promise<McpError> {
 
 describe("resources and prompts on /mcp", () => {
   it("passes through every reachable server's resources and prompts under prefixed names (master key)", async () => {
-    const client = await connect(MASTER_KEY);
+    const client = await stack.connect(MASTER_KEY);
     const { resources } = await client.listResources();
     expect(resources).toContainEqual(
       expect.objectContaining({ name: "tools-readme", uri: "test://notes/readme", mimeType: "text/plain" }),
@@ -81,10 +62,13 @@ describe("resources and prompts on /mcp", () => {
   }, 20_000);
 
   it("reads a resource and gets a prompt for a key granted their server", async () => {
-    const res = await adminCall<{ key: string }>(gw, "POST", "/key/generate", {
-      object_permission: { mcp_servers: ["tools"], mcp_tool_permissions: { tools: ["echo"] } },
-    });
-    const client = await connect(res.body.key);
+    const client = await stack.connect(
+      (
+        await stack.newKey({
+          object_permission: { mcp_servers: ["tools"], mcp_tool_permissions: { tools: ["echo"] } },
+        })
+      ).key,
+    );
     const read = await client.readResource({ uri: "test://notes/readme" });
     expect(read.contents).toEqual([
       { uri: "test://notes/readme", mimeType: "text/plain", text: "Read me first." },
@@ -94,12 +78,15 @@ describe("resources and prompts on /mcp", () => {
   });
 
   it("shows a key none of a server it may not reach, and refuses to read or get from it", async () => {
-    const master = await connect(MASTER_KEY);
+    const master = await stack.connect(MASTER_KEY);
     const hidden = (await master.listResources()).resources.find((r) => r.name.startsWith("everything-"));
-    const res = await adminCall<{ key: string }>(gw, "POST", "/key/generate", {
-      object_permission: { mcp_servers: ["tools"] },
-    });
-    const client = await connect(res.body.key);
+    const client = await stack.connect(
+      (
+        await stack.newKey({
+          object_permission: { mcp_servers: ["tools"] },
+        })
+      ).key,
+    );
     const { resources } = await client.listResources();
     expect(resources.map((r) => r.name)).toEqual(["tools-readme"]);
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["tools-greet"]);
@@ -114,8 +101,7 @@ describe("resources and prompts on /mcp", () => {
   }, 20_000);
 
   it("shows nothing to a key without grants", async () => {
-    const res = await adminCall<{ key: string }>(gw, "POST", "/key/generate", {});
-    const client = await connect(res.body.key);
+    const client = await stack.connect((await stack.newKey({})).key);
     expect((await client.listResources()).resources).toEqual([]);
     expect((await client.listPrompts()).prompts).toEqual([]);
     expect((await mcpError(client.readResource({ uri: "test://notes/readme" }))).code).toBe(-32002);

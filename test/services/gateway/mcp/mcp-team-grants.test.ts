@@ -7,43 +7,37 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminCall, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
-import { mcpClient, startMcpServer, type TestMcpServer } from "../../../helpers/mcp-server.js";
-import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
-import { deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "../../../helpers/redis.js";
+import { adminCall } from "../../../helpers/gateway.js";
+import { type McpTestGateway, startMcpTestGateway } from "../../../helpers/mcp-gateway.js";
+import { waitFor } from "../../../helpers/redis.js";
 
-let upstream: TestMcpServer;
-let db: TestDatabase;
-let gw: TestGateway;
-const prefix = uniquePrefix("mcp-team-grants");
-const clients: Client[] = [];
+let stack: McpTestGateway;
 
 beforeAll(async () => {
-  upstream = await startMcpServer();
-  db = await createTestDatabase();
-  gw = await startTestGateway(
-    `model_list: []
+  stack = await startMcpTestGateway(
+    (url) => `model_list: []
 mcp_servers:
   tools:
-    url: ${upstream.url}
+    url: ${url}
   second:
-    url: ${upstream.url}
+    url: ${url}
 `,
-    { DATABASE_URL: db.url, REDIS_URL, GATEWAY_REDIS_KEY_PREFIX: prefix },
+    { name: "mcp-team-grants" },
   );
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await gw?.close();
-  await upstream?.close();
-  await db?.drop();
-  await deleteKeys(prefix);
+  await stack?.close();
 });
 
 /** Makes a team; returns its id. */
 async function newTeam(body: Record<string, unknown>): Promise<string> {
-  const res = await adminCall<{ team_id: string; object_permission: unknown }>(gw, "POST", "/team/new", body);
+  const res = await adminCall<{ team_id: string; object_permission: unknown }>(
+    stack.gw,
+    "POST",
+    "/team/new",
+    body,
+  );
   expect(res.status).toBe(200);
   expect(res.body.object_permission).toEqual(body.object_permission ?? null);
   return res.body.team_id;
@@ -51,11 +45,8 @@ async function newTeam(body: Record<string, unknown>): Promise<string> {
 
 /** A client with a new key of `teamId` (`body` adds the key's own fields). */
 async function teamClient(teamId: string, body: Record<string, unknown> = {}): Promise<Client> {
-  const res = await adminCall<{ key: string }>(gw, "POST", "/key/generate", { team_id: teamId, ...body });
-  expect(res.status).toBe(200);
-  const client = await mcpClient(gw.url, { authorization: `Bearer ${res.body.key}` });
-  clients.push(client);
-  return client;
+  const { key } = await stack.newKey({ team_id: teamId, ...body });
+  return stack.connect(key);
 }
 
 const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
@@ -82,12 +73,12 @@ describe("a team's object_permission on /mcp", () => {
       },
     });
     expect(await names(client)).toEqual(["tools-add"]);
-    const before = upstream.log.calls.length;
+    const before = stack.upstream.log.calls.length;
     await expect(client.callTool({ name: "second-add", arguments: { a: 1, b: 1 } })).rejects.toThrow(
       /Unknown tool: second-add/,
     );
     await expect(client.callTool({ name: "tools-big", arguments: {} })).rejects.toThrow(/Unknown tool/);
-    expect(upstream.log.calls.length).toBe(before);
+    expect(stack.upstream.log.calls.length).toBe(before);
   });
 
   it("grants nothing to a team key when neither the key nor the team names a server", async () => {
@@ -99,11 +90,14 @@ describe("a team's object_permission on /mcp", () => {
     const team = await newTeam({ object_permission: { mcp_servers: ["second"] } });
     const client = await teamClient(team);
     expect((await names(client)).length).toBeGreaterThan(0);
-    const cleared = await adminCall(gw, "POST", "/team/update", { team_id: team, object_permission: null });
+    const cleared = await adminCall(stack.gw, "POST", "/team/update", {
+      team_id: team,
+      object_permission: null,
+    });
     expect(cleared.status).toBe(200);
     expect(cleared.body.object_permission).toBeNull();
     await waitFor("the team's grant cleared", async () => (await names(client)).length === 0);
-    const granted = await adminCall(gw, "POST", "/team/update", {
+    const granted = await adminCall(stack.gw, "POST", "/team/update", {
       team_id: team,
       object_permission: { mcp_servers: ["tools"], mcp_tool_permissions: { tools: ["echo"] } },
     });
@@ -112,7 +106,7 @@ describe("a team's object_permission on /mcp", () => {
   });
 
   it("refuses /team/new with a malformed object_permission (400 naming the field)", async () => {
-    const res = await adminCall<{ error: { message: string } }>(gw, "POST", "/team/new", {
+    const res = await adminCall<{ error: { message: string } }>(stack.gw, "POST", "/team/new", {
       object_permission: { mcp_servers: "tools" },
     });
     expect(res.status).toBe(400);
@@ -125,13 +119,13 @@ describe("a team's object_permission on /mcp", () => {
     const second = await teamClient(team);
     await first.callTool({ name: "tools-add", arguments: { a: 1, b: 1 } });
     await second.callTool({ name: "tools-add", arguments: { a: 1, b: 2 } });
-    const before = upstream.log.calls.length;
+    const before = stack.upstream.log.calls.length;
     const refused = await first.callTool({ name: "tools-add", arguments: { a: 1, b: 3 } }).then(
       () => undefined,
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(McpError);
     expect((refused as McpError).data).toMatchObject({ status: 429, type: "rate_limit_error" });
-    expect(upstream.log.calls.length).toBe(before);
+    expect(stack.upstream.log.calls.length).toBe(before);
   });
 });

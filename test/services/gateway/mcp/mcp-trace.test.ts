@@ -10,17 +10,15 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLangfuse, type FakeObservation, startFakeLangfuse } from "../../../fixtures/langfuse.js";
-import { MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
-import { mcpClient, startMcpServer, type TestMcpServer } from "../../../helpers/mcp-server.js";
+import { MASTER_KEY } from "../../../helpers/gateway.js";
+import { type McpTestGateway, startMcpTestGateway } from "../../../helpers/mcp-gateway.js";
 import { waitFor } from "../../../helpers/redis.js";
 
-let upstream: TestMcpServer;
 let langfuse: FakeLangfuse;
-let gw: TestGateway;
+let stack: McpTestGateway;
 let client: Client;
 
 beforeAll(async () => {
-  upstream = await startMcpServer();
   langfuse = await startFakeLangfuse();
   const policyPath = join(mkdtempSync(join(tmpdir(), "gw-mcp-trace-")), "policy.yaml");
   writeFileSync(
@@ -28,29 +26,31 @@ beforeAll(async () => {
     "guardrails:\n  pii:\n    mode: enforce\n    scope: both\n    entities: {EMAIL_ADDRESS: MASK, CREDIT_CARD: BLOCK}\n",
   );
   delete process.env.PII_ANALYZER_API_BASE;
-  gw = await startTestGateway(
-    `model_list: []
+  stack = await startMcpTestGateway(
+    (url) => `model_list: []
 mcp_servers:
   tools:
-    url: ${upstream.url}
+    url: ${url}
     mcp_info:
       mcp_server_cost_info: {default_cost_per_query: 0.004}
 `,
     {
-      GUARDRAIL_POLICY: policyPath,
-      TRACE_HOST: langfuse.url,
-      TRACE_PUBLIC_KEY: langfuse.publicKey,
-      TRACE_SECRET_KEY: langfuse.secretKey,
-      TRACE_FLUSH_INTERVAL_MS: "100",
+      name: "mcp-trace",
+      database: false,
+      env: {
+        GUARDRAIL_POLICY: policyPath,
+        TRACE_HOST: langfuse.url,
+        TRACE_PUBLIC_KEY: langfuse.publicKey,
+        TRACE_SECRET_KEY: langfuse.secretKey,
+        TRACE_FLUSH_INTERVAL_MS: "100",
+      },
     },
   );
-  client = await mcpClient(gw.url, { authorization: `Bearer ${MASTER_KEY}` });
+  client = await stack.connect(MASTER_KEY);
 }, 30_000);
 
 afterAll(async () => {
-  await client?.close();
-  await gw?.close();
-  await upstream?.close();
+  await stack?.close();
   await langfuse?.close();
 });
 
