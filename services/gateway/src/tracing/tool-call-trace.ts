@@ -8,16 +8,12 @@ import type { CallTrace } from "./call-trace.js";
 /** The trace's and its root span's name for every tools/call (the MCP method, dotted like the model routes'). */
 export const TOOL_CALL_TRACE_NAME = "mcp.tools.call";
 
-/** One tools/call, finished (answered, refused, or failed). */
-export interface ToolCallTrace {
-  /** 32 lowercase hex characters (`traceIdFor` of the HTTP request's id). */
-  traceId: string;
-  /** The request id: the HTTP request's and the JSON-RPC id, as in the spend log. */
-  requestId: string;
-  startTime: number;
-  endTime: number;
-  userId?: string;
-  keyAlias?: string;
+/**
+ * One tools/call, finished (answered, refused, or failed). Its trace id, request id, times, user and key alias
+ * mean what they mean on a model call's {@link CallTrace} (the trace id is the HTTP request's).
+ */
+export interface ToolCallTrace
+  extends Pick<CallTrace, "traceId" | "requestId" | "startTime" | "endTime" | "userId" | "keyAlias"> {
   /** The MCP server's config name (`mcp_servers:`). */
   mcpServer: string;
   /** The tool's upstream name. */
