@@ -75,8 +75,8 @@ function isLimited(auth: AuthContext, admitter: Admitter | undefined): admitter 
  * Admits one call of `auth` through the admitter, the same way for every kind of call: the model routes
  * (above) and other calls the gateway serves at a cost known before they run (a `/mcp` tools/call at its
  * server's cost per query, `mcp/tool-call.ts`). Counts it against every subject's rate limits (`rpm_limit`, and
- * `tpm_limit` by `estimatedTokens`) and reserves `estimatedCost` (USD) against their budgets.
- * `request.subjects` is ignored: they are `auth`'s.
+ * `tpm_limit` by `estimatedTokens`) and reserves `estimatedCost` (USD) against their budgets. The subjects are
+ * `auth`'s (`VirtualKeyAuth.subjects`).
  * @returns the admission to settle or release, or undefined when `auth` is not limited (master key, a key
  *   without subjects, no admitter).
  * @throws GatewayError 429 `rate_limit_error` / `budget_exceeded` from the admitter.
