@@ -5,7 +5,7 @@
  * and `object_permission.mcp_tool_permissions: {<server>: [tools]}` narrows a server to those tools.
  */
 import type { AuthContext, ObjectPermission } from "../auth/types.js";
-import type { McpServerConfig } from "./config.js";
+import type { McpServerConfig } from "../config/mcp-servers.js";
 
 /** The key's MCP grants (none for a key without `object_permission`). */
 function grants(auth: AuthContext): ObjectPermission {

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyBaseLogger } from "fastify";
-import type { McpServerConfig } from "./config.js";
+import type { McpServerConfig } from "../config/mcp-servers.js";
 
 /** How long a server's tool list is reused before it is listed again, ms. */
 export const TOOL_LIST_TTL_MS = 30_000;

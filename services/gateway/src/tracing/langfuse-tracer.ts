@@ -23,10 +23,10 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { BasicTracerProvider, type IdGenerator, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { FastifyBaseLogger } from "fastify";
 import { Counter, Gauge, type Registry } from "prom-client";
+import type { TraceSettings } from "../config/trace-settings.js";
 import type { GuardDecision } from "../pipeline/types.js";
 import { BoundedBatchExporter } from "./bounded-exporter.js";
 import { type CallTrace, capturedContent } from "./call-trace.js";
-import type { TraceSettings } from "./settings.js";
 
 /** Records finished calls as traces. */
 export interface CallTracer {

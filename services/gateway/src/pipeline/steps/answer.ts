@@ -69,7 +69,7 @@ export function decisionHeaders(decisions: readonly GuardDecision[]): Record<str
 export interface JsonAnswerFormat {
   /**
    * The answer's usage in chat completions' names (tokens) with its breakdown (read by
-   * `accounting/provider-usage.ts`), undefined when it has none.
+   * `usage/provider-usage.ts`), undefined when it has none.
    */
   usage(answer: unknown): Usage | undefined;
   /** What tracing records as the output (a copy: the answer may still be rewritten), e.g. chat's first message. */
