@@ -97,7 +97,7 @@ const notJson = () =>
 
 /**
  * Answers a non-streamed call with the upstream's JSON, read as `format` says; a call sent as a stream because its
- * deployment ignores output caps is cut at its reservation and assembled into that JSON first ({@link readAssembled}).
+ * deployment ignores output caps is cut where its reservation (and its top-ups, as a relayed stream takes them) ends and assembled into that JSON first ({@link readAssembled}).
  * @throws GatewayError 502 when the upstream body is not JSON; whatever the output guard throws to block.
  */
 export async function answerJson(
@@ -179,11 +179,13 @@ export async function readAssembled(
   const meter = new OutputMeter(call.outputLimit, tokenizerFor(upstream.deployment.upstreamModel));
   const deadline = streamDeadline(upstream, deps);
   try {
+    const { topUp } = withTopUp(call);
     const { answer } = await assembleJson(
       upstream.body,
       meter,
       call.promptEstimate,
       call.outputRequest.choices,
+      topUp,
     );
     return answer;
   } catch (error) {
