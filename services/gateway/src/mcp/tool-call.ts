@@ -24,9 +24,8 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { FastifyBaseLogger } from "fastify";
 import type { AuthContext } from "../auth/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { GuardCall } from "../guardrails/types.js";
+import type { GuardCall, GuardDecision, GuardOutcome, TextExtractor } from "../guardrails/types.js";
 import type { Admission, Admitter } from "../limits/types.js";
-import type { GuardDecision, GuardOutcome, TextExtractor } from "../pipeline/types.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 import type { McpMetrics, ToolCallStatus } from "./metrics.js";

@@ -1,18 +1,17 @@
 /**
- * The types every endpoint's pipeline shares, in one module the steps, the endpoints, the guardrails, streaming,
- * accounting and tracing import (nothing here imports them back):
+ * The types every endpoint's pipeline shares, in one module the steps and the endpoints import:
  *
  * - {@link CallContext}: one call's state, made by the parse step and filled in step by step;
  * - {@link PipelineDeps}: what the steps are built from;
- * - the seams other features plug into: guardrails ({@link CallGuard}, implemented under `guardrails/`) and
- *   observers of finished calls ({@link CallObserver}, e.g. tracing). `buildApp(deps)` takes them as `guard` and
- *   `observers`; the pipeline calls them at fixed steps: `guard.checkInput` after admission, before the upstream
- *   call (`steps/guard-input.ts`); `guard.checkOutput` / `guard.streamOutput` on the answer (`steps/answer.ts`);
- *   `observer.onCallFinished` once per call that got past parsing, after the response (`steps/account.ts`);
- * - {@link Usage} and {@link CallerLabels}.
+ * - the seams other features plug into: guardrails (`CallGuard`, declared below the pipeline in
+ *   `guardrails/types.ts` and implemented there) and observers of finished calls ({@link CallObserver}, e.g.
+ *   tracing). `buildApp(deps)` takes them as `guard` and `observers`; the pipeline calls them at fixed steps:
+ *   `guard.checkInput` after admission, before the upstream call (`steps/guard-input.ts`); `guard.checkOutput` /
+ *   `guard.streamOutput` on the answer (`steps/answer.ts`); `observer.onCallFinished` once per call that got past
+ *   parsing, after the response (`steps/account.ts`).
  *
- * Decision names follow LiteLLM's guardrails: `hook` is its `mode` / hook type (`pre_call`, `post_call`),
- * `guardrail` its `guardrail_name`; entity names are Presidio's (`EMAIL_ADDRESS`, `PHONE_NUMBER`, …).
+ * Shared types live at the level of their lowest user: `Usage` in `usage/types.ts`, `CallerLabels` in
+ * `metrics/metrics.ts`, the guard seam in `guardrails/types.ts`.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { AuthContext } from "../auth/types.js";
@@ -36,17 +35,6 @@ import type { RoutePlan, Router, UpstreamResponse } from "../router/router.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 import type { Usage } from "../usage/types.js";
-
-export type { Usage } from "../usage/types.js";
-export type {
-  CallerLabels,
-  CallGuard,
-  GuardDecision,
-  GuardOutcome,
-  StreamOutputEnd,
-  StreamOutputGuard,
-  TextExtractor,
-};
 
 /**
  * LiteLLM's `call_type` of a spend row (`LiteLLM_SpendLogs.call_type`, LiteLLM's `CallTypes` enum): the async

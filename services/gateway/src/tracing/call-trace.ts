@@ -5,7 +5,7 @@
  */
 
 import type { CaptureContent } from "../config/trace-settings.js";
-import type { GuardDecision } from "../pipeline/types.js";
+import type { GuardDecision } from "../guardrails/types.js";
 import type { UsageDetails } from "./usage-details.js";
 
 /** One model call, finished (answered, refused after admission, or failed). */

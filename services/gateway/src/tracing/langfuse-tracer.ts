@@ -24,7 +24,7 @@ import { BasicTracerProvider, type IdGenerator, type SpanExporter } from "@opent
 import type { FastifyBaseLogger } from "fastify";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { TraceSettings } from "../config/trace-settings.js";
-import type { GuardDecision } from "../pipeline/types.js";
+import type { GuardDecision } from "../guardrails/types.js";
 import { BoundedBatchExporter } from "./bounded-exporter.js";
 import { type CallTrace, capturedContent } from "./call-trace.js";
 

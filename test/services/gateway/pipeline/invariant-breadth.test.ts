@@ -27,14 +27,10 @@ import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-u
 import { deployment } from "../../../helpers/gateway.js";
 import { openLimits } from "../../../helpers/limits.js";
 import { deleteKeys, uniquePrefix } from "../../../helpers/redis.js";
-import {
-  type ChatHarness,
-  rowsRecorder,
-  startChatHarness,
-  VIRTUAL_KEY,
-} from "../endpoints/chat-completions/harness.js";
+import { type ChatHarness, rowsRecorder, startChatHarness } from "../endpoints/chat-completions/harness.js";
 import { CARD, piiPolicy, testEngine } from "../guardrails/helpers.js";
 import { keySubject } from "../limits/subjects.js";
+import { modelRequest, priced, sendCall, sum } from "./invariant-calls.js";
 
 const prefix = uniquePrefix("invariant-breadth");
 
@@ -58,9 +54,6 @@ afterAll(async () => {
   await deleteKeys(prefix);
   await Promise.all([chat, responses, anthropic, sloppy].map((u) => u?.close()));
 });
-
-const priced = (price: number) =>
-  `      input_cost_per_token: ${price}\n      output_cost_per_token: ${price}\n`;
 
 /** `general` (the harness's chat upstream) and the aliases of the other upstreams. */
 const moreConfig = () =>
@@ -109,58 +102,19 @@ const call = fc
 type Call = typeof call extends fc.Arbitrary<infer T> ? T : never;
 
 /** The request a drawn call makes: path and JSON body. */
-function request(c: Call): { path: string; body: Record<string, unknown> } {
-  const content = c.text === "" ? "hi" : c.text;
-  const cap = (name: string) => (c.cap === undefined ? {} : { [name]: c.cap });
-  switch (c.endpoint) {
-    case "chat":
-      return {
-        path: "/v1/chat/completions",
-        body: {
-          model: c.model,
-          messages: [{ role: "user", content }],
-          stream: c.stream,
-          ...cap("max_tokens"),
-        },
-      };
-    case "responses":
-      return {
-        path: "/v1/responses",
-        body: { model: c.model, input: content, stream: c.stream, store: false, ...cap("max_output_tokens") },
-      };
-    case "messages":
-      return {
-        path: "/v1/messages",
-        body: {
-          model: c.model,
-          max_tokens: c.cap ?? 100,
-          messages: [{ role: "user", content }],
-          stream: c.stream,
-        },
-      };
-    case "count_tokens":
-      return {
-        path: "/v1/messages/count_tokens",
-        body: { model: c.model, messages: [{ role: "user", content }] },
-      };
-  }
-}
+const request = (c: Call) =>
+  modelRequest(c.endpoint, {
+    model: c.model,
+    content: c.text === "" ? "hi" : c.text,
+    stream: c.stream,
+    cap: c.cap,
+  });
 
 /** Sends a call and reads its answer to the end (a stream too). */
-async function send(h: ChatHarness, c: Call): Promise<number> {
+const send = (h: ChatHarness, c: Call) => {
   const { path, body } = request(c);
-  const res = await fetch(`${h.url}${path}`, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${VIRTUAL_KEY}`,
-      "content-type": "application/json",
-      "anthropic-version": "2023-06-01",
-    },
-    body: JSON.stringify(body),
-  });
-  await res.text();
-  return res.status;
-}
+  return sendCall(h, path, body);
+};
 
 /** Every request body the recording upstreams received. */
 const received = (): string[] => [
@@ -169,7 +123,6 @@ const received = (): string[] => [
   ...anthropic.requests.map((r) => r.rawBody),
 ];
 
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const SEEDS = [2029];
 
 describe("the money invariant, native upstreams, count_tokens, cap-ignoring upstreams and the PII guard", {

@@ -12,9 +12,9 @@ import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
-import type { Usage } from "../../pipeline/types.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
 import { openAiUsage } from "../../usage/provider-usage.js";
+import type { Usage } from "../../usage/types.js";
 import { type EmbeddingRequest, parseEmbedding } from "./schema.js";
 import { embeddingInputTexts } from "./texts.js";
 

@@ -13,6 +13,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import type { GuardDecision, TextExtractor } from "../../guardrails/types.js";
 import { recordTimeToFirstToken } from "../../metrics/record-call.js";
 import type { UpstreamResponse } from "../../router/router.js";
 import { assembleJson } from "../../streaming/assemble-json.js";
@@ -21,15 +22,9 @@ import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
 import { relaySse, type StreamEncoder } from "../../streaming/relay-sse.js";
 import { classifyStreamFailure, isStreamTimeout, StreamTimeoutError } from "../../streaming/stream-end.js";
 import { StreamText } from "../../streaming/stream-text.js";
+import type { Usage } from "../../usage/types.js";
 import { observerHeaders } from "../observers.js";
-import {
-  type CallContext,
-  DEFAULT_MAX_STREAM_DURATION_MS,
-  type GuardDecision,
-  type PipelineDeps,
-  type TextExtractor,
-  type Usage,
-} from "../types.js";
+import { type CallContext, DEFAULT_MAX_STREAM_DURATION_MS, type PipelineDeps } from "../types.js";
 import {
   book,
   CLIENT_CLOSED_REQUEST,

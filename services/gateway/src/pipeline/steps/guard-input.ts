@@ -1,5 +1,7 @@
 /** Guard-input step: the configured {@link CallGuard}'s input check, before anything goes upstream. */
-import type { CallContext, CallGuard, TextExtractor } from "../types.js";
+
+import type { CallGuard, TextExtractor } from "../../guardrails/types.js";
+import type { CallContext } from "../types.js";
 
 /**
  * Runs `guard.checkInput` on the texts the endpoint's `texts` extracts (nothing without a guard) and adds its decisions to `call.decisions`. Unless the
