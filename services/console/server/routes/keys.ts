@@ -83,6 +83,7 @@ export function presentKey(key: KeyRecord) {
     key_name: key.key_name,
     key_alias: key.key_alias,
     models: key.models,
+    team_id: key.team_id ?? null,
     spend: key.spend,
     max_budget: key.max_budget,
     budget_duration: key.budget_duration,
