@@ -130,6 +130,8 @@ describe.skipIf(skipReason !== undefined)(`the Teams tab in Chromium ${skipReaso
       "the team key's call booked",
       async () => (await ctx.stack.admin.spendLogs({ api_key: info.token })).length > 0,
     );
+    await lead.reload();
+    await lead.getByRole("button", { name: "Open team search" }).click();
     await lead.getByText("7 days", { exact: true }).click();
     const byModel = lead.getByRole("figure", { name: "Spend by model" });
     await byModel.getByText("Show as a table").click();
@@ -146,6 +148,7 @@ describe.skipIf(skipReason !== undefined)(`the Teams tab in Chromium ${skipReaso
     for (const viewport of [WIDE, PHONE]) {
       await lead.setViewportSize(viewport);
       await lead.waitForTimeout(150); // charts re-measure on resize
+      await lead.evaluate("window.scrollTo(0, 0)"); // the fixed header at the top of the full-page shot
       await lead.screenshot({ path: join(shots, `console-teams-${viewport.width}.png`), fullPage: true });
       expect(await violations(lead)).toEqual([]);
     }

@@ -245,6 +245,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promis
       gatewayFor(ctx, request),
       ctx.config.userDefaults,
       ctx.sessions,
+      request.log,
     );
     return generateConsoleKey(ctx, request, reply, chatUserId(request), body);
   });
