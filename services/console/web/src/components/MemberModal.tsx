@@ -1,8 +1,9 @@
 import { Alert, Modal, Select, Stack, TextInput } from "@mantine/core";
 import { fieldErrors, teamMemberEditInput, teamMemberInput, typedNumber } from "@platform/admin-api";
 import { useState } from "react";
-import { ApiError, api, type TeamMembership } from "../api";
+import { api, type TeamMembership } from "../api";
 import { FormButtons } from "./KeyFormFields";
+import { useCheckedForm } from "./useCheckedForm";
 
 const ROLES = [
   { value: "user", label: "Member" },
@@ -33,35 +34,19 @@ export function MemberModal({
   const [budget, setBudget] = useState(
     member?.max_budget_in_team == null ? "" : String(member.max_budget_in_team),
   );
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [checked, setChecked] = useState(false);
   const amount = typedNumber(budget);
   const request =
     member === undefined
       ? { user_email: email, role, max_budget_in_team: amount ?? undefined }
       : { role, max_budget_in_team: amount };
   const problems = () => fieldErrors(member === undefined ? teamMemberInput : teamMemberEditInput, request);
-  const invalid = checked ? problems() : {};
-  const fieldError = (param: string) =>
-    invalid[param] ?? (error?.param === param ? error.message : undefined);
+  const { busy, fieldError, formError, submit } = useCheckedForm(problems, FIELDS);
   const team = encodeURIComponent(teamId);
-
-  const save = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setChecked(true);
-    if (Object.keys(problems()).length > 0) return;
-    setBusy(true);
-    setError(null);
-    try {
-      if (member === undefined) await api("POST", `/api/teams/${team}/members`, request);
-      else await api("POST", `/api/teams/${team}/members/${encodeURIComponent(member.user_id)}`, request);
-      onClose(member?.user_email ?? member?.user_id ?? email.trim());
-    } catch (e) {
-      setError(e instanceof ApiError ? e : new ApiError(0, String(e), null));
-      setBusy(false);
-    }
-  };
+  const save = submit(async () => {
+    if (member === undefined) await api("POST", `/api/teams/${team}/members`, request);
+    else await api("POST", `/api/teams/${team}/members/${encodeURIComponent(member.user_id)}`, request);
+    onClose(member?.user_email ?? member?.user_id ?? email.trim());
+  });
   return (
     <Modal
       opened
@@ -102,7 +87,7 @@ export function MemberModal({
             error={fieldError("max_budget_in_team")}
             data-autofocus={member !== undefined || undefined}
           />
-          {error !== null && !FIELDS.has(error.param ?? "") && <Alert color="red">{error.message}</Alert>}
+          {formError !== null && <Alert color="red">{formError.message}</Alert>}
           <FormButtons
             submit={member === undefined ? "Add member" : "Save"}
             busy={busy}

@@ -1,9 +1,11 @@
-import { Alert, Modal, MultiSelect, SimpleGrid, Stack, TextInput } from "@mantine/core";
+import { Alert, Modal, SimpleGrid, Stack, TextInput } from "@mantine/core";
 import { fieldErrors, teamEditInput, teamInput } from "@platform/admin-api";
-import { useEffect, useState } from "react";
-import { ApiError, api, type ConsoleTeam } from "../api";
-import { FormButtons } from "./KeyFormFields";
+import { useState } from "react";
+import { api, type ConsoleTeam } from "../api";
+import { useFetch } from "../useFetch";
+import { FormButtons, ModelsSelect } from "./KeyFormFields";
 import { LimitFields, limitRequest, limitValues, NO_LIMITS } from "./LimitFields";
+import { useCheckedForm } from "./useCheckedForm";
 
 /** Request fields whose refusals show under their own input. */
 const FIELDS = new Set([
@@ -33,16 +35,7 @@ export function TeamFormModal({
   const [adminEmail, setAdminEmail] = useState("");
   const [limits, setLimits] = useState(team === undefined ? NO_LIMITS : limitValues(team));
   const [models, setModels] = useState<string[]>(team?.models ?? []);
-  const [available, setAvailable] = useState<string[]>([]);
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [checked, setChecked] = useState(false);
-  useEffect(() => {
-    api<{ models: string[] }>("GET", "/api/models").then(
-      (r) => setAvailable(r.models),
-      () => setAvailable([]),
-    );
-  }, []);
+  const available = useFetch<{ models: string[] }>("/api/models").data?.models ?? [];
 
   const request =
     team === undefined
@@ -54,25 +47,12 @@ export function TeamFormModal({
         }
       : { team_alias: alias, ...limitRequest(limits, null), models };
   const problems = () => fieldErrors(team === undefined ? teamInput : teamEditInput, request);
-  const invalid = checked ? problems() : {};
-  const fieldError = (param: string) =>
-    invalid[param] ?? (error?.param === param ? error.message : undefined);
-
-  const save = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setChecked(true);
-    if (Object.keys(problems()).length > 0) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const path = team === undefined ? "/api/teams" : `/api/teams/${encodeURIComponent(team.team_id)}`;
-      const saved = await api<ConsoleTeam>("POST", path, request);
-      onClose(saved.team_alias ?? saved.team_id);
-    } catch (e) {
-      setError(e instanceof ApiError ? e : new ApiError(0, String(e), null));
-      setBusy(false);
-    }
-  };
+  const { busy, fieldError, formError, submit } = useCheckedForm(problems, FIELDS);
+  const save = submit(async () => {
+    const path = team === undefined ? "/api/teams" : `/api/teams/${encodeURIComponent(team.team_id)}`;
+    const saved = await api<ConsoleTeam>("POST", path, request);
+    onClose(saved.team_alias ?? saved.team_id);
+  });
   return (
     <Modal
       opened
@@ -110,16 +90,13 @@ export function TeamFormModal({
               errors={fieldError}
             />
           </SimpleGrid>
-          <MultiSelect
-            label="Models"
-            placeholder={models.length === 0 ? "all models" : undefined}
-            data={available}
-            value={models}
-            onChange={setModels}
-            clearable
+          <ModelsSelect
+            models={models}
+            onModels={setModels}
+            available={available}
             error={fieldError("models")}
           />
-          {error !== null && !FIELDS.has(error.param ?? "") && <Alert color="red">{error.message}</Alert>}
+          {formError !== null && <Alert color="red">{formError.message}</Alert>}
           <FormButtons
             submit={team === undefined ? "Create team" : "Save"}
             busy={busy}
