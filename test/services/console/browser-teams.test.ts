@@ -2,7 +2,8 @@
  * The team-admin flow in Chromium against a real gateway: an administrator creates a team with a team admin in
  * the Teams tab; the team admin adds a member with a budget in the team and generates a team key (shown once,
  * focused, and accepted by the gateway); the member sees the team and their own share but not its members or
- * keys. axe-core finds no violation on the Teams page of each role nor in the dialogs. Screenshots of the team
+ * keys; the administrator blocks and unblocks the team. axe-core finds no violation on the Teams page of each
+ * role nor in the dialogs. Screenshots of the team
  * admin's view at 1440 and 390 px go to test-results/console, or to docs/screenshots with
  * CONSOLE_SCREENSHOTS=docs (how the committed ones were made).
  */
@@ -170,6 +171,26 @@ describe.skipIf(skipReason !== undefined)(`the Teams tab in Chromium ${skipReaso
     expect(text).not.toContain("lead@example.com");
     expect(text).not.toContain("indexer");
     expect(await violations(mate)).toEqual([]);
+  }, 60_000);
+
+  it("the administrator blocks and unblocks the team from its panel, told by a notice that takes the focus", async () => {
+    await operator.reload();
+    await operator.getByRole("button", { name: "Open team search" }).click();
+    await operator.getByRole("heading", { name: /Team search/ }).waitFor();
+    expect(await violations(operator)).toEqual([]);
+    await operator.getByRole("button", { name: "Block", exact: true }).click();
+    await operator.getByTestId("notice").filter({ hasText: "Team search blocked" }).waitFor();
+    await expect.poll(() => focused(operator)).toBe("DIV:notice");
+    await operator.getByRole("button", { name: "Unblock", exact: true }).waitFor();
+    const team = (await ctx.stack.admin.listTeams()).find((t) => t.team_alias === "search");
+    expect(team?.blocked).toBe(true);
+    await expect(operator.getByRole("rowheader", { name: /search/ }).textContent()).resolves.toContain(
+      "blocked",
+    );
+    await operator.getByRole("button", { name: "Unblock", exact: true }).click();
+    await operator.getByTestId("notice").filter({ hasText: "Team search unblocked." }).waitFor();
+    expect((await ctx.stack.admin.teamInfo(team?.team_id ?? "")).team_info.blocked).toBe(false);
+    expect(await violations(operator)).toEqual([]);
     expect(ctx.consoleErrors).toEqual([]);
   }, 60_000);
 });
