@@ -195,7 +195,7 @@ CREATE INDEX response_owners_expires_idx ON response_owners (expires_at);
   {
     id: 7,
     name: "spend-logs-usage-details",
-    // How a call's tokens divide by price (accounting/usage.ts, UsageBreakdown: input, cache_read,
+    // How a call's tokens divide by price (usage/types.ts, UsageBreakdown: input, cache_read,
     // cache_write_5m, cache_write_1h, output, output_reasoning, …); NULL when the upstream reported no usage.
     sql: `ALTER TABLE spend_logs ADD COLUMN usage_details jsonb;`,
   },

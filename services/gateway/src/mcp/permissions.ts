@@ -10,7 +10,7 @@
  *   a server to those tools; with both, only the tools in both lists. A server in neither map: all its tools.
  */
 import type { AuthContext, ObjectPermission } from "../auth/types.js";
-import type { McpServerConfig } from "./config.js";
+import type { McpServerConfig } from "../config/mcp-servers.js";
 
 /** The key's own grants and its team's (empty for a key or team without `object_permission`). */
 function grants(auth: AuthContext): { key: ObjectPermission; team: ObjectPermission } {

@@ -26,11 +26,10 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { FastifyBaseLogger } from "fastify";
 import type { AuthContext } from "../auth/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { GuardCall } from "../guardrails/types.js";
+import type { GuardCall, GuardOutcome, TextExtractor } from "../guardrails/types.js";
 import type { Admission, Admitter } from "../limits/types.js";
 import { admitAs } from "../pipeline/steps/admit.js";
 import { guardInput } from "../pipeline/steps/guard-input.js";
-import type { GuardOutcome, TextExtractor } from "../pipeline/types.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 import type { ToolCallTrace, ToolCallTracer } from "../tracing/tool-call-trace.js";

@@ -24,7 +24,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyBaseLogger } from "fastify";
-import type { McpServerConfig } from "./config.js";
+import type { McpServerConfig } from "../config/mcp-servers.js";
 
 /** How long a server's tool (resource, prompt) list is reused before it is listed again, ms. */
 export const TOOL_LIST_TTL_MS = 30_000;

@@ -3,8 +3,9 @@
  * reference to the request objects (so the queue keeps no request alive). Times are epoch ms, costs USD,
  * usage in tokens.
  */
-import type { GuardDecision } from "../pipeline/types.js";
-import type { CaptureContent } from "./settings.js";
+
+import type { CaptureContent } from "../config/trace-settings.js";
+import type { GuardDecision } from "../guardrails/types.js";
 import type { UsageDetails } from "./usage-details.js";
 
 /** One model call, finished (answered, refused after admission, or failed). */

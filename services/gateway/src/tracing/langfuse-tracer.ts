@@ -25,10 +25,10 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { BasicTracerProvider, type IdGenerator, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { FastifyBaseLogger } from "fastify";
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { GuardDecision } from "../pipeline/types.js";
+import type { TraceSettings } from "../config/trace-settings.js";
+import type { GuardDecision } from "../guardrails/types.js";
 import { BoundedBatchExporter } from "./bounded-exporter.js";
 import { type CallTrace, capturedContent } from "./call-trace.js";
-import type { TraceSettings } from "./settings.js";
 import { TOOL_CALL_TRACE_NAME, type ToolCallTrace, type ToolCallTracer } from "./tool-call-trace.js";
 
 /** Records finished calls (model calls and MCP tool calls) as traces. */

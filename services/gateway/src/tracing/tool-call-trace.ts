@@ -2,7 +2,7 @@
  * What a finished MCP tool call (`/mcp` tools/call, `mcp/tool-call.ts`) tells the tracer: plain facts, like
  * {@link CallTrace} for model calls. Times are epoch ms, costs USD.
  */
-import type { GuardDecision } from "../pipeline/types.js";
+import type { GuardDecision } from "../guardrails/types.js";
 import type { CallTrace } from "./call-trace.js";
 
 /** The trace's and its root span's name for every tools/call (the MCP method, dotted like the model routes'). */

@@ -1,5 +1,5 @@
 /** Guard-input step: the configured {@link CallGuard}'s input check, before anything goes upstream. */
-import type { CallGuard, GuardDecision, GuardOutcome, TextExtractor } from "../types.js";
+import type { CallGuard, GuardDecision, GuardOutcome, TextExtractor } from "../../guardrails/types.js";
 
 /**
  * What the step reads and writes of a call: a model call's `CallContext`, or another call the gateway guards the
