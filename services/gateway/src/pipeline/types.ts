@@ -17,15 +17,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { AuthContext } from "../auth/types.js";
 import type { Deployment } from "../config/types.js";
 import type { OutputRequest, Reservation } from "../cost/reservation.js";
-import type { GatewayError } from "../errors/gateway-error.js";
-import type {
-  CallGuard,
-  GuardDecision,
-  GuardOutcome,
-  StreamOutputEnd,
-  StreamOutputGuard,
-  TextExtractor,
-} from "../guardrails/types.js";
+import type { CallGuard, GuardDecision } from "../guardrails/types.js";
 import type { Admission, Admitter } from "../limits/types.js";
 import type { CallerLabels, GatewayMetrics } from "../metrics/metrics.js";
 import type { JsonText } from "../plugins/json-body.js";
