@@ -18,12 +18,20 @@ const MASTER_LABELS: CallerLabels = Object.freeze({
   hashed_api_key: "master_key",
   api_key_alias: "",
   user: "",
+  team: "",
+  team_alias: "",
 });
 
 /** Metric labels for a caller (the same frozen object for every master-key call); the master key is labelled `master_key` (its hash is never exposed). */
 export function callerLabels(auth: AuthContext): CallerLabels {
   if (auth.kind === "master") return MASTER_LABELS;
-  return { hashed_api_key: auth.keyHash, api_key_alias: auth.keyAlias ?? "", user: auth.userId ?? "" };
+  return {
+    hashed_api_key: auth.keyHash,
+    api_key_alias: auth.keyAlias ?? "",
+    user: auth.userId ?? "",
+    team: auth.teamId ?? "",
+    team_alias: auth.teamAlias ?? "",
+  };
 }
 
 /** One call's facts, gathered along the request path. Times are `performance.now()` ms unless noted. */

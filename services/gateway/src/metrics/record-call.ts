@@ -9,7 +9,7 @@ import type { LimitSubject } from "../limits/types.js";
 import type { UsageBreakdown } from "../usage/types.js";
 import { seriesKey } from "./counter-batch.js";
 import type { PendingGauge } from "./gauge-batch.js";
-import type { GatewayMetrics } from "./metrics.js";
+import type { CallerLabels, GatewayMetrics } from "./metrics.js";
 
 const MS_PER_HOUR = 3_600_000;
 /** Subjects of a call whose budget series a call's series remembers (a call has a key's and a user's). */
@@ -17,8 +17,11 @@ const MAX_LAST_BUDGETS = 4;
 
 /** Everything about a finished call the metrics need. Times in ms, money in USD. */
 export interface CallMetricFacts {
-  /** Caller labels: a key's SHA-256 hex (or `master_key`), its alias and its user (`""` when none). */
-  caller: { hashed_api_key: string; api_key_alias: string; user: string };
+  /**
+   * Caller labels: a key's SHA-256 hex (or `master_key`), its alias, its user, its team id and the team's alias
+   * (`""` when none; {@link CallerLabels}).
+   */
+  caller: CallerLabels;
   /** Budgets the call was booked on (`VirtualKeyAuth.subjects`: the key's, then its user's); empty for the master key. */
   subjects: readonly LimitSubject[];
   /** The alias the client asked for; must be a configured `model_name` (it is, once the router answered). */
@@ -123,12 +126,14 @@ function modelLabel(d: Deployment): string {
 function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSeries {
   const { caller, deployment: d, requestedModel } = facts;
   const model = modelLabel(d);
-  const { hashed_api_key, api_key_alias, user } = caller;
+  const { hashed_api_key, api_key_alias, user, team, team_alias } = caller;
   // Label objects spelled out: a spread copy keeps the added labels out of the object, in a larger store.
   const tokenLabels = {
     hashed_api_key,
     api_key_alias,
     user,
+    team,
+    team_alias,
     requested_model: requestedModel,
     model,
     model_id: d.id,
@@ -148,7 +153,7 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
     api_key_alias,
   };
   return {
-    spend: metrics.spend.series({ hashed_api_key, api_key_alias, user, model }),
+    spend: metrics.spend.series({ hashed_api_key, api_key_alias, user, team, team_alias, model }),
     tokens: metrics.totalTokens.series(tokenLabels),
     totalLatency: metrics.totalLatency.series({
       requested_model: requestedModel,
@@ -196,6 +201,8 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
     caller.hashed_api_key,
     caller.api_key_alias,
     caller.user,
+    caller.team,
+    caller.team_alias,
     facts.requestedModel,
     d.id,
   ]);
@@ -271,6 +278,8 @@ export function recordRequest(
     caller.hashed_api_key,
     caller.api_key_alias,
     caller.user,
+    caller.team,
+    caller.team_alias,
     route,
     requestedModel,
     statusCode,
@@ -282,6 +291,8 @@ export function recordRequest(
       hashed_api_key: caller.hashed_api_key,
       api_key_alias: caller.api_key_alias,
       user: caller.user,
+      team: caller.team,
+      team_alias: caller.team_alias,
       route,
       requested_model: requestedModel,
       status_code: statusCode,
@@ -299,6 +310,8 @@ export function recordRequest(
       hashed_api_key: caller.hashed_api_key,
       api_key_alias: caller.api_key_alias,
       user: caller.user,
+      team: caller.team,
+      team_alias: caller.team_alias,
       route,
       requested_model: requestedModel,
       exception_status: statusCode,

@@ -175,7 +175,7 @@ export function requestedModelLabel(call: CallContext | undefined): string {
 /** Label value for a model name that is not registered. */
 export const UNKNOWN_MODEL_LABEL = "unknown";
 
-const NO_CALLER = { hashed_api_key: "", api_key_alias: "", user: "" };
+const NO_CALLER = { hashed_api_key: "", api_key_alias: "", user: "", team: "", team_alias: "" };
 
 /** Counts a finished model request in the request and failure counters. */
 function countRequest(deps: PipelineDeps, request: FastifyRequest, status: number, errorType?: string): void {
