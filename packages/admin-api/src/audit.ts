@@ -38,6 +38,8 @@ export const auditLogsQuery = z.object({
     .regex(/^[0-9a-f]{12,64}$/, "expected 12 to 64 lowercase hex characters of a key's hash")
     .optional(),
   user_id: identifier.optional(),
+  /** The team a row concerns: the team's own writes, its memberships' and its keys'. */
+  team_id: identifier.optional(),
   start_date: dateParam,
   end_date: dateParam,
   page: pageNumber(1),

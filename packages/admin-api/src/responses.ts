@@ -95,11 +95,11 @@ export const userInfoResponse = z.looseObject({
 });
 export type UserInfoResponse = z.infer<typeof userInfoResponse>;
 
-/** `POST /user/delete`: the deleted users' ids and the hashes of the keys revoked with them. */
-export const deleteUsersResponse = z.looseObject({
-  deleted_users: z.array(z.string()),
-  deleted_keys: z.array(z.string()),
-});
+/**
+ * `POST /user/delete`: the number of users deleted, a bare JSON number, as LiteLLM answers it (its `delete_user`
+ * in litellm/proxy/management_endpoints/internal_user_endpoints.py returns Prisma's `delete_many` count).
+ */
+export const deleteUsersResponse = z.number().int().nonnegative();
 
 /** `GET /user/list`. */
 export const listUsersResponse = z.looseObject({

@@ -155,13 +155,26 @@ export interface MemberView {
 }
 
 /** The memberships of these teams (with each user's email), oldest first. */
-export async function listMembers(db: Queryable, teamIds: string[]): Promise<MemberView[]> {
-  if (teamIds.length === 0) return [];
+export function listMembers(db: Queryable, teamIds: string[]): Promise<MemberView[]> {
+  return membershipsWhere(db, "team_id", teamIds);
+}
+
+/** The team memberships of these users (with each user's email), oldest first. */
+export function listMembershipsOfUsers(db: Queryable, userIds: string[]): Promise<MemberView[]> {
+  return membershipsWhere(db, "user_id", userIds);
+}
+
+async function membershipsWhere(
+  db: Queryable,
+  column: "team_id" | "user_id",
+  ids: string[],
+): Promise<MemberView[]> {
+  if (ids.length === 0) return [];
   const result = await db.query(
     `SELECT ${MEMBERSHIP_COLUMNS.map((c) => `m.${c}`).join(", ")}, u.user_email AS user_email
      FROM team_memberships m JOIN users u ON u.user_id = m.user_id
-     WHERE m.team_id = ANY($1::text[]) ORDER BY m.created_at, m.user_id`,
-    [teamIds],
+     WHERE m.${column} = ANY($1::text[]) ORDER BY m.created_at, m.user_id`,
+    [ids],
   );
   return result.rows.map((row) => ({
     member: membershipFromRow(row),

@@ -25,6 +25,7 @@ export function registerAuditRoutes(app: FastifyInstance, context: AdminContext)
         keyAlias: query.key_alias,
         keyHash: query.key_hash,
         userId: query.user_id,
+        teamId: query.team_id,
         startTime,
         endTime,
       },

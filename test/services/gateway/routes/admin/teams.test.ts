@@ -234,6 +234,25 @@ describe("team keys", () => {
     expect((await call(app, "POST", "/team/delete", { team_ids: ["blockme"] })).status).toBe(404);
   });
 
+  it("audits what deleting a team takes with it: each key it revokes and each membership it ends", async () => {
+    await call(app, "POST", "/user/new", { user_id: "leaving-member" });
+    await newTeam({ team_id: "gone", members_with_roles: [{ role: "user", user_id: "leaving-member" }] });
+    const made = await call(app, "POST", "/key/generate", { team_id: "gone", user_id: "leaving-member" });
+    expect((await call(app, "POST", "/team/delete", { team_ids: ["gone"] })).status).toBe(200);
+    const { body } = await call(app, "GET", "/audit/logs?team_id=gone&page_size=100");
+    const rows = body.logs as { action: string; key_hash_prefix: string | null; user_id: string | null }[];
+    expect(rows.map((r) => r.action).sort()).toEqual([
+      "key.delete",
+      "key.generate",
+      "team.delete",
+      "team.member_add",
+      "team.member_delete",
+      "team.new",
+    ]);
+    expect(rows.find((r) => r.action === "key.delete")?.key_hash_prefix).toBe(made.body.token.slice(0, 12));
+    expect(rows.find((r) => r.action === "team.member_delete")?.user_id).toBe("leaving-member");
+  });
+
   it("audits every team write", async () => {
     const { body } = await call(app, "GET", "/audit/logs?page_size=100");
     const actions = new Set((body.logs as { action: string }[]).map((l) => l.action));
