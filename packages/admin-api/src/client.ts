@@ -21,6 +21,7 @@ import {
 import {
   deleteKeysResponse,
   generateKeyResponse,
+  globalSpendTeamsResponse,
   keyInfoResponse,
   listKeysResponse,
   listUsersResponse,
@@ -165,14 +166,21 @@ export class AdminApiClient {
   spendLogs(params: {
     api_key?: string;
     user_id?: string;
+    team_id?: string;
     start_date?: string;
     end_date?: string;
     limit?: number;
   }) {
     return this.call("GET", "/spend/logs", spendLogsResponse, { query: params });
   }
-  /** `GET /spend/usage`: one user's, one key's, or (neither) the whole platform's usage; `days` 1..366. */
-  usage(params: { user_id: string; days: number } | { api_key: string; days: number } | { days: number }) {
+  /** `GET /spend/usage`: one user's, one key's, one team's, or (none) the whole platform's usage; `days` 1..366. */
+  usage(
+    params:
+      | { user_id: string; days: number }
+      | { api_key: string; days: number }
+      | { team_id: string; days: number }
+      | { days: number },
+  ) {
     return this.call("GET", "/spend/usage", usageResponse, { query: params });
   }
   /** `POST /team/new` (LiteLLM's): the team created. 400 when `team_id` exists. */
@@ -215,6 +223,10 @@ export class AdminApiClient {
   deleteTeamMember(body: { team_id: string; user_id?: string; user_email?: string }) {
     const parsed = teamMemberDeleteRequest.parse(body);
     return this.call("POST", "/team/member_delete", teamRecord, { body: parsed });
+  }
+  /** `GET /global/spend/teams`: LiteLLM's spend-by-team report of the last 30 days. */
+  globalSpendTeams() {
+    return this.call("GET", "/global/spend/teams", globalSpendTeamsResponse, {});
   }
   /** `GET /v1/models`. */
   models() {

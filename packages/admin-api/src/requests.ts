@@ -145,26 +145,29 @@ export const dateParam = z
 /** True for a date without a time (the whole UTC day is meant). */
 export const isDateOnly = (v: string): boolean => DATE_ONLY.test(v);
 
-/** `GET /spend/logs` query: newest first, `limit` 1..1000 (default 100). */
+/** `GET /spend/logs` query: newest first, `limit` 1..1000 (default 100); `team_id`: the calls of a team's keys. */
 export const spendLogsQuery = z.object({
   api_key: identifier.optional(),
   user_id: identifier.optional(),
+  team_id: identifier.optional(),
   start_date: dateParam,
   end_date: dateParam,
   limit: pageSize(100, 1000),
 });
 
 /**
- * `GET /spend/usage` query: at most one of `user_id` / `api_key` (neither: every request of the platform, the
- * master key's and keys of no user included); `days` 1..366 (default 30).
+ * `GET /spend/usage` query: at most one of `user_id` / `api_key` / `team_id` (none: every request of the
+ * platform, the master key's and keys of no user included; `team_id`: the calls of the team's keys); `days`
+ * 1..366 (default 30).
  */
 export const spendUsageQuery = z
   .object({
     user_id: identifier.optional(),
     api_key: identifier.optional(),
+    team_id: identifier.optional(),
     days: z.coerce.number().int().min(1).max(366).default(30),
   })
-  .refine((q) => q.user_id === undefined || q.api_key === undefined, {
-    message: "give at most one of user_id or api_key",
+  .refine((q) => [q.user_id, q.api_key, q.team_id].filter((v) => v !== undefined).length <= 1, {
+    message: "give at most one of user_id, api_key or team_id",
     path: ["user_id"],
   });

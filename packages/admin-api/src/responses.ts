@@ -161,6 +161,24 @@ export type SpendLog = z.infer<typeof spendLog>;
 /** `GET /spend/logs`. */
 export const spendLogsResponse = z.array(spendLog);
 
+/**
+ * `GET /global/spend/teams` (LiteLLM's spend-by-team report, last 30 UTC days): `daily_spend` entries are
+ * `{date: "YYYY-MM-DD", <team alias or id>: USD, …}`; `teams` the names used there (`Unassigned` for keys without
+ * a team); `total_spend_per_team` the ten teams that spent most (USD), most first.
+ */
+export const globalSpendTeamsResponse = z.looseObject({
+  daily_spend: z.array(z.looseObject({ date: z.string() }).catchall(z.union([z.number(), z.string()]))),
+  teams: z.array(z.string()),
+  total_spend_per_team: z.array(
+    z.looseObject({
+      team_id: z.string().nullable(),
+      team_alias: z.string().nullable(),
+      total_spend: z.number(),
+    }),
+  ),
+});
+export type GlobalSpendTeamsResponse = z.infer<typeof globalSpendTeamsResponse>;
+
 /** Sums over a set of requests: USD and tokens. */
 export const usageTotals = z.looseObject({
   spend: z.number(),

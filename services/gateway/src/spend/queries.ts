@@ -8,12 +8,18 @@ import type { UsageBreakdown } from "../usage/types.js";
 import { toIso } from "../users/records.js";
 
 /** Whose usage: one user's, one key's, or (`{}`) every request of the platform. */
-export type UsageScope = { userId: string } | { keyHash: string } | Record<string, never>;
+export type UsageScope =
+  | { userId: string }
+  | { keyHash: string }
+  | { teamId: string }
+  | Record<string, never>;
 
 /** Filters of {@link querySpendLogs}; times epoch ms, `endTime` exclusive. */
 export interface SpendLogFilter {
   keyHash?: string | undefined;
   userId?: string | undefined;
+  /** The team of the key that made the call (`team_id` of the row). */
+  teamId?: string | undefined;
   startTime?: number | undefined;
   endTime?: number | undefined;
   limit: number;
@@ -84,6 +90,7 @@ export async function querySpendLogs(db: Queryable, filter: SpendLogFilter) {
   const where = whereClause([
     ["api_key = ?", filter.keyHash],
     ["user_id = ?", filter.userId],
+    ["team_id = ?", filter.teamId],
     ["start_time >= ?", iso(filter.startTime)],
     ["start_time < ?", iso(filter.endTime)],
   ]);
@@ -117,14 +124,20 @@ const totalsOf = (row: Totals | undefined): Totals => ({
 });
 
 /**
- * Usage of one user, one key or the platform over the last `days` UTC days ending today (per `now`, epoch ms):
+ * Usage of one user, one key, one team (its keys' calls) or the platform over the last `days` UTC days ending today (per `now`, epoch ms):
  * totals, one entry per day (days without use are zeros, oldest first), per model alias, per key (with its
  * display name), and the 50 most recent requests.
  */
 export async function queryUsage(db: Queryable, scope: UsageScope, days: number, now: number) {
   const firstDay = Math.floor(now / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
   const [column, value] =
-    "userId" in scope ? ["s.user_id", scope.userId] : "keyHash" in scope ? ["s.api_key", scope.keyHash] : [];
+    "userId" in scope
+      ? ["s.user_id", scope.userId]
+      : "keyHash" in scope
+        ? ["s.api_key", scope.keyHash]
+        : "teamId" in scope
+          ? ["s.team_id", scope.teamId]
+          : [];
   // The platform's scope matches every row: `$1 IS NULL` keeps the parameters' numbering.
   const match = column === undefined ? "$1::text IS NULL" : `${column} = $1`;
   const scoped = `FROM spend_logs s WHERE ${match} AND s.start_time >= $2`;
