@@ -110,6 +110,17 @@ function cachesOf(metrics: GatewayMetrics): Caches {
   return found;
 }
 
+/**
+ * Adds what a series cache key needs of the caller's team to `values` (the key's hash and alias, its user, …):
+ * nothing for a key without a team, which keeps the common call's key as short as before teams. A key's team is
+ * fixed when the key is made (`/key/update` refuses a `team_id`), so its hash already stands for `team`; only the
+ * team's alias can change under the same hash, and a non-empty one is appended (a key of 1 more value never
+ * equals one without it: `seriesKey` prefixes each value with its length).
+ */
+function withTeamAlias(values: string[], caller: CallerLabels): void {
+  if (caller.team_alias !== "") values.push(caller.team_alias);
+}
+
 /** The `model` label of each deployment: one string per deployment, not one per caller. */
 const modelLabels = new WeakMap<Deployment, string>();
 
@@ -197,15 +208,9 @@ function recordTokenDetails(metrics: GatewayMetrics, slot: number, b: UsageBreak
 export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFacts): void {
   const { caller, deployment: d } = facts;
   const { calls } = cachesOf(metrics);
-  const key = seriesKey([
-    caller.hashed_api_key,
-    caller.api_key_alias,
-    caller.user,
-    caller.team,
-    caller.team_alias,
-    facts.requestedModel,
-    d.id,
-  ]);
+  const values = [caller.hashed_api_key, caller.api_key_alias, caller.user, facts.requestedModel, d.id];
+  withTeamAlias(values, caller);
+  const key = seriesKey(values);
   let series = calls.get(key);
   if (series === undefined) {
     series = newCallSeries(metrics, facts);
@@ -278,12 +283,11 @@ export function recordRequest(
     caller.hashed_api_key,
     caller.api_key_alias,
     caller.user,
-    caller.team,
-    caller.team_alias,
     route,
     requestedModel,
     statusCode,
   ];
+  withTeamAlias(values, caller);
   const key = seriesKey(values);
   let requests = cache.requests.get(key);
   if (requests === undefined) {

@@ -96,6 +96,26 @@ describe("recordCallMetrics", () => {
     expect(await sample(m, "litellm_spend_metric_total", team)).toBe(0.25);
   });
 
+  it("starts new series when a team's alias changes under the same key", async () => {
+    const m = createMetrics();
+    const caller = (team_alias: string) => ({
+      hashed_api_key: KEY,
+      api_key_alias: "ci",
+      user: "",
+      team: "t-1",
+      team_alias,
+    });
+    recordCallMetrics(m, facts({ caller: caller("Search") }));
+    recordRequest(m, caller("Search"), "/v1/chat/completions", "general", 200, undefined);
+    recordCallMetrics(m, facts({ caller: caller("Find") }));
+    recordRequest(m, caller("Find"), "/v1/chat/completions", "general", 200, undefined);
+    recordCallMetrics(m, facts({ caller: caller("") }));
+    for (const alias of ["Search", "Find", ""]) {
+      expect(await sample(m, "litellm_spend_metric_total", { team: "t-1", team_alias: alias })).toBe(0.25);
+    }
+    expect(await sample(m, "litellm_proxy_total_requests_metric_total", { team_alias: "Find" })).toBe(1);
+  });
+
   it("counts the usage breakdown under LiteLLM's token-detail names, sparse (no series for a part never reported)", async () => {
     const m = createMetrics();
     const breakdown = {
