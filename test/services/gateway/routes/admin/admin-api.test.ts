@@ -2,27 +2,21 @@ import { deleteUsersResponse, spendLogsResponse } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../../../../services/gateway/src/store/index.js";
-import { createTestDatabase, type TestDatabase } from "../../../../helpers/postgres.js";
-import { adminApp, call, type ManualClock, openStore } from "../../store/harness.js";
+import { adminAppOnFreshDatabase, call, type ManualClock } from "../../store/harness.js";
 
 const DAY = 86_400_000;
 
-let db: TestDatabase;
 let store: Store;
 let clock: ManualClock;
 let app: FastifyInstance;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const opened = await openStore(db.url);
-  ({ store, clock } = opened);
-  app = await adminApp(opened);
+  ({ store, clock, app, close } = await adminAppOnFreshDatabase());
 });
 
 afterAll(async () => {
-  await app?.close();
-  await store?.close();
-  await db?.drop();
+  await close?.();
 });
 
 async function newUser(userId: string, extra: Record<string, unknown> = {}) {

@@ -6,21 +6,17 @@ import { globalSpendTeamsResponse, spendLogsResponse } from "@platform/admin-api
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../../../../services/gateway/src/store/index.js";
-import { createTestDatabase, type TestDatabase } from "../../../../helpers/postgres.js";
-import { adminApp, call, type ManualClock, openStore, spendRow } from "../../store/harness.js";
+import { adminAppOnFreshDatabase, call, type ManualClock, spendRow } from "../../store/harness.js";
 
 const DAY = 86_400_000;
 
-let db: TestDatabase;
 let store: Store;
 let clock: ManualClock;
 let app: FastifyInstance;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const opened = await openStore(db.url);
-  ({ store, clock } = opened);
-  app = await adminApp(opened);
+  ({ store, clock, app, close } = await adminAppOnFreshDatabase());
   await call(app, "POST", "/team/new", { team_id: "search", team_alias: "Search" });
   await call(app, "POST", "/team/new", { team_id: "ops" });
   const now = clock.now();
@@ -38,9 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await app?.close();
-  await store?.close();
-  await db?.drop();
+  await close?.();
 });
 
 describe("spend by team", () => {
