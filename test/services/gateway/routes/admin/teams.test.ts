@@ -52,6 +52,7 @@ describe("/team/new, /team/info, /team/list, /team/update", () => {
       budget_duration: "30d",
       tpm_limit: 50_000,
       rpm_limit: 600,
+      max_parallel_requests: 4,
       models: ["general"],
       members_with_roles: [{ role: "admin", user_id: "lead" }],
       metadata: { cost_center: "CC-1" },
@@ -62,6 +63,7 @@ describe("/team/new, /team/info, /team/list, /team/update", () => {
       max_budget: 100,
       budget_duration: "30d",
       spend: 0,
+      max_parallel_requests: 4,
       models: ["general"],
       blocked: false,
       members_with_roles: [{ role: "admin", user_id: "lead", user_email: null }],
@@ -90,9 +92,19 @@ describe("/team/new, /team/info, /team/list, /team/update", () => {
     expect(parsed.keys.map((k) => k.token)).toEqual([key.body.token]);
     expect(parsed.team_memberships).toMatchObject([{ user_id: "lead", role: "admin", spend: 0 }]);
 
-    const updated = await call(app, "POST", "/team/update", { team_id: "ml", max_budget: 50, models: null });
+    const updated = await call(app, "POST", "/team/update", {
+      team_id: "ml",
+      max_budget: 50,
+      models: null,
+      max_parallel_requests: 2,
+    });
     expect(updated.status).toBe(200);
-    expect(teamRecord.parse(updated.body)).toMatchObject({ max_budget: 50, models: [], rpm_limit: 600 });
+    expect(teamRecord.parse(updated.body)).toMatchObject({
+      max_budget: 50,
+      models: [],
+      rpm_limit: 600,
+      max_parallel_requests: 2,
+    });
 
     await newTeam({ team_id: "web", team_alias: "Web" });
     const list = await call(app, "GET", "/team/list");
