@@ -24,6 +24,7 @@ import {
   keyInfoResponse,
   listKeysResponse,
   listUsersResponse,
+  modelInfoResponse,
   modelListResponse,
   newUserResponse,
   type OpenAIErrorBody,
@@ -155,6 +156,10 @@ export class AdminApiClient {
   /** `GET /spend/usage`: one user's, one key's, or (neither) the whole platform's usage; `days` 1..366. */
   usage(params: { user_id: string; days: number } | { api_key: string; days: number } | { days: number }) {
     return this.call("GET", "/spend/usage", usageResponse, { query: params });
+  }
+  /** `GET /model/info`: every deployment with its prices (LiteLLM's route; master key). */
+  modelInfo() {
+    return this.call("GET", "/model/info", modelInfoResponse, {});
   }
   /** `GET /v1/models`. */
   models() {

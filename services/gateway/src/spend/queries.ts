@@ -3,6 +3,7 @@
  * user or one key. Days are UTC calendar days; money USD; tokens prompt + completion.
  */
 import type { UsageBreakdown } from "../accounting/usage.js";
+import { LONG_CONTEXT_THRESHOLD } from "../cost/bill.js";
 import type { Queryable } from "../db/transaction.js";
 import { toIso } from "../users/records.js";
 
@@ -97,28 +98,42 @@ export async function querySpendLogs(db: Queryable, filter: SpendLogFilter) {
 const DAY_MS = 86_400_000;
 const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/**
+ * Sums over a set of spend rows: USD, tokens, requests. `cached_tokens`: prompt tokens read from the provider's
+ * prompt cache (`usage_details.cache_read`; rows billed from estimates have none); `failed_requests`: rows with
+ * an error status (the upstream's error, or 499 when the client left), of `requests`.
+ */
 type Totals = {
   spend: number;
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  cached_tokens: number;
   requests: number;
+  failed_requests: number;
 };
-const SUMS = `COALESCE(sum(spend), 0) AS spend, COALESCE(sum(prompt_tokens), 0) AS prompt_tokens,
-  COALESCE(sum(completion_tokens), 0) AS completion_tokens, COALESCE(sum(total_tokens), 0) AS total_tokens,
-  count(*) AS requests`;
+/** The cache reads of a spend row (`s`), tokens, 0 when it has no breakdown. */
+const CACHE_READ = `COALESCE((s.usage_details->>'cache_read')::bigint, 0)`;
+const SUMS = `COALESCE(sum(s.spend), 0) AS spend, COALESCE(sum(s.prompt_tokens), 0) AS prompt_tokens,
+  COALESCE(sum(s.completion_tokens), 0) AS completion_tokens, COALESCE(sum(s.total_tokens), 0) AS total_tokens,
+  COALESCE(sum(${CACHE_READ}), 0) AS cached_tokens, count(*) AS requests,
+  count(*) FILTER (WHERE s.status >= 400) AS failed_requests`;
 const totalsOf = (row: Totals | undefined): Totals => ({
   spend: row?.spend ?? 0,
   prompt_tokens: row?.prompt_tokens ?? 0,
   completion_tokens: row?.completion_tokens ?? 0,
   total_tokens: row?.total_tokens ?? 0,
+  cached_tokens: row?.cached_tokens ?? 0,
   requests: row?.requests ?? 0,
+  failed_requests: row?.failed_requests ?? 0,
 });
 
 /**
  * Usage of one user, one key or the platform over the last `days` UTC days ending today (per `now`, epoch ms):
  * totals, one entry per day (days without use are zeros, oldest first), per model alias, per key (with its
- * display name), and the 50 most recent requests.
+ * display name), the 50 most recent requests, and `cache_reads`: the prompt-cache reads per deployment
+ * (`model_id`, the spend row's `deployment_id`) and price tier (`long_context`: prompts over 200,000 tokens), so
+ * that a reader with the deployments' prices (`/model/info`) can say what caching saved.
  */
 export async function queryUsage(db: Queryable, scope: UsageScope, days: number, now: number) {
   const firstDay = Math.floor(now / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
@@ -128,7 +143,7 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
   const match = column === undefined ? "$1::text IS NULL" : `${column} = $1`;
   const scoped = `FROM spend_logs s WHERE ${match} AND s.start_time >= $2`;
   const params = [value ?? null, new Date(firstDay).toISOString()];
-  const [totals, daily, byModel, byKey, recent] = await Promise.all([
+  const [totals, daily, byModel, byKey, recent, cacheReads] = await Promise.all([
     db.query<Totals>(`SELECT ${SUMS} ${scoped}`, params),
     db.query<Totals & { day: string }>(
       `SELECT to_char(s.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, ${SUMS} ${scoped} GROUP BY day`,
@@ -139,7 +154,7 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
       params,
     ),
     db.query<Totals & { api_key: string | null; key_name: string | null; key_alias: string | null }>(
-      `SELECT s.api_key, k.key_name, COALESCE(k.key_alias, max(s.key_alias)) AS key_alias, ${SUMS.replaceAll("(spend", "(s.spend")}
+      `SELECT s.api_key, k.key_name, COALESCE(k.key_alias, max(s.key_alias)) AS key_alias, ${SUMS}
        FROM spend_logs s LEFT JOIN keys k ON k.token = s.api_key
        WHERE ${match} AND s.start_time >= $2
        GROUP BY s.api_key, k.key_name, k.key_alias ORDER BY spend DESC, s.api_key`,
@@ -147,6 +162,12 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
     ),
     db.query<LogRow>(
       `SELECT ${LOG_COLUMNS} ${scoped} ORDER BY s.start_time DESC, s.request_id LIMIT 50`,
+      params,
+    ),
+    db.query<{ model_id: string | null; long_context: boolean; cached_tokens: number }>(
+      `SELECT s.deployment_id AS model_id, s.prompt_tokens > ${LONG_CONTEXT_THRESHOLD} AS long_context,
+         sum(${CACHE_READ}) AS cached_tokens
+       ${scoped} AND ${CACHE_READ} > 0 GROUP BY model_id, long_context ORDER BY model_id, long_context`,
       params,
     ),
   ]);
@@ -169,5 +190,6 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
       ...totalsOf(row),
     })),
     recent: recent.rows.map(presentLog),
+    cache_reads: cacheReads.rows,
   };
 }
