@@ -18,8 +18,9 @@ import { deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "./redis.js";
 
 /** The chat's refresh-token secret in tests. */
 export const JWT_REFRESH_SECRET = "test-jwt-refresh-secret-0123456789abcdef";
-/** USD per token: large enough that one request costs something visible. */
-const PRICED = "      input_cost_per_token: 0.0001\n      output_cost_per_token: 0.0002\n";
+/** USD per token: large enough that one request costs something visible; a cache read a tenth of an input token. */
+const PRICED =
+  "      input_cost_per_token: 0.0001\n      output_cost_per_token: 0.0002\n      cache_read_input_token_cost: 0.00001\n";
 
 /** A running console with everything behind it. */
 export interface ConsoleStack {

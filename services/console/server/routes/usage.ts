@@ -1,12 +1,14 @@
 /**
  * `GET /api/usage?days=7|30|90`: the signed-in user's usage (per day, per model, per key, the 50 most recent
- * requests), from the gateway's `/spend/usage` scoped to the session's user. Calls made through a key that
- * is not the user's (the chat's service key, which books the chat user's calls on them) are labelled
- * {@link CHAT_LABEL} without that key's name or hash.
+ * requests), from the gateway's `/spend/usage` scoped to the session's user, and `caching`: the prompt-cache
+ * reads and what they saved ({@link CachingSavings}, at the prices of the gateway's `/model/info`). Calls made
+ * through a key that is not the user's (the chat's service key, which books the chat user's calls on them) are
+ * labelled {@link CHAT_LABEL} without that key's name or hash.
  */
 import type { UsageResponse } from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
+import { cachingSavings } from "../caching-savings.js";
 import { parseInput } from "../errors.js";
 import { allKeys } from "../platform-spend.js";
 import { chatUserId, type RouteContext } from "./context.js";
@@ -47,10 +49,13 @@ export async function usageRoutes(app: FastifyInstance, ctx: RouteContext): Prom
   app.get("/api/usage", { config: { access: "user" } }, async (request) => {
     const { days } = parseInput(usagePeriod, request.query);
     const userId = chatUserId(request);
-    const [usage, keys] = await Promise.all([
+    const [usage, keys, models] = await Promise.all([
       ctx.gateway.usage({ user_id: userId, days }),
       allKeys(ctx.gateway, userId),
+      ctx.gateway.modelInfo(),
     ]);
-    return labelChatUsage(usage, new Set(keys.map((k) => k.token)));
+    // The deployments' ids stay on the server: the browser gets what caching saved.
+    const { cache_reads, ...labelled } = labelChatUsage(usage, new Set(keys.map((k) => k.token)));
+    return { ...labelled, caching: cachingSavings(cache_reads, models) };
   });
 }
