@@ -6,6 +6,22 @@ import type { UsageResponse, UsageTotals, UserRecord } from "@platform/admin-api
 
 export type { UsageResponse, UsageTotals, UserRecord };
 
+/** Prompt caching over a period (`caching` of `GET /api/usage`): tokens and USD saved. */
+export interface CachingSavings {
+  /** Input tokens read from the provider's prompt cache. */
+  cached_tokens: number;
+  /** USD: what they would have cost as fresh input minus what they cost. */
+  saved: number;
+  /** Of `cached_tokens`, those of a model the gateway no longer lists (not priced). */
+  unpriced_tokens: number;
+}
+
+/** `GET /api/usage`: the gateway's usage (without its per-deployment cache reads) and `caching`. */
+export type ConsoleUsage = Pick<
+  UsageResponse,
+  "days" | "start_date" | "end_date" | "totals" | "daily" | "by_model" | "by_key" | "recent"
+> & { caching: CachingSavings };
+
 /** `GET /api/me`. */
 export interface Me {
   kind: "chat" | "operator";
