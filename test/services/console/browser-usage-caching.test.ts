@@ -102,3 +102,56 @@ describe.skipIf(skipReason !== undefined)(`Usage: caching, failed calls, banner 
     expect(found).toEqual([]);
   }, 60_000);
 });
+
+describe.skipIf(skipReason !== undefined)(`dark mode ${skipReason ?? ""}`, () => {
+  let dark: BrowserConsole;
+  beforeAll(async () => {
+    dark = await startBrowserConsole("hedy@example.com"); // the first account: an administrator
+    await dark.page.emulateMedia({ colorScheme: "dark" });
+    await dark.page.goto(`${dark.stack.url}/profile`); // provisions the user
+    await dark.page.locator("h1").first().waitFor();
+    // Something on every tab: a key with a call, and a budget 90 % used (the orange banner, the key's badge).
+    const key = await dark.stack.admin.generateKey({
+      user_id: dark.userId,
+      key_alias: "night",
+      max_budget: 1,
+    });
+    await dark.stack.gateway
+      .clientWith(key.key)
+      .chat.completions.create({ model: "general", messages: [{ role: "user", content: "hi" }] });
+    await waitFor("the call booked", async () => {
+      return (await dark.stack.admin.usage({ user_id: dark.userId, days: 7 })).totals.requests === 1;
+    });
+    const { spend } = (await dark.stack.admin.userInfo(dark.userId)).user_info;
+    await dark.stack.admin.updateUser({ user_id: dark.userId, max_budget: Number((spend / 0.9).toFixed(6)) });
+    await dark.stack.admin.updateKey({ key: key.key, max_budget: Number((spend / 0.9).toFixed(6)) });
+  }, 180_000);
+  afterAll(async () => {
+    await dark?.close();
+  });
+
+  it("follows the system's dark scheme, and axe finds no violation (contrast included) on any tab", async () => {
+    const p = dark.page;
+    const found: string[] = [];
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      await p.setViewportSize(viewport);
+      for (const tab of ["profile", "usage", "keys", "admin", "all-keys", "audit"]) {
+        await p.goto(`${dark.stack.url}/${tab}`);
+        await p.waitForLoadState("networkidle");
+        await p.locator("h1, h2").first().waitFor();
+        await expect(p.locator("html").getAttribute("data-mantine-color-scheme")).resolves.toBe("dark");
+        await p.getByTestId("budget-warning").waitFor();
+        if (viewport.width === 1440) {
+          await p.screenshot({ path: join(SHOTS, `dark-${tab}-1440.png`), fullPage: true });
+        }
+        for (const v of await a11yViolations(p)) {
+          found.push(`${tab} at ${viewport.width} px: ${v.id} ${v.help} — ${v.targets.join(", ")}`);
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  }, 180_000);
+});

@@ -8,7 +8,7 @@ type Row = ConsoleUsage["recent"][number];
 function Status({ status }: { status: number }) {
   const ok = status >= 200 && status < 300;
   return (
-    <Text span size="sm" fw={ok ? 400 : 700} c={ok ? undefined : "red.9"}>
+    <Text span size="sm" fw={ok ? 400 : 700} c={ok ? undefined : "var(--mantine-color-error)"}>
       {callStatus(status)}
     </Text>
   );
@@ -26,7 +26,11 @@ export function RecentRequests({ rows }: { rows: Row[] }) {
       </Text>
       <Box hiddenFrom="sm" data-testid="recent-requests-list">
         {rows.map((r) => (
-          <Box key={r.request_id} py={6} style={{ borderBottom: "1px solid var(--mantine-color-gray-3)" }}>
+          <Box
+            key={r.request_id}
+            py={6}
+            style={{ borderBottom: "1px solid var(--mantine-color-default-border)" }}
+          >
             <Group justify="space-between" wrap="nowrap">
               <Text size="sm" fw={600}>
                 {r.model_group}
