@@ -153,8 +153,16 @@ export class AdminApiClient {
   }) {
     return this.call("GET", "/spend/logs", spendLogsResponse, { query: params });
   }
-  /** `GET /spend/usage`: one user's, one key's, or (neither) the whole platform's usage; `days` 1..366. */
-  usage(params: { user_id: string; days: number } | { api_key: string; days: number } | { days: number }) {
+  /**
+   * `GET /spend/usage`: one user's, one key's, or (neither) the whole platform's usage; `days` 1..366 ending
+   * with `end_date` (a UTC day, `YYYY-MM-DD`; default today).
+   */
+  usage(
+    params: ({ user_id: string } | { api_key: string } | Record<never, never>) & {
+      days: number;
+      end_date?: string;
+    },
+  ) {
     return this.call("GET", "/spend/usage", usageResponse, { query: params });
   }
   /** `GET /model/info`: every deployment with its prices (LiteLLM's route; master key). */

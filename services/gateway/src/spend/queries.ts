@@ -129,20 +129,29 @@ const totalsOf = (row: Totals | undefined): Totals => ({
 });
 
 /**
- * Usage of one user, one key or the platform over the last `days` UTC days ending today (per `now`, epoch ms):
+ * Usage of one user, one key or the platform over `days` UTC days ending with `endDay` (`YYYY-MM-DD`, default
+ * today per `now`, epoch ms):
  * totals, one entry per day (days without use are zeros, oldest first), per model alias, per key (with its
  * display name), the 50 most recent requests, and `cache_reads`: the prompt-cache reads per deployment
  * (`model_id`, the spend row's `deployment_id`) and price tier (`long_context`: prompts over 200,000 tokens), so
  * that a reader with the deployments' prices (`/model/info`) can say what caching saved.
  */
-export async function queryUsage(db: Queryable, scope: UsageScope, days: number, now: number) {
-  const firstDay = Math.floor(now / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
+export async function queryUsage(
+  db: Queryable,
+  scope: UsageScope,
+  days: number,
+  now: number,
+  endDay?: string,
+) {
+  const lastDay = endDay === undefined ? Math.floor(now / DAY_MS) * DAY_MS : Date.parse(endDay);
+  const firstDay = lastDay - (days - 1) * DAY_MS;
   const [column, value] =
     "userId" in scope ? ["s.user_id", scope.userId] : "keyHash" in scope ? ["s.api_key", scope.keyHash] : [];
   // The platform's scope matches every row: `$1 IS NULL` keeps the parameters' numbering.
   const match = column === undefined ? "$1::text IS NULL" : `${column} = $1`;
-  const scoped = `FROM spend_logs s WHERE ${match} AND s.start_time >= $2`;
-  const params = [value ?? null, new Date(firstDay).toISOString()];
+  const period = "s.start_time >= $2 AND s.start_time < $3";
+  const scoped = `FROM spend_logs s WHERE ${match} AND ${period}`;
+  const params = [value ?? null, new Date(firstDay).toISOString(), new Date(lastDay + DAY_MS).toISOString()];
   const [totals, daily, byModel, byKey, recent, cacheReads] = await Promise.all([
     db.query<Totals>(`SELECT ${SUMS} ${scoped}`, params),
     db.query<Totals & { day: string }>(
@@ -156,7 +165,7 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
     db.query<Totals & { api_key: string | null; key_name: string | null; key_alias: string | null }>(
       `SELECT s.api_key, k.key_name, COALESCE(k.key_alias, max(s.key_alias)) AS key_alias, ${SUMS}
        FROM spend_logs s LEFT JOIN keys k ON k.token = s.api_key
-       WHERE ${match} AND s.start_time >= $2
+       WHERE ${match} AND ${period}
        GROUP BY s.api_key, k.key_name, k.key_alias ORDER BY spend DESC, s.api_key`,
       params,
     ),
@@ -176,7 +185,7 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
     ...("userId" in scope ? { user_id: scope.userId } : "keyHash" in scope ? { api_key: scope.keyHash } : {}),
     days,
     start_date: dayString(firstDay),
-    end_date: dayString(now),
+    end_date: dayString(lastDay),
     totals: totalsOf(totals.rows[0]),
     daily: Array.from({ length: days }, (_, i) => {
       const date = dayString(firstDay + i * DAY_MS);

@@ -1,7 +1,7 @@
 /**
  * Spend reads: `/spend/logs` (LiteLLM's `LiteLLM_SpendLogs` row shape, newest first) and `/spend/usage`, the
- * aggregates the key console shows for one user, one key or the whole platform (per day over 7/30/90 days with empty days as
- * zeros, per model, per key, the 50 most recent requests).
+ * aggregates the key console shows for one user, one key or the whole platform (per day over `days` days ending
+ * with `end_date`, default today, with empty days as zeros; per model, per key, the 50 most recent requests).
  */
 
 import {
@@ -55,6 +55,6 @@ export function registerSpendRoutes(app: FastifyInstance, context: AdminContext)
         : query.api_key !== undefined
           ? { keyHash: toKeyHash(query.api_key) }
           : {};
-    return queryUsage(pool, scope, query.days, clock.now());
+    return queryUsage(pool, scope, query.days, clock.now(), query.end_date);
   });
 }

@@ -374,6 +374,18 @@ describe("spend logs and usage", () => {
     expect(month.body.totals).toMatchObject({ spend: 1.875, requests: 5, failed_requests: 1 });
     expect(month.body.by_model[0]).toMatchObject({ model: "fast", requests: 3, failed_requests: 1 });
 
+    // A range ending before today: the one day two days ago, nothing of today's.
+    const twoDaysAgo = new Date(now - 2 * DAY).toISOString().slice(0, 10);
+    const oneDay = await call(app, "GET", `/spend/usage?user_id=usage&days=1&end_date=${twoDaysAgo}`);
+    expect(oneDay.status).toBe(200);
+    expect(oneDay.body).toMatchObject({ start_date: twoDaysAgo, end_date: twoDaysAgo });
+    expect(oneDay.body.totals).toMatchObject({ spend: 0.375, requests: 2, cached_tokens: 0 });
+    expect(oneDay.body.daily.map((d: { date: string }) => d.date)).toEqual([twoDaysAgo]);
+    expect(oneDay.body.recent).toHaveLength(2);
+    const impossible = await call(app, "GET", "/spend/usage?user_id=usage&days=1&end_date=2026-02-30");
+    expect(impossible.status).toBe(400);
+    expect(impossible.body.error.param).toBe("end_date");
+
     const perKey = await call(app, "GET", `/spend/usage?api_key=${b.body.token}&days=30`);
     expect(perKey.body.totals).toMatchObject({ spend: 0.125, requests: 1 });
 
