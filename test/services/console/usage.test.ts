@@ -67,6 +67,59 @@ describe("GET /api/usage", () => {
   });
 });
 
+describe("date range", () => {
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+
+  it("gives the usage of a from/to range of UTC days, both included", async () => {
+    const today = await alice.request<Usage & { days: number; end_date: string }>(
+      "GET",
+      `/api/usage?from=${day(-2)}&to=${day(0)}`,
+    );
+    expect(today.status).toBe(200);
+    expect(today.body).toMatchObject({ days: 3, end_date: day(0) });
+    expect(today.body.totals.requests).toBe(3);
+    const before = await alice.request<Usage>("GET", `/api/usage?from=${day(-9)}&to=${day(-1)}`);
+    expect(before.body.totals.requests).toBe(0);
+    expect(before.body.caching.cached_tokens).toBe(0);
+  });
+
+  it("lists the range's requests for paging, and exports the range", async () => {
+    const all = await alice.request<{ requests: Array<{ status: number }>; truncated: boolean }>(
+      "GET",
+      `/api/usage/requests?from=${day(-1)}&to=${day(0)}`,
+    );
+    expect(all.status).toBe(200);
+    expect(all.body.requests).toHaveLength(3);
+    expect(all.body.truncated).toBe(false);
+    const none = await alice.request<{ requests: unknown[] }>(
+      "GET",
+      `/api/usage/requests?from=${day(-5)}&to=${day(-1)}`,
+    );
+    expect(none.body.requests).toEqual([]);
+    const csv = await alice.request("GET", `/api/usage/export.csv?from=${day(-1)}&to=${day(0)}`);
+    expect(csv.headers.get("content-disposition")).toContain(`usage-${day(-1)}_${day(0)}-`);
+    expect(csv.text.trimEnd().split("\r\n")).toHaveLength(4);
+    const old = await alice.request("GET", `/api/usage/export.csv?from=${day(-5)}&to=${day(-1)}`);
+    expect(old.text.trimEnd().split("\r\n")).toHaveLength(1); // the header only
+  });
+
+  it("refuses a range it cannot serve with a 400 naming the field", async () => {
+    const cases: Array<[string, string]> = [
+      [`from=${day(0)}`, "to"],
+      [`to=${day(0)}`, "from"],
+      [`from=${day(0)}&to=${day(-1)}`, "to"],
+      [`from=2020-01-01&to=2021-12-31`, "to"],
+      [`from=2026-02-30&to=2026-03-01`, "from"],
+      [`days=7&from=${day(-1)}&to=${day(0)}`, "days"],
+      ["days=14", "days"],
+    ];
+    for (const [query, param] of cases) {
+      const res = await alice.request<{ error: { param: string } }>("GET", `/api/usage?${query}`);
+      expect([query, res.status, res.body.error.param]).toEqual([query, 400, param]);
+    }
+  });
+});
+
 describe("caching savings", () => {
   const info = (extra: Partial<ModelInfoResponse["data"][number]["model_info"]>) => ({
     id: "d1",
