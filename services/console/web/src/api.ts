@@ -2,9 +2,12 @@
  * The console server's JSON API as the web app uses it. State-changing calls carry the session's CSRF token
  * (from /api/me); a 401 means the session ended, so the page goes to /unauthorized.
  */
-import type { UsageResponse, UsageTotals, UserRecord } from "@platform/admin-api";
+import type { SpendLog, UsageResponse, UsageTotals, UserRecord } from "@platform/admin-api";
 
 export type { UsageResponse, UsageTotals, UserRecord };
+
+/** One request as the console lists it (the gateway's `/spend/logs` row; the chat's calls keyed "Chat"). */
+export type SpendLogRow = SpendLog;
 
 /** Prompt caching over a period (`caching` of `GET /api/usage`): tokens and USD saved. */
 export interface CachingSavings {

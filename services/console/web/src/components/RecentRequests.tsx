@@ -1,8 +1,9 @@
-import { Box, Card, Group, Table, Text } from "@mantine/core";
-import type { ConsoleUsage } from "../api";
+import { Box, Card, Group, Pagination, Table, Text } from "@mantine/core";
+import { useState } from "react";
+import type { SpendLogRow } from "../api";
 import { callStatus, count, time, usd } from "../format";
 
-type Row = ConsoleUsage["recent"][number];
+type Row = SpendLogRow;
 
 /** A call's status as text, marked for the eye when it did not succeed. */
 function Status({ status }: { status: number }) {
@@ -14,15 +15,25 @@ function Status({ status }: { status: number }) {
   );
 }
 
+/** Requests a page shows. */
+export const PAGE_SIZE = 50;
+
 /**
- * The most recent requests (up to 50): time in the browser's zone (named), model, key, status, tokens and
- * cost; a list on phones, a table from the `sm` breakpoint.
+ * The period's requests, newest first, {@link PAGE_SIZE} a page: time in the browser's zone (named), model,
+ * key, status, tokens and cost; a list on phones, a table from the `sm` breakpoint. `truncated`: the period
+ * had more than the rows given (the newest 1000).
  */
-export function RecentRequests({ rows }: { rows: Row[] }) {
+export function RecentRequests({ requests, truncated }: { requests: Row[]; truncated: boolean }) {
+  const [page, setPage] = useState(1);
+  const pages = Math.max(1, Math.ceil(requests.length / PAGE_SIZE));
+  const current = Math.min(page, pages);
+  const rows = requests.slice((current - 1) * PAGE_SIZE, current * PAGE_SIZE);
   return (
     <Card withBorder radius="md">
-      <Text size="sm" c="dimmed" mb="xs">
-        Most recent requests (up to 50)
+      <Text size="sm" c="dimmed" mb="xs" data-testid="requests-caption">
+        {requests.length === 0
+          ? "Requests"
+          : `Requests, newest first: ${count((current - 1) * PAGE_SIZE + 1)}–${count((current - 1) * PAGE_SIZE + rows.length)} of ${count(requests.length)}${truncated ? " (the newest 1,000; the CSV has the same)" : ""}`}
       </Text>
       <Box hiddenFrom="sm" data-testid="recent-requests-list">
         {rows.map((r) => (
@@ -79,6 +90,19 @@ export function RecentRequests({ rows }: { rows: Row[] }) {
         <Text size="sm" c="dimmed" ta="center" py="md">
           No requests in this period.
         </Text>
+      )}
+      {pages > 1 && (
+        <Pagination
+          total={pages}
+          value={current}
+          onChange={setPage}
+          mt="sm"
+          size="sm"
+          getControlProps={(control) => ({
+            "aria-label": control === "previous" ? "Previous page" : "Next page",
+          })}
+          getItemProps={(n) => ({ "aria-label": `Page ${n}` })}
+        />
       )}
     </Card>
   );

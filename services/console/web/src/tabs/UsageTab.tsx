@@ -1,10 +1,10 @@
 import { Group, SimpleGrid, Stack, Text } from "@mantine/core";
 import { useState } from "react";
-import type { ConsoleUsage } from "../api";
+import type { ConsoleUsage, SpendLogRow } from "../api";
 import { CachingStats } from "../components/CachingStats";
 import { DownloadCsv } from "../components/DownloadCsv";
 import { Loaded } from "../components/Loaded";
-import { PeriodPicker } from "../components/PeriodPicker";
+import { PeriodRange } from "../components/PeriodRange";
 import { RecentRequests } from "../components/RecentRequests";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
@@ -13,16 +13,18 @@ import { UsageStats } from "./ProfileTab";
 
 /**
  * Usage: 7/30/90-day figures (answered and failed calls apart), prompt caching and what it saved, the chart,
- * spend by model, keys compared, the 50 most recent requests with their status.
+ * spend by model, keys compared, the period's requests with their status, 50 a page. The period: 7, 30 or 90
+ * days, or a date range.
  */
 export function UsageTab() {
-  const [days, setDays] = useState("30");
-  const usage = useFetch<ConsoleUsage>(`/api/usage?days=${days}`);
+  const [period, setPeriod] = useState("days=30");
+  const usage = useFetch<ConsoleUsage>(`/api/usage?${period}`);
+  const requests = useFetch<{ requests: SpendLogRow[]; truncated: boolean }>(`/api/usage/requests?${period}`);
   return (
     <Stack>
-      <Group justify="space-between">
-        <PeriodPicker value={days} onChange={setDays} />
-        <DownloadCsv href={`/api/usage/export.csv?days=${days}`} />
+      <Group justify="space-between" align="flex-start">
+        <PeriodRange onChange={setPeriod} />
+        <DownloadCsv href={`/api/usage/export.csv?${period}`} />
       </Group>
       <Loaded result={usage} what="your usage">
         {(data) => (
@@ -42,7 +44,9 @@ export function UsageTab() {
                 rows={data.by_key.map((k) => ({ ...k, label: k.key_alias ?? k.key_name ?? "master key" }))}
               />
             </SimpleGrid>
-            <RecentRequests rows={data.recent} />
+            <Loaded result={requests} what="your requests">
+              {(list) => <RecentRequests key={period} requests={list.requests} truncated={list.truncated} />}
+            </Loaded>
           </>
         )}
       </Loaded>
