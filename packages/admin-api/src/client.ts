@@ -4,7 +4,14 @@
  * {@link AdminApiError}.
  */
 import type { z } from "zod";
-import { type AuditLogsParams, auditLogsQuery, auditLogsResponse } from "./audit.js";
+import {
+  type AuditEventRequest,
+  type AuditLogsParams,
+  auditEventRequest,
+  auditEventResponse,
+  auditLogsQuery,
+  auditLogsResponse,
+} from "./audit.js";
 import {
   type DeleteKeysRequest,
   deleteKeysRequest,
@@ -102,6 +109,10 @@ export class AdminApiClient {
     return new AdminApiClient({ ...this.options, actor });
   }
 
+  /** `POST /audit/event`: records a console sign-in event in the audit log (actor: {@link AdminApiClient.as}). */
+  recordAuditEvent(body: AuditEventRequest) {
+    return this.call("POST", "/audit/event", auditEventResponse, { body: auditEventRequest.parse(body) });
+  }
   /** `GET /audit/logs`: audit rows, newest first, paged and filtered. */
   auditLogs(params: AuditLogsParams = {}) {
     return this.call("GET", "/audit/logs", auditLogsResponse, { query: { ...auditLogsQuery.parse(params) } });
