@@ -219,3 +219,26 @@ export async function waitUntilKeyRefused(client: OpenAI): Promise<void> {
     ),
   );
 }
+
+/**
+ * Starts a streamed chat call through `client` and leaves after its first chunk: the gateway books it with
+ * status 499 (what the upstream sent is paid for). The upstream holds the rest of its stream until the
+ * returned function is called (call it once the booking was seen, so that the gateway sees the client leave
+ * before the stream ends).
+ */
+export async function leaveMidStream(
+  upstream: FakeUpstream,
+  client: OpenAI,
+  model: string,
+): Promise<() => void> {
+  const hold = upstream.holdNextStream();
+  const stream = await client.chat.completions.create({
+    model,
+    messages: [{ role: "user", content: "left half way" }],
+    stream: true,
+  });
+  await stream[Symbol.asyncIterator]().next();
+  await hold.firstChunkSent;
+  stream.controller.abort();
+  return () => hold.release();
+}

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { leaveMidStream } from "../../helpers/console.js";
 import {
   a11yViolations,
   type BrowserConsole,
@@ -37,15 +38,11 @@ describe.skipIf(skipReason !== undefined)(`Usage: caching, failed calls, banner 
     });
     await client.chat.completions.create(body);
     // A client that leaves mid-stream: booked as 499.
-    const hold = ctx.stack.upstream.holdNextStream();
-    const stream = await client.chat.completions.create({ ...body, stream: true });
-    await stream[Symbol.asyncIterator]().next();
-    await hold.firstChunkSent;
-    stream.controller.abort();
+    const release = await leaveMidStream(ctx.stack.upstream, client, "general");
     await waitFor("both calls booked", async () => {
       return (await ctx.stack.admin.usage({ user_id: ctx.userId, days: 7 })).totals.requests === 2;
     });
-    hold.release();
+    release();
   }, 180_000);
   afterAll(async () => {
     await ctx?.close();

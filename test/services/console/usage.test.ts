@@ -5,7 +5,13 @@
 import type { ModelInfoResponse } from "@platform/admin-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cachingSavings, inputPrices } from "../../../services/console/server/caching-savings.js";
-import { type ConsoleStack, chatVisitor, startConsoleStack, type Visitor } from "../../helpers/console.js";
+import {
+  type ConsoleStack,
+  chatVisitor,
+  leaveMidStream,
+  startConsoleStack,
+  type Visitor,
+} from "../../helpers/console.js";
 import { waitFor } from "../../helpers/redis.js";
 
 let stack: ConsoleStack;
@@ -34,16 +40,12 @@ beforeAll(async () => {
   });
   await client.chat.completions.create(body);
   await client.chat.completions.create(body);
-  // A client that leaves mid-stream: what the upstream sent is paid for and booked as 499.
-  const hold = stack.upstream.holdNextStream();
-  const stream = await client.chat.completions.create({ ...body, stream: true });
-  await stream[Symbol.asyncIterator]().next();
-  await hold.firstChunkSent;
-  stream.controller.abort();
+  // A client that leaves mid-stream: booked as 499.
+  const release = await leaveMidStream(stack.upstream, client, "general");
   await waitFor("three calls booked", async () => {
     return (await stack.admin.usage({ user_id: aliceId, days: 7 })).totals.requests === 3;
   });
-  hold.release();
+  release();
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
