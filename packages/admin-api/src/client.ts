@@ -42,6 +42,25 @@ import {
   userInfoResponse,
   userRecord,
 } from "./responses.js";
+import {
+  blockTeamRequest,
+  deleteTeamsRequest,
+  deleteTeamsResponse,
+  listTeamsResponse,
+  type NewTeamRequest,
+  newTeamRequest,
+  type TeamMemberAddRequest,
+  type TeamMemberUpdateRequest,
+  teamInfoResponse,
+  teamMemberAddRequest,
+  teamMemberAddResponse,
+  teamMemberDeleteRequest,
+  teamMemberUpdateRequest,
+  teamMemberUpdateResponse,
+  teamRecord,
+  type UpdateTeamRequest,
+  updateTeamRequest,
+} from "./teams.js";
 
 /**
  * Why a call failed:
@@ -179,6 +198,47 @@ export class AdminApiClient {
   /** `GET /model/info`: every deployment with its prices (LiteLLM's route; master key). */
   modelInfo() {
     return this.call("GET", "/model/info", modelInfoResponse, {});
+  }
+  /** `POST /team/new` (LiteLLM's): the team created. 400 when `team_id` exists. */
+  newTeam(body: NewTeamRequest) {
+    return this.call("POST", "/team/new", teamRecord, { body: newTeamRequest.parse(body) });
+  }
+  /** `POST /team/update`: the team after the change. 404 when unknown. */
+  updateTeam(body: UpdateTeamRequest) {
+    return this.call("POST", "/team/update", teamRecord, { body: updateTeamRequest.parse(body) });
+  }
+  /** `POST /team/delete`: the teams and the keys revoked with them. 404 when none exists. */
+  deleteTeams(teamIds: string[]) {
+    const body = deleteTeamsRequest.parse({ team_ids: teamIds });
+    return this.call("POST", "/team/delete", deleteTeamsResponse, { body });
+  }
+  /** `POST /team/block` (`blocked` true) or `/team/unblock` (false): the team after the change. */
+  blockTeam(teamId: string, blocked: boolean) {
+    const body = blockTeamRequest.parse({ team_id: teamId });
+    return this.call("POST", blocked ? "/team/block" : "/team/unblock", teamRecord, { body });
+  }
+  /** `GET /team/info?team_id=`: the team, its keys and memberships. 404 when unknown. */
+  teamInfo(teamId: string) {
+    return this.call("GET", "/team/info", teamInfoResponse, { query: { team_id: teamId } });
+  }
+  /** `GET /team/list`: every team, or (`user_id`) the teams that user is a member of; pages of 1..100. */
+  listTeams(params: { user_id?: string; page?: number; page_size?: number } = {}) {
+    return this.call("GET", "/team/list", listTeamsResponse, { query: params });
+  }
+  /** `POST /team/member_add`. 400 when the user is a member already. */
+  addTeamMember(body: TeamMemberAddRequest) {
+    const parsed = teamMemberAddRequest.parse(body);
+    return this.call("POST", "/team/member_add", teamMemberAddResponse, { body: parsed });
+  }
+  /** `POST /team/member_update`: role, `max_budget_in_team` (USD), tpm/rpm. */
+  updateTeamMember(body: TeamMemberUpdateRequest) {
+    const parsed = teamMemberUpdateRequest.parse(body);
+    return this.call("POST", "/team/member_update", teamMemberUpdateResponse, { body: parsed });
+  }
+  /** `POST /team/member_delete`: the team after the change. */
+  deleteTeamMember(body: { team_id: string; user_id?: string; user_email?: string }) {
+    const parsed = teamMemberDeleteRequest.parse(body);
+    return this.call("POST", "/team/member_delete", teamRecord, { body: parsed });
   }
   /** `GET /v1/models`. */
   models() {

@@ -135,7 +135,7 @@ describe.skipIf(skipReason !== undefined)(`dark mode ${skipReason ?? ""}`, () =>
       { width: 390, height: 844 },
     ]) {
       await p.setViewportSize(viewport);
-      for (const tab of ["profile", "usage", "keys", "admin", "all-keys", "audit"]) {
+      for (const tab of ["profile", "usage", "keys", "teams", "admin", "all-keys", "audit"]) {
         await p.goto(`${dark.stack.url}/${tab}`);
         await p.waitForLoadState("networkidle");
         await p.locator("h1, h2").first().waitFor();

@@ -60,7 +60,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
 
   app.post("/api/admin/keys", admin, async (request, reply) => {
     const { user_id: userId, ...body } = parseForm(adminKeyBody, request.body);
-    return generateConsoleKey(ctx, request, reply, userId ?? null, body, "This user");
+    return generateConsoleKey(ctx, request, reply, userId ?? null, body, { owner: "This user" });
   });
 
   app.get("/api/admin/keys", admin, async () => {

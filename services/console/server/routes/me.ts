@@ -22,7 +22,13 @@ export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise
     let provisioningError: { kind: string; message: string } | null = null;
     if (p.kind === "chat") {
       try {
-        await ensureProvisioned(session, gatewayFor(ctx, request), ctx.config.userDefaults, ctx.sessions);
+        await ensureProvisioned(
+          session,
+          gatewayFor(ctx, request),
+          ctx.config.userDefaults,
+          ctx.sessions,
+          request.log,
+        );
         account = (await ctx.gateway.userInfo(p.userId)).user_info;
       } catch (error) {
         if (!(error instanceof AdminApiError)) throw error;

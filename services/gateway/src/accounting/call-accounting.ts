@@ -9,11 +9,10 @@ import type { Deployment } from "../config/types.js";
 import { billOf } from "../cost/bill.js";
 import { priceOf } from "../cost/pricing.js";
 import type { Admission } from "../limits/types.js";
-import type { GatewayMetrics } from "../metrics/metrics.js";
+import type { CallerLabels, GatewayMetrics } from "../metrics/metrics.js";
 import { recordCallMetrics } from "../metrics/record-call.js";
-import type { CallerLabels, Usage } from "../pipeline/types.js";
 import type { SpendRecorder } from "../spend/types.js";
-import type { UsageBreakdown } from "./usage.js";
+import type { Usage, UsageBreakdown } from "../usage/types.js";
 
 const MASTER_LABELS: CallerLabels = Object.freeze({
   hashed_api_key: "master_key",

@@ -14,7 +14,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
 import { BudgetRefusal } from "../limits/rules.js";
 import type { Admitter, LimitSubject } from "../limits/types.js";
-import { currentPeriod } from "../users/budget-period.js";
+import { currentPeriod } from "../time/budget-period.js";
 import { EXCEEDED_THRESHOLD, NO_PERIOD_START, PAYLOAD_COLUMNS, payloadSql } from "./warnings.js";
 
 /** At most this many budgets wait for the next write (a flood of refusals cannot grow memory). */

@@ -12,7 +12,6 @@ import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
-import { readMcpServers } from "../mcp/config.js";
 import { ConfigError } from "./config-error.js";
 import { EnvRefs, envRef } from "./env-refs.js";
 import {
@@ -22,6 +21,7 @@ import {
   routerSettingsKeys,
   topLevelKeys,
 } from "./litellm-keys.js";
+import { readMcpServers } from "./mcp-servers.js";
 import { describe, isMapping, type Mapping } from "./messages.js";
 import { readModelList } from "./model-list.js";
 import { Report } from "./report.js";
@@ -53,7 +53,7 @@ export interface LoadModelConfigOptions {
  *   error.
  * - Routing settings: router-settings.ts; an unimplemented `routing_strategy` is an error.
  * - `guardrails:` is kept as raw data (`guardrails`) for the guardrails module to parse.
- * - `mcp_servers:` → the upstream MCP servers of `/mcp` (`mcp/config.ts`).
+ * - `mcp_servers:` → the upstream MCP servers of `/mcp` (`config/mcp-servers.ts`).
  * - An empty file, `model_list: []`, `model_list:` or no `model_list` is a valid, empty registry.
  *
  * @param path config file path, absolute or relative to the working directory (GATEWAY_CONFIG).

@@ -4,7 +4,7 @@
  * environment. Produced by `loadModelConfig` (config/load-model-config.ts).
  */
 
-import type { McpServerConfig } from "../mcp/config.js";
+import type { McpServerConfig } from "./mcp-servers.js";
 import type { PricePart } from "./price-keys.js";
 
 /** Upstream API families the gateway can call. Both speak OpenAI's chat completions wire format. */
@@ -140,7 +140,7 @@ export interface ModelConfig {
    * unvalidated: the guardrails module parses it.
    */
   guardrails: unknown[];
-  /** `mcp_servers:`, the upstream MCP servers behind `/mcp` (`mcp/config.ts`); absent: none. */
+  /** `mcp_servers:`, the upstream MCP servers behind `/mcp` (`config/mcp-servers.ts`); absent: none. */
   mcpServers?: McpServerConfig[];
   /** `general_settings.master_key`, resolved; GATEWAY_MASTER_KEY wins over it. */
   masterKey?: string;

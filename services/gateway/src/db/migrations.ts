@@ -195,7 +195,7 @@ CREATE INDEX response_owners_expires_idx ON response_owners (expires_at);
   {
     id: 7,
     name: "spend-logs-usage-details",
-    // How a call's tokens divide by price (accounting/usage.ts, UsageBreakdown: input, cache_read,
+    // How a call's tokens divide by price (usage/types.ts, UsageBreakdown: input, cache_read,
     // cache_write_5m, cache_write_1h, output, output_reasoning, …); NULL when the upstream reported no usage.
     sql: `ALTER TABLE spend_logs ADD COLUMN usage_details jsonb;`,
   },
@@ -272,5 +272,12 @@ ALTER TABLE spend_logs ADD COLUMN team_id text;
 CREATE INDEX spend_logs_team_time_idx ON spend_logs (team_id, start_time DESC) WHERE team_id IS NOT NULL;
 ALTER TABLE audit_log ADD COLUMN team_id text;
 `,
+  },
+  {
+    id: 11,
+    name: "teams-object-permission",
+    // LiteLLM's object_permission of a team, the MCP part (auth/types.ts ObjectPermission), like the keys' (id 8):
+    // the team's MCP grants, which its keys inherit or are narrowed by (mcp/permissions.ts); NULL: none.
+    sql: `ALTER TABLE teams ADD COLUMN object_permission jsonb;`,
   },
 ];

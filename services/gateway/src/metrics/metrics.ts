@@ -20,6 +20,13 @@ import { CompactHistogram } from "./compact-histogram.js";
 import { GaugeBatch } from "./gauge-batch.js";
 import { LabelIndex } from "./series-store.js";
 
+/** Labels identifying the caller on every metric (`hashed_api_key`, `api_key_alias`, `user`: LiteLLM's label names). */
+export interface CallerLabels {
+  hashed_api_key: string;
+  api_key_alias: string;
+  user: string;
+}
+
 const keyLabels = ["hashed_api_key", "api_key_alias", "user"] as const;
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const overheadBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5];

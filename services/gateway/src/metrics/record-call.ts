@@ -3,9 +3,10 @@
  * the budget gauges of the key and user it was booked on, the upstream's remaining rate limits, and the
  * deployment's state series. Called once per call by the accounting step; does no I/O.
  */
-import type { UsageBreakdown } from "../accounting/usage.js";
+
 import type { Deployment } from "../config/types.js";
 import type { LimitSubject } from "../limits/types.js";
+import type { UsageBreakdown } from "../usage/types.js";
 import { seriesKey } from "./counter-batch.js";
 import type { PendingGauge } from "./gauge-batch.js";
 import type { GatewayMetrics } from "./metrics.js";

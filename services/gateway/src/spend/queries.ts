@@ -2,9 +2,9 @@
  * Reads of the spend log: raw rows (`/spend/logs`) and the usage aggregates the key console shows, for one
  * user or one key. Days are UTC calendar days; money USD; tokens prompt + completion.
  */
-import type { UsageBreakdown } from "../accounting/usage.js";
 import { LONG_CONTEXT_THRESHOLD } from "../cost/bill.js";
 import type { Queryable } from "../db/transaction.js";
+import type { UsageBreakdown } from "../usage/types.js";
 import { toIso } from "../users/records.js";
 
 /** Whose usage: one user's, one key's, or (`{}`) every request of the platform. */

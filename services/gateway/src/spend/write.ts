@@ -10,7 +10,7 @@ import type pg from "pg";
 import { NO_PERIOD_START, updateWithBudgetEvents } from "../budgets/warnings.js";
 import { withTransaction } from "../db/transaction.js";
 import { memberKey } from "../teams/records.js";
-import { currentPeriod } from "../users/budget-period.js";
+import { currentPeriod } from "../time/budget-period.js";
 import type { SpendLogRow } from "./types.js";
 
 // `usage_details` comes as one JSON array for the batch (one JSON.stringify, no per-element escaping), its i-th

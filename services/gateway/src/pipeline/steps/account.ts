@@ -5,7 +5,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CallAmounts, callerLabels, measureCall, recordCall } from "../../accounting/call-accounting.js";
 import { recordRequest } from "../../metrics/record-call.js";
-import type { CallContext, CallResult, PipelineDeps, Usage } from "../types.js";
+import type { Usage } from "../../usage/types.js";
+import type { CallContext, CallResult, PipelineDeps } from "../types.js";
 
 /** Status recorded for a client that left before its answer was complete (nginx's "client closed request"). */
 export const CLIENT_CLOSED_REQUEST = 499;

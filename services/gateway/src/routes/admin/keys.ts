@@ -35,7 +35,7 @@ import {
   updateKey,
 } from "../../keys/repository.js";
 import { findMembership, findTeam } from "../../teams/repository.js";
-import { afterDuration } from "../../users/budget-period.js";
+import { afterDuration } from "../../time/budget-period.js";
 import { findUser } from "../../users/repository.js";
 import { type AdminContext, adminRoute, publishChanges } from "./context.js";
 import { notFound, parse } from "./validation.js";
