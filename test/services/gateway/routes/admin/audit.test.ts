@@ -112,13 +112,11 @@ describe("the audit log", () => {
     await client
       .as("console:user:alice")
       .recordAuditEvent({ action: "console.sign_in", user_id: "alice", source_ip: "203.0.113.7" });
-    await client
-      .as("console:operator:anonymous")
-      .recordAuditEvent({
-        action: "console.sign_in_failed",
-        source_ip: "2001:db8::1",
-        reason: "bad_master_key",
-      });
+    await client.as("console:operator:anonymous").recordAuditEvent({
+      action: "console.sign_in_failed",
+      source_ip: "2001:db8::1",
+      reason: "bad_master_key",
+    });
     await client.as("console:operator:master-key").recordAuditEvent({ action: "console.sign_out" });
     const { logs } = await client.auditLogs();
     expect(logs.map((r) => [r.actor, r.action, r.user_id, r.source_ip, r.after])).toEqual([
