@@ -4,7 +4,14 @@
  * {@link AdminApiError}.
  */
 import type { z } from "zod";
-import { type AuditLogsParams, auditLogsQuery, auditLogsResponse } from "./audit.js";
+import {
+  type AuditEventRequest,
+  type AuditLogsParams,
+  auditEventRequest,
+  auditEventResponse,
+  auditLogsQuery,
+  auditLogsResponse,
+} from "./audit.js";
 import {
   type DeleteKeysRequest,
   deleteKeysRequest,
@@ -25,6 +32,7 @@ import {
   keyInfoResponse,
   listKeysResponse,
   listUsersResponse,
+  modelInfoResponse,
   modelListResponse,
   newUserResponse,
   type OpenAIErrorBody,
@@ -121,6 +129,10 @@ export class AdminApiClient {
     return new AdminApiClient({ ...this.options, actor });
   }
 
+  /** `POST /audit/event`: records a console sign-in event in the audit log (actor: {@link AdminApiClient.as}). */
+  recordAuditEvent(body: AuditEventRequest) {
+    return this.call("POST", "/audit/event", auditEventResponse, { body: auditEventRequest.parse(body) });
+  }
   /** `GET /audit/logs`: audit rows, newest first, paged and filtered. */
   auditLogs(params: AuditLogsParams = {}) {
     return this.call("GET", "/audit/logs", auditLogsResponse, { query: { ...auditLogsQuery.parse(params) } });
@@ -173,15 +185,21 @@ export class AdminApiClient {
   }) {
     return this.call("GET", "/spend/logs", spendLogsResponse, { query: params });
   }
-  /** `GET /spend/usage`: one user's, one key's, one team's, or (none) the whole platform's usage; `days` 1..366. */
+  /**
+   * `GET /spend/usage`: one user's, one key's, one team's, or (none) the whole platform's usage; `days` 1..366
+   * ending with `end_date` (a UTC day, `YYYY-MM-DD`; default today).
+   */
   usage(
-    params:
-      | { user_id: string; days: number }
-      | { api_key: string; days: number }
-      | { team_id: string; days: number }
-      | { days: number },
+    params: ({ user_id: string } | { api_key: string } | { team_id: string } | Record<never, never>) & {
+      days: number;
+      end_date?: string;
+    },
   ) {
     return this.call("GET", "/spend/usage", usageResponse, { query: params });
+  }
+  /** `GET /model/info`: every deployment with its prices (LiteLLM's route; master key). */
+  modelInfo() {
+    return this.call("GET", "/model/info", modelInfoResponse, {});
   }
   /** `POST /team/new` (LiteLLM's): the team created. 400 when `team_id` exists. */
   newTeam(body: NewTeamRequest) {

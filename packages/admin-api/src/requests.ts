@@ -155,10 +155,21 @@ export const spendLogsQuery = z.object({
   limit: pageSize(100, 1000),
 });
 
+/** A UTC day, `YYYY-MM-DD`, between 1970-01-01 and 9999-12-31. */
+export const utcDay = z
+  .string()
+  .regex(DATE_ONLY, { message: "expected a day as YYYY-MM-DD" })
+  .refine((v) => !Number.isNaN(Date.parse(v)) && new Date(v).toISOString().startsWith(v), {
+    message: "expected a day that exists (YYYY-MM-DD)",
+  })
+  .refine((v) => Date.parse(v) >= FIRST_DATE_MS && Date.parse(v) <= LAST_DATE_MS, {
+    message: "expected a date between 1970-01-01 and 9999-12-31",
+  });
+
 /**
  * `GET /spend/usage` query: at most one of `user_id` / `api_key` / `team_id` (none: every request of the
  * platform, the master key's and keys of no user included; `team_id`: the calls of the team's keys); `days`
- * 1..366 (default 30).
+ * 1..366 (default 30) ending with `end_date` (a UTC day, default today).
  */
 export const spendUsageQuery = z
   .object({
@@ -166,6 +177,7 @@ export const spendUsageQuery = z
     api_key: identifier.optional(),
     team_id: identifier.optional(),
     days: z.coerce.number().int().min(1).max(366).default(30),
+    end_date: utcDay.optional(),
   })
   .refine((q) => [q.user_id, q.api_key, q.team_id].filter((v) => v !== undefined).length <= 1, {
     message: "give at most one of user_id, api_key or team_id",

@@ -77,7 +77,14 @@ export async function buildApp(deps: ConsoleDeps): Promise<ConsoleApp> {
   // Off by default; routes opt in with `config.rateLimit` (the master-key sign-in).
   await app.register(fastifyRateLimit, { global: false });
   // The hooks must reach every route, so they are registered on the root instance, not in a plugin scope.
-  await sessionPlugin(app, { config: deps.config, sessions, store: deps.store, metrics, now });
+  await sessionPlugin(app, {
+    config: deps.config,
+    gateway: ctx.gateway,
+    sessions,
+    store: deps.store,
+    metrics,
+    now,
+  });
   await metricsPlugin(app, metrics);
   await healthRoutes(app, ctx);
   await pageRoutes(app, ctx);

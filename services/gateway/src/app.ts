@@ -30,6 +30,7 @@ import type { Router } from "./router/router.js";
 import { consoleRoutes } from "./routes/console.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
+import { modelInfoRoutes } from "./routes/model-info.js";
 import { modelsRoutes } from "./routes/models.js";
 import type { SpendRecorder } from "./spend/types.js";
 import type { Clock } from "./time/clock.js";
@@ -166,6 +167,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     token: deps.metricsToken,
   });
   app.register(modelsRoutes, { router: deps.router });
+  app.register(modelInfoRoutes, { router: deps.router });
   app.register(modelRoutes, {
     router: deps.router,
     metrics: deps.metrics,

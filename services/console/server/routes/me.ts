@@ -10,6 +10,7 @@ import type { FastifyInstance } from "fastify";
 import { SESSION_COOKIE, SIGNED_OUT_COOKIE, sessionCookieOptions } from "../plugins/session.js";
 import { ensureProvisioned } from "../provisioning.js";
 import { isAdmin } from "../session/console-sessions.js";
+import { auditSignIn } from "../session/sign-in-audit.js";
 import { gatewayFor, type RouteContext, sessionOf } from "./context.js";
 
 /** Registers `GET /api/me` and `POST /api/logout` (any session). */
@@ -54,6 +55,7 @@ export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise
     const session = sessionOf(request);
     await ctx.sessions.end(session.id);
     reply.clearCookie(SESSION_COOKIE, { path: "/" });
+    auditSignIn(ctx.gateway, request, { action: "console.sign_out", principal: session.principal });
     // Without this the chat's cookie would sign the user straight back in on the next visit.
     if (session.principal.kind === "chat") {
       reply.setCookie(SIGNED_OUT_COOKIE, session.principal.chatSessionId, {

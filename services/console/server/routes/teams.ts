@@ -20,9 +20,9 @@ import { isAdmin } from "../session/console-sessions.js";
 import { sessionUserId, type TeamView, teamFor } from "../teams/access.js";
 import { consoleUserByEmail } from "../teams/members.js";
 import { teamKeys, teamSpend } from "../teams/spend.js";
+import { usagePeriod } from "../usage-period.js";
 import { gatewayFor, type RouteContext, sessionOf } from "./context.js";
 import { presentKey } from "./keys.js";
-import { usagePeriod } from "./usage.js";
 
 /** `:teamId` of the team routes. */
 export const teamParams = z.object({ teamId: identifier });
@@ -131,8 +131,8 @@ export async function teamRoutes(app: FastifyInstance, ctx: RouteContext): Promi
   });
 
   app.get("/api/teams/:teamId/spend", sessions, async (request) => {
-    const { days } = parseInput(usagePeriod, request.query);
+    const period = parseInput(usagePeriod, request.query);
     const { info } = await teamOf(request, "admin");
-    return teamSpend(ctx.gateway, info, days);
+    return teamSpend(ctx.gateway, info, period);
   });
 }

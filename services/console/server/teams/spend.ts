@@ -12,6 +12,7 @@ import {
   type UsageResponse,
   type UsageTotals,
 } from "@platform/admin-api";
+import type { UsagePeriod } from "../usage-period.js";
 
 /** Most keys whose usage is read for one team (one `/spend/usage` call each, 4 at a time). */
 const MAX_KEYS = 200;
@@ -31,7 +32,15 @@ export interface TeamSpend {
   by_model: Array<UsageTotals & { model: string }>;
 }
 
-const ZERO: UsageTotals = { spend: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, requests: 0 };
+const ZERO: UsageTotals = {
+  spend: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+  cached_tokens: 0,
+  requests: 0,
+  failed_requests: 0,
+};
 
 /** The sum of two totals. */
 function add(a: UsageTotals, b: UsageTotals): UsageTotals {
@@ -40,7 +49,9 @@ function add(a: UsageTotals, b: UsageTotals): UsageTotals {
     prompt_tokens: a.prompt_tokens + b.prompt_tokens,
     completion_tokens: a.completion_tokens + b.completion_tokens,
     total_tokens: a.total_tokens + b.total_tokens,
+    cached_tokens: a.cached_tokens + b.cached_tokens,
     requests: a.requests + b.requests,
+    failed_requests: a.failed_requests + b.failed_requests,
   };
 }
 
@@ -63,7 +74,9 @@ const totalsOf = (row: UsageTotals): UsageTotals => ({
   prompt_tokens: row.prompt_tokens,
   completion_tokens: row.completion_tokens,
   total_tokens: row.total_tokens,
+  cached_tokens: row.cached_tokens,
   requests: row.requests,
+  failed_requests: row.failed_requests,
 });
 
 /** The team's keys as records (the `/key/info` shape `/team/info` lists them in), at most {@link MAX_KEYS}. */
@@ -75,20 +88,23 @@ export function teamKeys(info: TeamInfoResponse): KeyRecord[] {
 }
 
 /**
- * The team's spend over the last `days` days (1..366), by member, key and model; members named by their e-mail
+ * The team's spend over `period` (`days` days, 1..366, ending with `end_date` or today), by member, key and model; members named by their e-mail
  * from the team's memberships.
  * @throws AdminApiError when the gateway fails.
  */
 export async function teamSpend(
   gateway: AdminApiClient,
   info: TeamInfoResponse,
-  days: number,
+  period: UsagePeriod,
 ): Promise<TeamSpend> {
+  const { days, end_date } = period;
   const keys = teamKeys(info).slice(0, MAX_KEYS);
   const usages: UsageResponse[] = [];
   for (let i = 0; i < keys.length; i += PARALLEL) {
     const batch = keys.slice(i, i + PARALLEL);
-    usages.push(...(await Promise.all(batch.map((k) => gateway.usage({ api_key: k.token, days })))));
+    usages.push(
+      ...(await Promise.all(batch.map((k) => gateway.usage({ api_key: k.token, days, end_date })))),
+    );
   }
   const emails = new Map(info.team_memberships.map((m) => [m.user_id, m.user_email]));
   const members = new Map<string, TeamSpend["by_member"][number]>();

@@ -2,9 +2,28 @@
  * The console server's JSON API as the web app uses it. State-changing calls carry the session's CSRF token
  * (from /api/me); a 401 means the session ended, so the page goes to /unauthorized.
  */
-import type { TeamMembership, UsageResponse, UsageTotals, UserRecord } from "@platform/admin-api";
+import type { SpendLog, TeamMembership, UsageResponse, UsageTotals, UserRecord } from "@platform/admin-api";
 
 export type { TeamMembership, UsageResponse, UsageTotals, UserRecord };
+
+/** One request as the console lists it (the gateway's `/spend/logs` row; the chat's calls keyed "Chat"). */
+export type SpendLogRow = SpendLog;
+
+/** Prompt caching over a period (`caching` of `GET /api/usage`): tokens and USD saved. */
+export interface CachingSavings {
+  /** Input tokens read from the provider's prompt cache. */
+  cached_tokens: number;
+  /** USD: what they would have cost as fresh input minus what they cost. */
+  saved: number;
+  /** Of `cached_tokens`, those of a model the gateway no longer lists (not priced). */
+  unpriced_tokens: number;
+}
+
+/** `GET /api/usage`: the gateway's usage (without its per-deployment cache reads) and `caching`. */
+export type ConsoleUsage = Pick<
+  UsageResponse,
+  "days" | "start_date" | "end_date" | "totals" | "daily" | "by_model" | "by_key" | "recent"
+> & { caching: CachingSavings };
 
 /** `GET /api/me`. */
 export interface Me {

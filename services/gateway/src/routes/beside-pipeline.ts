@@ -31,6 +31,11 @@ export const appRoutesBesidePipeline: readonly OffPipelineRoute[] = [
     url,
     why: "Lists the registered model aliases (narrowed to a key's own models); no upstream call, nothing to count or guard (routes/models.ts).",
   })),
+  ...["/model/info", "/v1/model/info"].map((url) => ({
+    method: "GET" as const,
+    url,
+    why: "The master key only (requireMaster): each deployment's alias, provider/model and prices; never its API key or base URL; no upstream call (routes/model-info.ts).",
+  })),
   ...["/ui", "/ui/"].map((url) => ({
     method: "GET" as const,
     url,

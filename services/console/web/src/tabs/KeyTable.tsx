@@ -97,7 +97,7 @@ function KeyCards({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
           key={k.token}
           radius={0}
           p="sm"
-          style={{ borderBottom: "1px solid var(--mantine-color-gray-3)" }}
+          style={{ borderBottom: "1px solid var(--mantine-color-default-border)" }}
         >
           <Group justify="space-between" wrap="nowrap" align="flex-start">
             <KeyName k={k} />

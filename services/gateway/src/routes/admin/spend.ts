@@ -1,8 +1,8 @@
 /**
  * Spend reads: `/spend/logs` (LiteLLM's `LiteLLM_SpendLogs` row shape, newest first) and `/spend/usage`, the
- * aggregates the key console shows for one user, one key or the whole platform (per day over 7/30/90 days with empty days as
- * zeros, per model, per key, the 50 most recent requests; for a user, a key, a team or the platform), and LiteLLM's
- * spend-by-team report `/global/spend/teams` (`spend/team-report.ts`).
+ * aggregates the key console shows for one user, one key, one team or the whole platform (per day over `days`
+ * days ending with `end_date`, default today, with empty days as zeros; per model, per key, the 50 most recent
+ * requests), and LiteLLM's spend-by-team report `/global/spend/teams` (`spend/team-report.ts`).
  */
 
 import {
@@ -60,7 +60,7 @@ export function registerSpendRoutes(app: FastifyInstance, context: AdminContext)
           : query.team_id !== undefined
             ? { teamId: query.team_id }
             : {};
-    return queryUsage(pool, scope, query.days, clock.now());
+    return queryUsage(pool, scope, query.days, clock.now(), query.end_date);
   });
 
   adminRoute(app, "GET", "/global/spend/teams", async () => globalSpendByTeam(pool, clock.now()));
