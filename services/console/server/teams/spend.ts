@@ -1,22 +1,15 @@
 /**
- * A team's spend over the last `days` UTC days, by member, key and model, computed in the console from what the
- * gateway answers today: `/team/info` (the team's keys, whose `user_id` is the member a key belongs to, null for
- * a service key) and `/spend/usage?api_key=` per key. {@link teamSpend} is the one place to swap for a
- * `/spend/logs?team_id=` query once the gateway filters spend by team.
+ * A team's spend over a period, by member, key and model: the gateway's `/spend/usage?team_id=` (the calls of
+ * the team's keys), with `/team/info` naming each key's member (`user_id`, null for a service key).
  */
 import {
   type AdminApiClient,
   type KeyRecord,
   keyRecord,
   type TeamInfoResponse,
-  type UsageResponse,
   type UsageTotals,
 } from "@platform/admin-api";
 import type { UsagePeriod } from "../usage-period.js";
-
-/** Most keys whose usage is read for one team (one `/spend/usage` call each, 4 at a time). */
-const MAX_KEYS = 200;
-const PARALLEL = 4;
 
 /** A team's spend (USD) and tokens over `days` days: totals, per member, per key, per model alias. */
 export interface TeamSpend {
@@ -79,7 +72,7 @@ const totalsOf = (row: UsageTotals): UsageTotals => ({
   failed_requests: row.failed_requests,
 });
 
-/** The team's keys as records (the `/key/info` shape `/team/info` lists them in), at most {@link MAX_KEYS}. */
+/** The team's keys as records (the `/key/info` shape `/team/info` lists them in). */
 export function teamKeys(info: TeamInfoResponse): KeyRecord[] {
   return info.keys.flatMap((k) => {
     const parsed = keyRecord.safeParse(k);
@@ -88,8 +81,9 @@ export function teamKeys(info: TeamInfoResponse): KeyRecord[] {
 }
 
 /**
- * The team's spend over `period` (`days` days, 1..366, ending with `end_date` or today), by member, key and model; members named by their e-mail
- * from the team's memberships.
+ * The team's spend over `period` (`days` days, 1..366, ending with `end_date` or today), by member, key and
+ * model, from one `/spend/usage?team_id=` read; members named by their e-mail from the team's memberships, each
+ * key's member from `/team/info`'s keys (a key the team no longer lists counts as a service key).
  * @throws AdminApiError when the gateway fails.
  */
 export async function teamSpend(
@@ -98,46 +92,43 @@ export async function teamSpend(
   period: UsagePeriod,
 ): Promise<TeamSpend> {
   const { days, end_date } = period;
-  const keys = teamKeys(info).slice(0, MAX_KEYS);
-  const usages: UsageResponse[] = [];
-  for (let i = 0; i < keys.length; i += PARALLEL) {
-    const batch = keys.slice(i, i + PARALLEL);
-    usages.push(
-      ...(await Promise.all(batch.map((k) => gateway.usage({ api_key: k.token, days, end_date })))),
-    );
-  }
+  const usage = await gateway.usage({ team_id: info.team_id, days, end_date });
   const emails = new Map(info.team_memberships.map((m) => [m.user_id, m.user_email]));
   const members = new Map<string, TeamSpend["by_member"][number]>();
-  const models = new Map<string, TeamSpend["by_model"][number]>();
-  const byKey: TeamSpend["by_key"] = [];
   for (const m of info.team_memberships) {
     book(members, m.user_id, () => ({ ...ZERO, user_id: m.user_id, user_email: m.user_email }), ZERO);
   }
-  let totals = ZERO;
-  keys.forEach((key, i) => {
-    const usage = usages[i] as UsageResponse;
-    totals = add(totals, usage.totals);
-    const owner = key.user_id ?? null;
-    byKey.push({
-      ...totalsOf(usage.totals),
-      api_key: key.token,
-      key_name: key.key_name,
-      key_alias: key.key_alias,
-      user_id: owner,
+  // Every key the team lists, used or not; then the usage rows by key hash.
+  const keys = new Map<string, TeamSpend["by_key"][number]>();
+  for (const key of teamKeys(info)) {
+    const entry = { ...ZERO, api_key: key.token, key_name: key.key_name, key_alias: key.key_alias };
+    keys.set(key.token, { ...entry, user_id: key.user_id ?? null });
+  }
+  for (const row of usage.by_key) {
+    if (row.api_key === null) continue;
+    const known = keys.get(row.api_key);
+    const name = { key_name: row.key_name ?? row.api_key, key_alias: row.key_alias };
+    keys.set(row.api_key, {
+      ...totalsOf(row),
+      api_key: row.api_key,
+      ...(known === undefined ? name : { key_name: known.key_name, key_alias: known.key_alias }),
+      user_id: known?.user_id ?? null,
     });
-    book(
-      members,
-      owner ?? "",
-      () => ({ ...ZERO, user_id: owner, user_email: owner === null ? null : (emails.get(owner) ?? null) }),
-      usage.totals,
-    );
-    for (const m of usage.by_model) book(models, m.model, () => ({ ...ZERO, model: m.model }), totalsOf(m));
-  });
+  }
+  for (const key of keys.values()) {
+    const owner = key.user_id;
+    const fresh = () => ({
+      ...ZERO,
+      user_id: owner,
+      user_email: owner === null ? null : (emails.get(owner) ?? null),
+    });
+    book(members, owner ?? "", fresh, totalsOf(key));
+  }
   return {
     days,
-    totals,
+    totals: totalsOf(usage.totals),
     by_member: bySpend(members.values()),
-    by_key: bySpend(byKey),
-    by_model: bySpend(models.values()),
+    by_key: bySpend(keys.values()),
+    by_model: bySpend(usage.by_model.map((m) => ({ ...totalsOf(m), model: m.model }))),
   };
 }
