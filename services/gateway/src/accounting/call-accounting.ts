@@ -12,7 +12,7 @@ import type { Admission } from "../limits/types.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
 import { recordCallMetrics } from "../metrics/record-call.js";
 import type { CallerLabels, Usage } from "../pipeline/types.js";
-import type { SpendRecorder } from "../spend/types.js";
+import type { SpendLogRow, SpendRecorder } from "../spend/types.js";
 import type { UsageBreakdown } from "./usage.js";
 
 const MASTER_LABELS: CallerLabels = Object.freeze({
@@ -25,6 +25,14 @@ const MASTER_LABELS: CallerLabels = Object.freeze({
 export function callerLabels(auth: AuthContext): CallerLabels {
   if (auth.kind === "master") return MASTER_LABELS;
   return { hashed_api_key: auth.keyHash, api_key_alias: auth.keyAlias ?? "", user: auth.userId ?? "" };
+}
+
+/** The spend row's caller columns (key hash, alias, user, team); all null for the master key. */
+export function callerColumns(
+  auth: AuthContext,
+): Pick<SpendLogRow, "keyHash" | "keyAlias" | "userId" | "teamId"> {
+  if (auth.kind !== "virtual") return { keyHash: null, keyAlias: null, userId: null, teamId: null };
+  return { keyHash: auth.keyHash, keyAlias: auth.keyAlias, userId: auth.userId, teamId: auth.teamId ?? null };
 }
 
 /** One call's facts, gathered along the request path. Times are `performance.now()` ms unless noted. */
@@ -46,6 +54,8 @@ export interface CallRecord {
   upstreamMs: number;
   /** Prompt tokens estimated before the call (used when the upstream reports no usage). */
   estimatedPromptTokens: number;
+  /** The response cache's key of the call, when it was looked up or stored (the spend row's `cache_key`). */
+  cacheKey?: string;
   /** The upstream's response headers (its `x-ratelimit-remaining-*` feed the remaining-limit gauges). */
   upstreamHeaders?: Readonly<Record<string, string | string[] | undefined>>;
 }
@@ -146,10 +156,7 @@ export function recordCall(
 
   spend?.record({
     requestId: record.requestId,
-    keyHash: record.auth.kind === "virtual" ? record.auth.keyHash : null,
-    keyAlias: record.auth.kind === "virtual" ? record.auth.keyAlias : null,
-    userId: record.auth.kind === "virtual" ? record.auth.userId : null,
-    teamId: record.auth.kind === "virtual" ? (record.auth.teamId ?? null) : null,
+    ...callerColumns(record.auth),
     modelGroup: record.requestedModel,
     model: `${d.provider}/${d.upstreamModel}`,
     deploymentId: d.id,
@@ -163,5 +170,6 @@ export function recordCall(
     stream: record.stream,
     callType: record.callType,
     ...(amounts.breakdown === undefined ? {} : { usageDetails: amounts.breakdown }),
+    ...(record.cacheKey === undefined ? {} : { cacheKey: record.cacheKey }),
   });
 }

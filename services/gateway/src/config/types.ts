@@ -5,6 +5,7 @@
  */
 
 import type { McpServerConfig } from "../mcp/config.js";
+import type { ResponseCacheSettings } from "../response-cache/settings.js";
 import type { PricePart } from "./price-keys.js";
 
 /** Upstream API families the gateway can call. Both speak OpenAI's chat completions wire format. */
@@ -142,6 +143,8 @@ export interface ModelConfig {
   guardrails: unknown[];
   /** `mcp_servers:`, the upstream MCP servers behind `/mcp` (`mcp/config.ts`); absent: none. */
   mcpServers?: McpServerConfig[];
+  /** `litellm_settings.cache: true` with its `cache_params` (config/cache-params.ts); absent: no response cache. */
+  responseCache?: ResponseCacheSettings;
   /** `general_settings.master_key`, resolved; GATEWAY_MASTER_KEY wins over it. */
   masterKey?: string;
   /**

@@ -273,4 +273,15 @@ CREATE INDEX spend_logs_team_time_idx ON spend_logs (team_id, start_time DESC) W
 ALTER TABLE audit_log ADD COLUMN team_id text;
 `,
   },
+  {
+    id: 11,
+    name: "spend_logs_cache_hit",
+    // The response cache (response-cache/): LiteLLM's spend log columns `cache_hit` and `cache_key`, and what a
+    // hit saved (USD, the cost of the call that was stored; 0 for other rows), for the usage views.
+    sql: `
+ALTER TABLE spend_logs ADD COLUMN cache_hit boolean NOT NULL DEFAULT false;
+ALTER TABLE spend_logs ADD COLUMN cache_key text;
+ALTER TABLE spend_logs ADD COLUMN cache_saved_spend numeric NOT NULL DEFAULT 0;
+`,
+  },
 ];

@@ -24,6 +24,8 @@ import type { TextSlot } from "../guardrails/text/slots.js";
 import type { Admission, Admitter } from "../limits/types.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
 import type { JsonText } from "../plugins/json-body.js";
+import type { ResponseCache } from "../response-cache/index.js";
+import type { CallCacheState } from "../response-cache/types.js";
 import type { ResponseOwners } from "../response-owners/types.js";
 import type { CallAbort } from "../router/call-abort.js";
 import type { RoutePlan, Router, UpstreamResponse } from "../router/router.js";
@@ -90,6 +92,11 @@ export interface PipelineDeps {
    * (`general_settings.stream_client_idle_timeout`; default 60 s, streaming/client-flow.ts).
    */
   streamClientIdleTimeoutMs?: number;
+  /**
+   * The exact response cache (`litellm_settings.cache: true`; `response-cache/`); absent: no lookup, no store,
+   * nothing computed per request.
+   */
+  responseCache?: ResponseCache;
 }
 
 /** The longest a stream may run, ms (`GATEWAY_MAX_STREAM_DURATION_MS`): 30 minutes. */
@@ -183,6 +190,8 @@ export interface CallContext<B extends EndpointBody = EndpointBody> {
   output: unknown;
   /** The answer's content as the upstream gave it, when it differs from `output` (an output guard rewrote it). */
   upstreamOutput: unknown;
+  /** The response cache's state of the call (cache-lookup step), when the call is cacheable. */
+  cache: CallCacheState | undefined;
 }
 
 /** Guardrails seam. Every method may be slow (a classifier, Presidio); the call waits for it. */

@@ -63,6 +63,23 @@ export async function admit(call: CallContext, admitter: Admitter | undefined): 
 }
 
 /**
+ * Admits a call answered from the response cache: it counts as one request against rpm (and holds a parallel
+ * slot while it is answered) like any other, but reserves nothing and counts no tokens: it reaches no upstream.
+ * A key whose budget is spent is still refused, as for a free call.
+ * @throws GatewayError 429 `rate_limit_error` / `budget_exceeded` from the admitter.
+ */
+export async function admitCacheHit(call: CallContext, admitter: Admitter | undefined): Promise<void> {
+  const { auth } = call;
+  if (auth.kind !== "virtual" || auth.subjects.length === 0 || admitter === undefined) return;
+  call.admission = await admitter.admit({
+    subjects: auth.subjects,
+    model: call.body.model,
+    estimatedCost: 0,
+    estimatedTokens: 0,
+  });
+}
+
+/**
  * Makes `reservation` the call's: what it reserves, what its stream may relay, the cap it sends, and the output
  * that rate limits and routing expect (the cap the upstream is sent, else the default: not the plan's maximum,
  * which a deployment's `tpm` would hold for every call in flight).

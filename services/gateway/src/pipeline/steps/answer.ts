@@ -40,6 +40,8 @@ import {
   settle,
 } from "./account.js";
 import { withTopUp } from "./admit.js";
+import { cacheKeyHeader } from "./cache-lookup.js";
+import { StreamCapture, storeAnswer } from "./cache-store.js";
 
 /** Keeps a name or entity header-safe (they come from configuration, never from the client). */
 const token = (value: string) => value.replace(/[^\w.-]/g, "_");
@@ -87,6 +89,11 @@ export interface JsonAnswerFormat {
    * called for an answer the guard blocked. E.g. the Responses endpoint records the response's owner here.
    */
   answered?(answer: unknown): void;
+  /**
+   * The answer is whole and may be stored by the response cache (`steps/cache-store.ts`): not cut by a cap, not a
+   * refusal. Absent: the endpoint's answers are never stored.
+   */
+  cacheable?(answer: Record<string, unknown>): boolean;
 }
 
 /** 502 for an upstream body that is not JSON. */
@@ -157,8 +164,11 @@ export async function answerJson(
     .header("x-litellm-response-cost", formatCost(measured.amounts.cost))
     .header("x-litellm-model-id", upstream.deployment.id)
     .headers(decisionHeaders(call.decisions))
+    .headers(cacheKeyHeader(call))
     .send(text);
   book(call, deps, measured, 200);
+  if (call.cache?.store === true && format.cacheable?.(completion as Record<string, unknown>) === true)
+    storeAnswer(call, deps, completion as Record<string, unknown>, measured.amounts.cost);
   return sent;
 }
 
@@ -238,6 +248,8 @@ export interface StreamAnswerOptions {
   encoder?: StreamEncoder;
   /** The response's `content-type` (default `text/event-stream; charset=utf-8`). */
   contentType?: string;
+  /** The assembled answer may be stored by the response cache ({@link JsonAnswerFormat.cacheable}); absent: never. */
+  cacheable?(answer: Record<string, unknown>): boolean;
 }
 
 /**
@@ -264,6 +276,10 @@ export async function answerStream(
   const outputGuard = deps.guard?.streamOutput(call);
   const text = deps.collectOutput ? new StreamText() : undefined;
   const deadline = streamDeadline(upstream, deps);
+  const capture =
+    call.cache?.store === true && options.cacheable !== undefined
+      ? new StreamCapture(deps.responseCache?.settings.maxEntryBytes ?? 0)
+      : undefined;
   const outcome = await relaySse(upstream.body, res, {
     open,
     stripUsage: options.stripUsage,
@@ -275,6 +291,7 @@ export async function answerStream(
     ...clientIdleOf(deps),
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),
     ...(text === undefined ? {} : { onText: (piece: string) => text.addText(piece) }),
+    ...(capture === undefined ? {} : { onPayload: capture.onPayload }),
     onFirstChunk: () => firstByte(call, upstream, deps),
   }).finally(() => clearTimeout(deadline));
   if (!upstream.body.destroyed) upstream.body.destroy();
@@ -289,8 +306,17 @@ export async function answerStream(
   const left = res.destroyed && !outcome.completed;
   const ended = streamEnding(outcome.upstreamError, outcome.blocked, left, outcome.clientIdle);
   // A stream cut at its reservation never read the upstream's usage; one without usage is booked by its count.
-  settle(call, deps, outcome.cut ? undefined : outcome.usage, outcome.outputTokens, ended.status);
+  const cost = settle(
+    call,
+    deps,
+    outcome.cut ? undefined : outcome.usage,
+    outcome.outputTokens,
+    ended.status,
+  );
   finish(deps, request, ended.status, ended.errorType);
+  if (capture === undefined || ended.status !== 200 || outcome.cut || !outcome.completed) return;
+  const answer = await capture.answer(call);
+  if (answer !== undefined && options.cacheable?.(answer) === true) storeAnswer(call, deps, answer, cost);
 }
 
 /**
@@ -315,6 +341,7 @@ export function openStream(
     "x-request-id": request.id,
     "x-litellm-model-id": upstream.deployment.id,
     ...decisionHeaders(call.decisions),
+    ...cacheKeyHeader(call),
     ...observerHeaders(deps.observers, call),
   });
 }
