@@ -9,9 +9,9 @@
  * `max_entries`. The Redis address keys (`host`, `port`, `password`, …) are ignored: the cache uses `REDIS_URL`.
  */
 import { z } from "zod";
-import type { CallType } from "../pipeline/types.js";
 import {
   CACHEABLE_CALL_TYPES,
+  type CacheableCallType,
   DEFAULT_CACHE_TTL_SECONDS,
   DEFAULT_MAX_ENTRIES,
   DEFAULT_MAX_ENTRY_BYTES,
@@ -54,7 +54,7 @@ const cacheParamsKeys: KeySet = {
 };
 
 /** LiteLLM's sync call type names, mapped to the async ones the gateway records. */
-const SYNC_NAMES: Readonly<Record<string, CallType>> = {
+const SYNC_NAMES: Readonly<Record<string, CacheableCallType>> = {
   completion: "acompletion",
   text_completion: "atext_completion",
   embedding: "aembedding",
@@ -104,7 +104,9 @@ export function readCacheSettings(
       report.warn(at, "cache_params is ignored while litellm_settings.cache is not true");
     return undefined;
   }
-  const callTypes = parsed.supported_call_types?.map((name) => SYNC_NAMES[name] ?? (name as CallType));
+  const callTypes = parsed.supported_call_types?.map(
+    (name) => SYNC_NAMES[name] ?? (name as CacheableCallType),
+  );
   return {
     type: parsed.type ?? "redis",
     ttlSeconds: parsed.ttl ?? DEFAULT_CACHE_TTL_SECONDS,

@@ -17,8 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import type { AuthContext } from "../auth/types.js";
-import type { CallType } from "../pipeline/types.js";
-import type { ResponseCacheScope } from "./settings.js";
+import type { CacheableCallType, ResponseCacheScope } from "./settings.js";
 
 /** Members that change how an answer is delivered, logged or booked, never what it says. */
 export const DELIVERY_FIELDS: ReadonlySet<string> = new Set([
@@ -38,7 +37,7 @@ export const DELIVERY_FIELDS: ReadonlySet<string> = new Set([
  * Defaults made explicit per call type (OpenAI's and Anthropic's API references): a request that leaves one out
  * gets the same key as one that sends the default.
  */
-export const KEY_DEFAULTS: Readonly<Partial<Record<CallType, Readonly<Record<string, unknown>>>>> = {
+export const KEY_DEFAULTS: Readonly<Partial<Record<CacheableCallType, Readonly<Record<string, unknown>>>>> = {
   acompletion: {
     n: 1,
     temperature: 1,
@@ -71,8 +70,8 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The answer-changing members of `body` with the call type's defaults filled in (a shallow copy). */
-export function answerParameters(callType: CallType, body: Record<string, unknown>): Record<string, unknown> {
-  const params: Record<string, unknown> = { ...KEY_DEFAULTS[callType] };
+export function answerParameters(callType: string, body: Record<string, unknown>): Record<string, unknown> {
+  const params: Record<string, unknown> = { ...KEY_DEFAULTS[callType as CacheableCallType] };
   for (const [name, value] of Object.entries(body)) {
     if (DELIVERY_FIELDS.has(name) || value === undefined || value === null) continue;
     params[name === "max_tokens" && callType === "acompletion" ? "max_completion_tokens" : name] = value;
@@ -94,7 +93,8 @@ export function scopeOf(auth: AuthContext, scope: ResponseCacheScope): string {
 
 /** What a key is computed from. */
 export interface KeyInput {
-  callType: CallType;
+  /** LiteLLM's `call_type` of the endpoint. */
+  callType: string;
   /** The resolved alias (`call.model`). */
   modelGroup: string;
   /** The group's config version ({@link groupVersions}). */

@@ -3,7 +3,14 @@
  * `litellm_settings.cache_params` (LiteLLM docs, proxy/caching.md): which store, how long entries live, which
  * endpoints are cached, whether caching is on by default, and how entries are scoped.
  */
-import type { CallType } from "../pipeline/types.js";
+
+/** LiteLLM's `call_type` of the endpoints the cache serves (a subset of the pipeline's `CallType`). */
+export type CacheableCallType =
+  | "acompletion"
+  | "atext_completion"
+  | "aembedding"
+  | "aresponses"
+  | "anthropic_messages";
 
 /**
  * Where entries live: `redis` (the platform's Redis, `REDIS_URL`; shared by every instance) or `local` (an
@@ -29,7 +36,7 @@ export interface ResponseCacheSettings {
   /** Prefix of every entry's key (`cache_params.namespace`); entries of another namespace are never hit. */
   namespace: string;
   /** The call types looked up and stored (`cache_params.supported_call_types`; default every cacheable one). */
-  supportedCallTypes: readonly CallType[];
+  supportedCallTypes: readonly CacheableCallType[];
   mode: ResponseCacheMode;
   scope: ResponseCacheScope;
   /** The largest answer stored, bytes of its JSON (`cache_params.max_entry_bytes`, the gateway's own key). */
@@ -49,7 +56,7 @@ export const DEFAULT_MAX_ENTRIES = 10_000;
  * The call types the cache serves, under LiteLLM's `supported_call_types` names (its `CallTypes` enum; LiteLLM
  * also accepts the sync names, `completion`, `embedding`, `text_completion`, `responses`, mapped to these).
  */
-export const CACHEABLE_CALL_TYPES: readonly CallType[] = [
+export const CACHEABLE_CALL_TYPES: readonly CacheableCallType[] = [
   "acompletion",
   "atext_completion",
   "aembedding",

@@ -5,13 +5,13 @@
  * lookup step would ask it after an exact miss.
  */
 import type { Usage } from "../accounting/usage.js";
-import type { CallType } from "../pipeline/types.js";
 
 /** One stored answer. */
 export interface CachedAnswer {
   /** Format version of the entry; an entry of another version is a miss. */
   v: 1;
-  callType: CallType;
+  /** LiteLLM's `call_type` of the endpoint that answered. */
+  callType: string;
   /**
    * The answer as the client got it (after the output guard), in its endpoint's JSON shape: a `chat.completion`,
    * a `text_completion`, an embeddings `list`, a Responses `response`, an Anthropic `message`. An answer that was

@@ -28,7 +28,7 @@ export async function lookupCache<B extends EndpointBody>(
   const spec = endpoint.cache;
   if (cache === undefined || spec === undefined || call.model === undefined) return undefined;
   const { settings } = cache;
-  if (!settings.supportedCallTypes.includes(call.callType)) return undefined;
+  if (!(settings.supportedCallTypes as readonly string[]).includes(call.callType)) return undefined;
   const controls = readControls(call.body.cache);
   if (call.body.cache !== undefined) {
     delete call.body.cache;
