@@ -25,13 +25,21 @@ const POLICY = `guardrails:
 /** A gateway with the cache on; `cacheParams` are `cache_params` lines (indented four spaces). */
 export async function startCachedGateway(
   upstream: FakeUpstream,
-  options: { databaseUrl: string; prefix: string; cacheParams?: string; redisUrl?: string },
+  options: {
+    databaseUrl: string;
+    prefix: string;
+    cacheParams?: string;
+    redisUrl?: string;
+    /** More `model_list` entries (YAML list items). */
+    moreModels?: string;
+  },
 ): Promise<TestGateway> {
   const policyPath = join(mkdtempSync(join(tmpdir(), "gw-cache-")), "policy.yaml");
   writeFileSync(policyPath, POLICY);
   const config = [
     "model_list:",
     deployment("general", upstream.url, PRICED),
+    options.moreModels ?? "",
     "litellm_settings:",
     "  cache: true",
     "  cache_params:",

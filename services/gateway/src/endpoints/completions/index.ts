@@ -16,6 +16,7 @@ import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
+import { completionsCache, wholeTextCompletion } from "./cache.js";
 import { type CompletionRequest, completionChoices, parseCompletion } from "./schema.js";
 import { completionAnswerTexts, completionRequestTexts } from "./texts.js";
 
@@ -24,6 +25,7 @@ export const completionAnswer: JsonAnswerFormat = {
   usage: (answer) => openAiUsage((answer as { usage?: unknown } | null)?.usage),
   output: (answer) => (answer as { choices?: Array<{ text?: unknown }> } | null)?.choices?.[0]?.text,
   outputTexts: completionAnswerTexts,
+  cacheable: wholeTextCompletion,
 };
 
 /** The text completions endpoint. */
@@ -45,6 +47,8 @@ export const completions: Endpoint<CompletionRequest> = {
     if (!call.stream) return answerJson(call, upstream, deps, reply, completionAnswer);
     return answerStream(call, upstream, deps, request, reply, {
       stripUsage: call.body.stream_options?.include_usage !== true,
+      cacheable: wholeTextCompletion,
     });
   },
+  cache: completionsCache,
 };

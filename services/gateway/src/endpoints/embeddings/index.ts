@@ -10,6 +10,7 @@
 import { openAiUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { sendCachedJson } from "../../pipeline/steps/cache-replay.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { Usage } from "../../pipeline/types.js";
@@ -29,6 +30,8 @@ export function embeddingUsage(answer: unknown): Usage | undefined {
 export const embeddingAnswer: JsonAnswerFormat = {
   usage: embeddingUsage,
   output: () => undefined,
+  // Vectors are whole or absent: any answer with data may be stored.
+  cacheable: (answer) => Array.isArray(answer.data) && answer.data.length > 0,
 };
 
 /** The embeddings endpoint. */
@@ -48,4 +51,5 @@ export const embeddings: Endpoint<EmbeddingRequest> = {
     return send(call, deps.router, { api: "embeddings", body: call.body, json });
   },
   answer: (call, upstream, deps, _request, reply) => answerJson(call, upstream, deps, reply, embeddingAnswer),
+  cache: { replay: async (call, entry, deps, _request, reply) => sendCachedJson(call, entry, deps, reply) },
 };

@@ -20,6 +20,7 @@ import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { CallContext } from "../../pipeline/types.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { messagesCache, wholeMessage } from "./cache.js";
 import { fromChatCompletion } from "./from-chat.js";
 import { messagesEventReader } from "./native-events.js";
 import { type MessagesRequest, parseMessagesRequest } from "./schema.js";
@@ -41,6 +42,7 @@ export const messageAnswer: JsonAnswerFormat = {
   usage: (answer) => anthropicUsage((answer as { usage?: unknown } | null)?.usage),
   output: (answer) => structuredClone((answer as { content?: unknown } | null)?.content),
   outputTexts: messageAnswerTexts,
+  cacheable: wholeMessage,
 };
 
 /**
@@ -79,6 +81,9 @@ export const messages: Endpoint<MessagesRequest> = {
     return answerStream(call, upstream, deps, request, reply, {
       stripUsage: false,
       encoder: messagesStreamEncoder(call.body.model, call.promptEstimate),
+      cacheable: wholeMessage,
+      storedAs: fromChatCompletion,
     });
   },
+  cache: messagesCache,
 };

@@ -26,6 +26,7 @@ import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
+import { responsesCache, wholeResponse } from "./cache.js";
 import { responsesEventReader } from "./native-events.js";
 import { checkPrevious, idNotingReader, recordRelayed } from "./ownership.js";
 import { fromChatCompletion } from "./response-object.js";
@@ -45,6 +46,7 @@ export const responseAnswer: JsonAnswerFormat = {
   usage: (answer) => responsesApiUsage((answer as { usage?: unknown } | null)?.usage),
   output: outputOf,
   outputTexts: responseOutputTexts,
+  cacheable: wholeResponse,
 };
 
 /** The 400 for `previous_response_id` on the translated path. */
@@ -107,6 +109,8 @@ export const responses: Endpoint<ResponsesRequest> = {
       return answerStream(call, upstream, deps, request, reply, {
         stripUsage: false,
         encoder: new ResponsesStreamEncoder(call.body),
+        cacheable: wholeResponse,
+        storedAs: (completion) => fromChatCompletion(call.body, completion),
       });
     }
     if (native) {
@@ -122,4 +126,5 @@ export const responses: Endpoint<ResponsesRequest> = {
       translate: (completion) => fromChatCompletion(call.body, completion as Record<string, unknown>),
     });
   },
+  cache: responsesCache,
 };

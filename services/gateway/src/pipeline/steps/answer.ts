@@ -250,6 +250,11 @@ export interface StreamAnswerOptions {
   contentType?: string;
   /** The assembled answer may be stored by the response cache ({@link JsonAnswerFormat.cacheable}); absent: never. */
   cacheable?(answer: Record<string, unknown>): boolean;
+  /**
+   * A translating endpoint's answer from the stream's assembled chat completion (e.g. a Messages `message`): what
+   * the response cache stores, since a JSON request is answered with it. Default: the chat completion itself.
+   */
+  storedAs?(completion: Record<string, unknown>): unknown;
 }
 
 /**
@@ -315,8 +320,10 @@ export async function answerStream(
   );
   finish(deps, request, ended.status, ended.errorType);
   if (capture === undefined || ended.status !== 200 || outcome.cut || !outcome.completed) return;
-  const answer = await capture.answer(call);
-  if (answer !== undefined && options.cacheable?.(answer) === true) storeAnswer(call, deps, answer, cost);
+  const assembled = await capture.answer(call);
+  if (assembled === undefined) return;
+  const answer = (options.storedAs?.(assembled) ?? assembled) as Record<string, unknown>;
+  if (options.cacheable?.(answer) === true) storeAnswer(call, deps, answer, cost);
 }
 
 /**
