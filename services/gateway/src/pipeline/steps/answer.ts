@@ -41,7 +41,7 @@ import {
 } from "./account.js";
 import { withTopUp } from "./admit.js";
 import { cacheKeyHeader } from "./cache-lookup.js";
-import { StreamCapture, storeAnswer } from "./cache-store.js";
+import { type StreamCacheFormat, storeAnswer, storeStreamed, streamCapture } from "./cache-store.js";
 
 /** Keeps a name or entity header-safe (they come from configuration, never from the client). */
 const token = (value: string) => value.replace(/[^\w.-]/g, "_");
@@ -248,13 +248,9 @@ export interface StreamAnswerOptions {
   encoder?: StreamEncoder;
   /** The response's `content-type` (default `text/event-stream; charset=utf-8`). */
   contentType?: string;
-  /** The assembled answer may be stored by the response cache ({@link JsonAnswerFormat.cacheable}); absent: never. */
-  cacheable?(answer: Record<string, unknown>): boolean;
-  /**
-   * A translating endpoint's answer from the stream's assembled chat completion (e.g. a Messages `message`): what
-   * the response cache stores, since a JSON request is answered with it. Default: the chat completion itself.
-   */
-  storedAs?(completion: Record<string, unknown>): unknown;
+  /** The response cache's reading of the stream (`steps/cache-store.ts`); absent: never stored. */
+  cacheable?: StreamCacheFormat["cacheable"];
+  storedAs?: StreamCacheFormat["storedAs"];
 }
 
 /**
@@ -281,10 +277,7 @@ export async function answerStream(
   const outputGuard = deps.guard?.streamOutput(call);
   const text = deps.collectOutput ? new StreamText() : undefined;
   const deadline = streamDeadline(upstream, deps);
-  const capture =
-    call.cache?.store === true && options.cacheable !== undefined
-      ? new StreamCapture(deps.responseCache?.settings.maxEntryBytes ?? 0)
-      : undefined;
+  const capture = streamCapture(call, deps, options);
   const outcome = await relaySse(upstream.body, res, {
     open,
     stripUsage: options.stripUsage,
@@ -319,11 +312,8 @@ export async function answerStream(
     ended.status,
   );
   finish(deps, request, ended.status, ended.errorType);
-  if (capture === undefined || ended.status !== 200 || outcome.cut || !outcome.completed) return;
-  const assembled = await capture.answer(call);
-  if (assembled === undefined) return;
-  const answer = (options.storedAs?.(assembled) ?? assembled) as Record<string, unknown>;
-  if (options.cacheable?.(answer) === true) storeAnswer(call, deps, answer, cost);
+  if (capture !== undefined && ended.status === 200 && !outcome.cut && outcome.completed)
+    await storeStreamed(call, deps, capture, cost, options);
 }
 
 /**

@@ -92,3 +92,39 @@ export class StreamCapture {
     }
   }
 }
+
+/** How a stream's answer is stored (`StreamAnswerOptions` of `steps/answer.ts`). */
+export interface StreamCacheFormat {
+  /** The stored answer is whole (not cut, not a refusal): the endpoint's JSON rule. Absent: never stored. */
+  cacheable?(answer: Record<string, unknown>): boolean;
+  /**
+   * A translating endpoint's answer from the stream's assembled chat completion (e.g. a Messages `message`): what
+   * is stored, since a JSON request is answered with it. Default: the chat completion itself.
+   */
+  storedAs?(completion: Record<string, unknown>): unknown;
+}
+
+/** A capture of the stream's payloads when its answer may be stored, else undefined (nothing is kept). */
+export function streamCapture(
+  call: CallContext,
+  deps: PipelineDeps,
+  format: StreamCacheFormat,
+): StreamCapture | undefined {
+  if (call.cache?.store !== true || format.cacheable === undefined || deps.responseCache === undefined)
+    return undefined;
+  return new StreamCapture(deps.responseCache.settings.maxEntryBytes);
+}
+
+/** Stores a stream that finished whole (status 200, not cut), assembled, when `format.cacheable` accepts it. */
+export async function storeStreamed(
+  call: CallContext,
+  deps: PipelineDeps,
+  capture: StreamCapture,
+  cost: number,
+  format: StreamCacheFormat,
+): Promise<void> {
+  const assembled = await capture.answer(call);
+  if (assembled === undefined) return;
+  const answer = (format.storedAs?.(assembled) ?? assembled) as Record<string, unknown>;
+  if (format.cacheable?.(answer) === true) storeAnswer(call, deps, answer, cost);
+}
