@@ -28,12 +28,12 @@ export async function lookupCache<B extends EndpointBody>(
   const spec = endpoint.cache;
   if (cache === undefined || spec === undefined || call.model === undefined) return undefined;
   const { settings } = cache;
-  if (!(settings.supportedCallTypes as readonly string[]).includes(call.callType)) return undefined;
   const controls = readControls(call.body.cache);
   if (call.body.cache !== undefined) {
     delete call.body.cache;
     call.json = undefined; // the client's own text still holds it: the body is serialised instead
   }
+  if (!(settings.supportedCallTypes as readonly string[]).includes(call.callType)) return undefined;
   if (spec.eligible !== undefined && !spec.eligible(call.body)) return undefined;
   const policy = cachePolicy(settings, controls);
   if (!policy.lookup && !policy.store) return undefined;
