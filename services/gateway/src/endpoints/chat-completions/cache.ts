@@ -4,7 +4,7 @@
  * "The chat completion chunk object"), whether the entry was stored from a JSON answer or a stream.
  */
 import type { EndpointCache } from "../../pipeline/endpoint.js";
-import { sendCachedJson, sendCachedStream } from "../../pipeline/steps/cache-replay.js";
+import { replayAnswer } from "../../pipeline/steps/cache-replay.js";
 import type { ChatCompletionRequest } from "./schema.js";
 
 type Json = Record<string, unknown>;
@@ -80,9 +80,7 @@ export function chatReplayFrames(answer: Json, includeUsage: boolean): string[] 
 
 /** The chat completions endpoint's response cache. */
 export const chatCompletionsCache: EndpointCache<ChatCompletionRequest> = {
-  replay(call, entry, deps, request, reply) {
-    if (!call.stream) return Promise.resolve(sendCachedJson(call, entry, deps, reply));
-    const includeUsage = call.body.stream_options?.include_usage === true;
-    return sendCachedStream(call, deps, request, reply, chatReplayFrames(entry.answer, includeUsage));
-  },
+  replay: replayAnswer((call, answer) =>
+    chatReplayFrames(answer, call.body.stream_options?.include_usage === true),
+  ),
 };

@@ -4,7 +4,7 @@
  * "Create completion"), whether the entry was stored from a JSON answer or a stream.
  */
 import type { EndpointCache } from "../../pipeline/endpoint.js";
-import { sendCachedJson, sendCachedStream } from "../../pipeline/steps/cache-replay.js";
+import { replayAnswer } from "../../pipeline/steps/cache-replay.js";
 import type { CompletionRequest } from "./schema.js";
 
 type Json = Record<string, unknown>;
@@ -38,9 +38,7 @@ export function completionReplayFrames(answer: Json, includeUsage: boolean): str
 
 /** The completions endpoint's response cache. */
 export const completionsCache: EndpointCache<CompletionRequest> = {
-  replay(call, entry, deps, request, reply) {
-    if (!call.stream) return Promise.resolve(sendCachedJson(call, entry, deps, reply));
-    const includeUsage = call.body.stream_options?.include_usage === true;
-    return sendCachedStream(call, deps, request, reply, completionReplayFrames(entry.answer, includeUsage));
-  },
+  replay: replayAnswer((call, answer) =>
+    completionReplayFrames(answer, call.body.stream_options?.include_usage === true),
+  ),
 };

@@ -10,7 +10,7 @@
 import { openAiUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
-import { sendCachedJson } from "../../pipeline/steps/cache-replay.js";
+import { replayAnswer } from "../../pipeline/steps/cache-replay.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { Usage } from "../../pipeline/types.js";
@@ -51,5 +51,6 @@ export const embeddings: Endpoint<EmbeddingRequest> = {
     return send(call, deps.router, { api: "embeddings", body: call.body, json });
   },
   answer: (call, upstream, deps, _request, reply) => answerJson(call, upstream, deps, reply, embeddingAnswer),
-  cache: { replay: async (call, entry, deps, _request, reply) => sendCachedJson(call, entry, deps, reply) },
+  // Never streamed: a hit is always the stored JSON.
+  cache: { replay: replayAnswer(() => []) },
 };

@@ -5,7 +5,7 @@
  * `message_delta` (stop reason, output tokens) and `message_stop`.
  */
 import type { EndpointCache } from "../../pipeline/endpoint.js";
-import { sendCachedJson, sendCachedStream } from "../../pipeline/steps/cache-replay.js";
+import { replayAnswer } from "../../pipeline/steps/cache-replay.js";
 import type { MessagesRequest } from "./schema.js";
 
 type Json = Record<string, unknown>;
@@ -76,8 +76,5 @@ export function messageReplayEvents(message: Json): string[] {
 
 /** The Messages endpoint's response cache. */
 export const messagesCache: EndpointCache<MessagesRequest> = {
-  replay(call, entry, deps, request, reply) {
-    if (!call.stream) return Promise.resolve(sendCachedJson(call, entry, deps, reply));
-    return sendCachedStream(call, deps, request, reply, messageReplayEvents(entry.answer));
-  },
+  replay: replayAnswer((_call, answer) => messageReplayEvents(answer)),
 };

@@ -8,7 +8,7 @@
  * `response.output_item.done`, then `response.completed`; each with a rising `sequence_number`, no `[DONE]`.
  */
 import type { EndpointCache } from "../../pipeline/endpoint.js";
-import { sendCachedJson, sendCachedStream } from "../../pipeline/steps/cache-replay.js";
+import { replayAnswer } from "../../pipeline/steps/cache-replay.js";
 import type { ResponsesRequest } from "./schema.js";
 
 type Json = Record<string, unknown>;
@@ -83,8 +83,5 @@ export function responseReplayEvents(response: Json): string[] {
 /** The Responses endpoint's response cache. */
 export const responsesCache: EndpointCache<ResponsesRequest> = {
   eligible: (body) => body.store === false,
-  replay(call, entry, deps, request, reply) {
-    if (!call.stream) return Promise.resolve(sendCachedJson(call, entry, deps, reply));
-    return sendCachedStream(call, deps, request, reply, responseReplayEvents(entry.answer));
-  },
+  replay: replayAnswer((_call, answer) => responseReplayEvents(answer)),
 };

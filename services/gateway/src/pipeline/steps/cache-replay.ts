@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { callerColumns } from "../../accounting/call-accounting.js";
 import type { CachedAnswer } from "../../response-cache/types.js";
-import type { Endpoint } from "../endpoint.js";
+import type { Endpoint, EndpointCache } from "../endpoint.js";
 import { observerHeaders } from "../observers.js";
 import type { CallContext, EndpointBody, PipelineDeps } from "../types.js";
 import { CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE, finish, requestedModelLabel } from "./account.js";
@@ -72,7 +72,7 @@ function bookCacheHit(call: CallContext, entry: CachedAnswer, deps: PipelineDeps
 }
 
 /** A hit's JSON answer: the stored answer, `x-litellm-response-cost: 0` and the cache key. */
-export function sendCachedJson(
+function sendCachedJson(
   call: CallContext,
   entry: CachedAnswer,
   deps: PipelineDeps,
@@ -90,7 +90,7 @@ export function sendCachedJson(
  * A hit replayed as a stream: `frames` are the endpoint's whole server-sent events (`event: …\ndata: …\n\n`),
  * written at once after the stream's headers; the request is counted here (the reply is hijacked).
  */
-export async function sendCachedStream(
+async function sendCachedStream(
   call: CallContext,
   deps: PipelineDeps,
   request: FastifyRequest,
@@ -118,4 +118,17 @@ export async function sendCachedStream(
   });
   const left = !res.writableFinished;
   finish(deps, request, left ? CLIENT_CLOSED_REQUEST : 200, left ? CLIENT_CLOSED_TYPE : undefined);
+}
+
+/**
+ * An endpoint's `cache.replay` ({@link EndpointCache}): the stored JSON for a JSON request, else the events
+ * `frames` makes of the stored answer, as a stream.
+ */
+export function replayAnswer<B extends EndpointBody>(
+  frames: (call: CallContext<B>, answer: Record<string, unknown>) => readonly string[],
+): EndpointCache<B>["replay"] {
+  return async (call, entry, deps, request, reply) => {
+    if (!call.stream) return sendCachedJson(call, entry, deps, reply);
+    return sendCachedStream(call, deps, request, reply, frames(call, entry.answer));
+  };
 }
