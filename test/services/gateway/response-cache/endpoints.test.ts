@@ -9,6 +9,10 @@ import {
   type FakeEmbeddingsCompletions,
   startFakeEmbeddingsCompletions,
 } from "../../../fixtures/openai-embeddings-completions.js";
+import {
+  type FakeResponsesUpstream,
+  startFakeResponsesUpstream,
+} from "../../../fixtures/openai-responses.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { deployment, type TestGateway } from "../../../helpers/gateway.js";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
@@ -18,6 +22,7 @@ import { newKey, PRICED, post, startCachedGateway } from "./harness.js";
 
 let chatFake: FakeUpstream;
 let fake: FakeEmbeddingsCompletions;
+let responsesFake: FakeResponsesUpstream;
 let db: TestDatabase;
 let prefix: string;
 let gw: TestGateway;
@@ -25,17 +30,26 @@ let gw: TestGateway;
 beforeAll(async () => {
   chatFake = await startFakeUpstream();
   fake = await startFakeEmbeddingsCompletions();
+  responsesFake = await startFakeResponsesUpstream();
   db = await createTestDatabase();
   prefix = uniquePrefix("response-cache-endpoints");
   gw = await startCachedGateway(chatFake, {
     databaseUrl: db.url,
     prefix,
-    moreModels: [deployment("embed", fake.url, PRICED), deployment("instruct", fake.url, PRICED)].join("\n"),
+    moreModels: [
+      deployment("embed", fake.url, PRICED),
+      deployment("instruct", fake.url, PRICED),
+      deployment(
+        "native",
+        responsesFake.url,
+        `${PRICED}    model_info:\n      supported_endpoints: ["/v1/chat/completions", "/v1/responses"]\n`,
+      ),
+    ].join("\n"),
   });
 });
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([chatFake?.close(), fake?.close()]);
+  await Promise.all([chatFake?.close(), fake?.close(), responsesFake?.close()]);
   await db?.drop();
   await deleteKeys(prefix);
 });
@@ -177,5 +191,21 @@ describe("Responses", () => {
     expect(cost(hit)).toBe("0");
     expect((await json(hit)).status).toBe("completed");
     expect(chatFake.completions).toBe(before + 1);
+  });
+
+  it("stores a native stream's completed response, which a JSON request then hits", async () => {
+    const { key, token } = await newKey(gw);
+    const input = fresh("native");
+    const body = { model: "native", input, store: false };
+    const streamed = await (await post(gw, key, "/v1/responses", { ...body, stream: true })).text();
+    const completed = sseData(streamed)
+      .map((d) => JSON.parse(d))
+      .find((e) => e.type === "response.completed");
+    await entries(token, 1);
+    const seen = responsesFake.requests.length;
+    const hit = await post(gw, key, "/v1/responses", body);
+    expect(cost(hit)).toBe("0");
+    expect((await json(hit)).output).toEqual(completed.response.output);
+    expect(responsesFake.requests.length).toBe(seen);
   });
 });

@@ -8,7 +8,9 @@
  * `response.output_item.done`, then `response.completed`; each with a rising `sequence_number`, no `[DONE]`.
  */
 import type { EndpointCache } from "../../pipeline/endpoint.js";
+import type { NativeStreamCache } from "../../pipeline/steps/answer-native.js";
 import { replayAnswer } from "../../pipeline/steps/cache-replay.js";
+import { type NativeEventReader, observedReader } from "../../streaming/native-relay.js";
 import type { ResponsesRequest } from "./schema.js";
 
 type Json = Record<string, unknown>;
@@ -78,6 +80,22 @@ export function responseReplayEvents(response: Json): string[] {
     }),
     emit("response.completed", { response }),
   ];
+}
+
+/**
+ * A native stream's reader that also keeps the `response` of its `response.completed` event (the whole
+ * response), for the response cache; `cache` is {@link answerNativeStream}'s.
+ */
+export function completedResponseReader(reader: NativeEventReader): {
+  reader: NativeEventReader;
+  cache: NativeStreamCache;
+} {
+  let completed: Record<string, unknown> | undefined;
+  const noting = observedReader(reader, (event) => {
+    const json = event.json;
+    if (json?.type === "response.completed" && isObject(json.response)) completed = json.response;
+  });
+  return { reader: noting, cache: { answer: () => completed, cacheable: wholeResponse } };
 }
 
 /** The Responses endpoint's response cache. */

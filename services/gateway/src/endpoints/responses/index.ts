@@ -26,7 +26,7 @@ import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
-import { responsesCache, wholeResponse } from "./cache.js";
+import { completedResponseReader, responsesCache, wholeResponse } from "./cache.js";
 import { responsesEventReader } from "./native-events.js";
 import { checkPrevious, idNotingReader, recordRelayed } from "./ownership.js";
 import { fromChatCompletion } from "./response-object.js";
@@ -103,7 +103,8 @@ export const responses: Endpoint<ResponsesRequest> = {
     if (call.stream) {
       if (native) {
         const ids = idNotingReader(responsesEventReader());
-        await answerNativeStream(call, upstream, deps, request, reply, ids.reader);
+        const noted = completedResponseReader(ids.reader);
+        await answerNativeStream(call, upstream, deps, request, reply, noted.reader, noted.cache);
         return recordRelayed(call, deps, ids.id());
       }
       return answerStream(call, upstream, deps, request, reply, {
