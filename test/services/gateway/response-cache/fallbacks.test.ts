@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import type { TestGateway } from "../../../helpers/gateway.js";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
-import { deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "../../../helpers/redis.js";
+import { deleteKeys, inspector, REDIS_URL, uniquePrefix, waitFor } from "../../../helpers/redis.js";
 import { startTcpProxy, type TcpProxy } from "../../../helpers/tcp-proxy.js";
 import { newKey, post, startCachedGateway } from "./harness.js";
 
@@ -70,18 +70,22 @@ describe("Redis gone", () => {
       redisUrl: `redis://127.0.0.1:${proxy.port}`,
     });
     open.push(gw);
-    const { key } = await newKey(gw);
+    const { key, token } = await newKey(gw);
     await waitFor("the gateway's Redis link", async () => {
       const ready = await (await fetch(`${gw.url}/health/readiness`)).text();
       return !ready.includes("redis unavailable");
     });
     await (await ask(gw, key, "while Redis is up")).text();
+    // The entry is written after the answer: wait until Redis has it, then a repeat is a hit.
+    const redis = inspector();
+    try {
+      await expect.poll(async () => (await redis.keys(`${prefix}rc:*:key:${token}:*`)).length).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
     const before = upstream.completions;
-    let hit: Response | undefined;
-    await waitFor("the stored entry", async () => {
-      hit = await ask(gw, key, "while Redis is up");
-      return hit.headers.get("x-litellm-response-cost") === "0";
-    });
+    const hit = await ask(gw, key, "while Redis is up");
+    expect(hit.headers.get("x-litellm-response-cost")).toBe("0");
     expect(upstream.completions).toBe(before);
 
     proxy.cut();
