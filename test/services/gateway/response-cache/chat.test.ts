@@ -229,6 +229,8 @@ describe("the request's cache controls", () => {
     expect(Number(other.headers.get("x-litellm-response-cost"))).toBeGreaterThan(0);
     const redis = inspector();
     try {
+      // The gateway writes on its own connection: wait until both entries are there.
+      await expect.poll(async () => (await redis.keys(`${prefix}rc:*:key:${token}:*`)).length).toBe(2);
       const [stored] = await redis.keys(`${prefix}rc::key:${token}:*`);
       expect(stored).toBeDefined();
       const ttl = await redis.ttl(stored ?? "");
