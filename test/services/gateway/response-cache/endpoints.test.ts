@@ -5,6 +5,7 @@
  * finished stream's entry answers a JSON request; the Responses API caches only `store: false`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeAnthropic, startFakeAnthropic } from "../../../fixtures/anthropic-messages.js";
 import {
   type FakeEmbeddingsCompletions,
   startFakeEmbeddingsCompletions,
@@ -23,6 +24,7 @@ import { newKey, PRICED, post, startCachedGateway } from "./harness.js";
 let chatFake: FakeUpstream;
 let fake: FakeEmbeddingsCompletions;
 let responsesFake: FakeResponsesUpstream;
+let anthropic: FakeAnthropic;
 let db: TestDatabase;
 let prefix: string;
 let gw: TestGateway;
@@ -31,6 +33,7 @@ beforeAll(async () => {
   chatFake = await startFakeUpstream();
   fake = await startFakeEmbeddingsCompletions();
   responsesFake = await startFakeResponsesUpstream();
+  anthropic = await startFakeAnthropic({ apiKey: "sk-ant-upstream" });
   db = await createTestDatabase();
   prefix = uniquePrefix("response-cache-endpoints");
   gw = await startCachedGateway(chatFake, {
@@ -39,6 +42,10 @@ beforeAll(async () => {
     moreModels: [
       deployment("embed", fake.url, PRICED),
       deployment("instruct", fake.url, PRICED),
+      deployment("claude", anthropic.url, `${PRICED}      api_key: sk-ant-upstream\n`).replace(
+        "openai/fake-model",
+        "anthropic/claude-haiku-4-5",
+      ),
       deployment(
         "native",
         responsesFake.url,
@@ -49,7 +56,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([chatFake?.close(), fake?.close(), responsesFake?.close()]);
+  await Promise.all([chatFake?.close(), fake?.close(), responsesFake?.close(), anthropic?.close()]);
   await db?.drop();
   await deleteKeys(prefix);
 });
@@ -153,6 +160,32 @@ describe("Anthropic Messages", () => {
     expect(message.type).toBe("message");
     expect(message.content[0].text).toContain(other);
     expect(chatFake.completions).toBe(before + 1);
+  });
+});
+
+describe("Anthropic Messages, native", () => {
+  it("stores a native stream assembled into its Message, which a JSON request then hits", async () => {
+    const { key, token } = await newKey(gw);
+    const body = {
+      model: "claude",
+      max_tokens: 64,
+      messages: [{ role: "user", content: fresh("native hi") }],
+    };
+    const streamed = await (await post(gw, key, "/v1/messages", { ...body, stream: true })).text();
+    const text = sseData(streamed)
+      .map((d) => JSON.parse(d))
+      .filter((e) => e.type === "content_block_delta")
+      .map((e) => e.delta.text ?? "")
+      .join("");
+    expect(text).not.toBe("");
+    await entries(token, 1);
+    const seen = anthropic.requests.length;
+    const hit = await post(gw, key, "/v1/messages", body);
+    expect(cost(hit)).toBe("0");
+    const message = await json(hit);
+    expect(message.type).toBe("message");
+    expect(message.content[0].text).toBe(text);
+    expect(anthropic.requests.length).toBe(seen);
   });
 });
 

@@ -5,7 +5,9 @@
  * `message_delta` (stop reason, output tokens) and `message_stop`.
  */
 import type { EndpointCache } from "../../pipeline/endpoint.js";
+import type { NativeStreamCache } from "../../pipeline/steps/answer-native.js";
 import { replayAnswer } from "../../pipeline/steps/cache-replay.js";
+import { type NativeEvent, type NativeEventReader, observedReader } from "../../streaming/native-relay.js";
 import type { MessagesRequest } from "./schema.js";
 
 type Json = Record<string, unknown>;
@@ -72,6 +74,64 @@ export function messageReplayEvents(message: Json): string[] {
     }),
     event({ type: "message_stop" }),
   ];
+}
+
+/** Adds one Messages event to the Message being assembled from a stream (`message` from `message_start`). */
+function assemble(message: Json | undefined, json: Json): Json | undefined {
+  if (json.type === "message_start")
+    return isObject(json.message) ? { ...json.message, content: [] } : undefined;
+  if (message === undefined) return undefined;
+  const content = message.content as Json[];
+  const index = typeof json.index === "number" ? json.index : -1;
+  if (json.type === "content_block_start" && isObject(json.content_block)) {
+    const block = { ...json.content_block };
+    if (block.type === "tool_use") block.input = "";
+    content[index] = block;
+  } else if (json.type === "content_block_delta" && isObject(json.delta) && isObject(content[index])) {
+    const block = content[index];
+    const { delta } = json;
+    if (delta.type === "text_delta") block.text = `${block.text ?? ""}${delta.text ?? ""}`;
+    if (delta.type === "input_json_delta") block.input = `${block.input ?? ""}${delta.partial_json ?? ""}`;
+    if (delta.type === "thinking_delta") block.thinking = `${block.thinking ?? ""}${delta.thinking ?? ""}`;
+    if (delta.type === "signature_delta") block.signature = delta.signature;
+  } else if (
+    json.type === "content_block_stop" &&
+    isObject(content[index]) &&
+    content[index].type === "tool_use"
+  ) {
+    const block = content[index];
+    block.input = block.input === "" ? {} : JSON.parse(String(block.input));
+  } else if (json.type === "message_delta") {
+    if (isObject(json.delta)) Object.assign(message, json.delta);
+    if (isObject(json.usage))
+      message.usage = { ...(isObject(message.usage) ? message.usage : {}), ...json.usage };
+  }
+  return message;
+}
+
+/**
+ * A native Messages stream's reader that also assembles the Message the events carry (Anthropic API reference,
+ * "Streaming Messages"), for the response cache; `cache` is {@link answerNativeStream}'s. An event it cannot
+ * read leaves no Message (nothing is stored).
+ */
+export function assemblingReader(reader: NativeEventReader): {
+  reader: NativeEventReader;
+  cache: NativeStreamCache;
+} {
+  let message: Json | undefined;
+  let broken = false;
+  const see = (event: NativeEvent) => {
+    if (broken || event.json === undefined) return;
+    try {
+      message = assemble(message, event.json);
+    } catch {
+      broken = true;
+    }
+  };
+  return {
+    reader: observedReader(reader, see),
+    cache: { answer: () => (broken ? undefined : message), cacheable: wholeMessage },
+  };
 }
 
 /** The Messages endpoint's response cache. */

@@ -20,7 +20,7 @@ import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { CallContext } from "../../pipeline/types.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
-import { messagesCache, wholeMessage } from "./cache.js";
+import { assemblingReader, messagesCache, wholeMessage } from "./cache.js";
 import { fromChatCompletion } from "./from-chat.js";
 import { messagesEventReader } from "./native-events.js";
 import { type MessagesRequest, parseMessagesRequest } from "./schema.js";
@@ -75,7 +75,8 @@ export const messages: Endpoint<MessagesRequest> = {
   async answer(call, upstream, deps, request, reply) {
     if (native.has(call)) {
       if (!call.stream) return answerJson(call, upstream, deps, reply, messageAnswer);
-      return answerNativeStream(call, upstream, deps, request, reply, messagesEventReader());
+      const assembled = assemblingReader(messagesEventReader());
+      return answerNativeStream(call, upstream, deps, request, reply, assembled.reader, assembled.cache);
     }
     if (!call.stream) return answerJson(call, upstream, deps, reply, translatedMessage);
     return answerStream(call, upstream, deps, request, reply, {
