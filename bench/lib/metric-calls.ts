@@ -57,7 +57,7 @@ const subject = (scope: LimitSubject["scope"], id: string): LimitSubject => ({
 
 /** A caller's metric labels and its budget subjects (its key and its user). */
 export interface BenchCaller {
-  caller: { hashed_api_key: string; api_key_alias: string; user: string };
+  caller: { hashed_api_key: string; api_key_alias: string; user: string; team: string; team_alias: string };
   subjects: LimitSubject[];
 }
 
@@ -67,7 +67,7 @@ export function benchCallers(keys: number, users: number): BenchCaller[] {
     const hash = k.toString(16).padStart(64, "0");
     const user = `user-${k % users}`;
     return {
-      caller: { hashed_api_key: hash, api_key_alias: `key-${k}`, user },
+      caller: { hashed_api_key: hash, api_key_alias: `key-${k}`, user, team: "", team_alias: "" },
       subjects: [subject("key", hash), subject("user", user)],
     };
   });

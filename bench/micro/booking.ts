@@ -39,7 +39,7 @@ const auth = {
   namesUsers: false,
   metadata: {},
 } as never;
-const labels = { hashed_api_key: "k".repeat(64), api_key_alias: "ci", user: "u1" };
+const labels = { hashed_api_key: "k".repeat(64), api_key_alias: "ci", user: "u1", team: "", team_alias: "" };
 const usage = { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 };
 const N = 200_000;
 for (let round = 0; round < 3; round++) {

@@ -24,7 +24,10 @@ const exporter = {
 for (let round = 0; round < 3; round++) {
   for (const dir of round % 2 === 0 ? checkouts : [...checkouts].reverse()) {
     const { createLangfuseTracer } = await import(`${dir}/services/gateway/src/tracing/langfuse-tracer.ts`);
-    const { readTraceSettings } = await import(`${dir}/services/gateway/src/tracing/settings.ts`);
+    // config/trace-settings.ts since the layering change; tracing/settings.ts in older checkouts.
+    const { readTraceSettings } = await import(`${dir}/services/gateway/src/config/trace-settings.ts`).catch(
+      () => import(`${dir}/services/gateway/src/tracing/settings.ts`),
+    );
     const settings = readTraceSettings({
       TRACE_HOST: "http://127.0.0.1:9",
       TRACE_PUBLIC_KEY: "pk-bench",

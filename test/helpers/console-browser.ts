@@ -69,18 +69,7 @@ export async function startBrowserConsole(
   let userId = "";
   if (chat) {
     userId = stack.mongo.register(email);
-    const { refreshToken } = await stack.mongo.signIn(userId, JWT_REFRESH_SECRET);
-    // As the chat sets it: host-only on localhost, httpOnly; the console shares it across ports.
-    await context.addCookies([
-      {
-        name: "refreshToken",
-        value: refreshToken,
-        domain: "localhost",
-        path: "/",
-        httpOnly: true,
-        sameSite: "Lax",
-      },
-    ]);
+    await addChatCookie(context, stack, userId);
   }
   const page = await context.newPage();
   const consoleErrors: string[] = [];
@@ -99,6 +88,28 @@ export async function startBrowserConsole(
       await stack.close();
     },
   };
+}
+
+/**
+ * Signs chat user `userId` in to `context` as the chat would: a new chat session and its `refreshToken` cookie
+ * (host-only on localhost, httpOnly; the console shares it across ports).
+ */
+export async function addChatCookie(
+  context: BrowserContext,
+  stack: ConsoleStack,
+  userId: string,
+): Promise<void> {
+  const { refreshToken } = await stack.mongo.signIn(userId, JWT_REFRESH_SECRET);
+  await context.addCookies([
+    {
+      name: "refreshToken",
+      value: refreshToken,
+      domain: "localhost",
+      path: "/",
+      httpOnly: true,
+      sameSite: "Lax",
+    },
+  ]);
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");

@@ -18,8 +18,9 @@ import { deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "./redis.js";
 
 /** The chat's refresh-token secret in tests. */
 export const JWT_REFRESH_SECRET = "test-jwt-refresh-secret-0123456789abcdef";
-/** USD per token: large enough that one request costs something visible. */
-const PRICED = "      input_cost_per_token: 0.0001\n      output_cost_per_token: 0.0002\n";
+/** USD per token: large enough that one request costs something visible; a cache read a tenth of an input token. */
+const PRICED =
+  "      input_cost_per_token: 0.0001\n      output_cost_per_token: 0.0002\n      cache_read_input_token_cost: 0.00001\n";
 
 /** A running console with everything behind it. */
 export interface ConsoleStack {
@@ -217,4 +218,27 @@ export async function waitUntilKeyRefused(client: OpenAI): Promise<void> {
       (error: { status?: number }) => error.status === 401,
     ),
   );
+}
+
+/**
+ * Starts a streamed chat call through `client` and leaves after its first chunk: the gateway books it with
+ * status 499 (what the upstream sent is paid for). The upstream holds the rest of its stream until the
+ * returned function is called (call it once the booking was seen, so that the gateway sees the client leave
+ * before the stream ends).
+ */
+export async function leaveMidStream(
+  upstream: FakeUpstream,
+  client: OpenAI,
+  model: string,
+): Promise<() => void> {
+  const hold = upstream.holdNextStream();
+  const stream = await client.chat.completions.create({
+    model,
+    messages: [{ role: "user", content: "left half way" }],
+    stream: true,
+  });
+  await stream[Symbol.asyncIterator]().next();
+  await hold.firstChunkSent;
+  stream.controller.abort();
+  return () => hold.release();
 }

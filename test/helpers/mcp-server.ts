@@ -5,7 +5,8 @@
  *
  * Tools: `echo {text}` → "Echo: <text>"; `add {a, b}` → the sum as text; `contact` → a text holding an e-mail
  * address (for the output guard); `slow` → waits until the call is cancelled (for timeouts); `fail` → a result
- * with `isError: true`; `big` → 10,000 bytes of text.
+ * with `isError: true`; `big` → 10,000 bytes of text. Resource `test://notes/readme` (text "Read me first.");
+ * prompt `greet {name}` → one user message "Say hello to <name>."
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -71,6 +72,23 @@ function tools(server: McpServer, log: McpServerLog, headers: () => IncomingHttp
   });
 }
 
+/** The server's one resource and one prompt. */
+function resourcesAndPrompts(server: McpServer): void {
+  server.registerResource(
+    "readme",
+    "test://notes/readme",
+    { description: "A short note", mimeType: "text/plain" },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: "Read me first." }] }),
+  );
+  server.registerPrompt(
+    "greet",
+    { description: "Greets someone", argsSchema: { name: z.string() } },
+    async ({ name }) => ({
+      messages: [{ role: "user", content: { type: "text", text: `Say hello to ${name}.` } }],
+    }),
+  );
+}
+
 /** Starts the server on 127.0.0.1. */
 export async function startMcpServer(): Promise<TestMcpServer> {
   const log: McpServerLog = { calls: [] };
@@ -84,6 +102,7 @@ export async function startMcpServer(): Promise<TestMcpServer> {
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
     const server = new McpServer({ name: "test-server", version: "1.0.0" });
     tools(server, log, () => req.headers);
+    resourcesAndPrompts(server);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

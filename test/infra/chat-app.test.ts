@@ -43,6 +43,27 @@ describe("chat-app.yaml", () => {
     });
   });
 
+  it("registers the gateway's /mcp as a Streamable HTTP MCP server, authenticated by each user's own key", () => {
+    const servers = configSchema.parse(raw).mcpServers ?? {};
+    expect(Object.keys(servers)).toEqual(["platform"]);
+    const platform = servers.platform as Record<string, unknown>;
+    expect(platform.type).toBe("streamable-http");
+    expect(platform.url).toBe("http://gateway:4000/mcp");
+    // LibreChat fills {{VAR}} from the user's customUserVars: the gateway sees the user's virtual key.
+    expect(platform.headers).toEqual({ Authorization: "Bearer {{GATEWAY_KEY}}" });
+    expect(Object.keys(platform.customUserVars as object)).toEqual(["GATEWAY_KEY"]);
+    // Never the chat's service key: it may name users on model calls, and /mcp has no user attribution.
+    expect(JSON.stringify(platform)).not.toContain("GATEWAY_API_KEY");
+    expect(platform.startup).toBe(false);
+    // The gateway is a private address inside the stack: exempted from LibreChat's SSRF block, alone.
+    expect(configSchema.parse(raw).mcpSettings?.allowedAddresses).toEqual(["gateway:4000"]);
+  });
+
+  it("refuses an MCP server entry LibreChat would not accept (the schema reads mcpServers)", () => {
+    const broken = { ...(raw as object), mcpServers: { platform: { type: "streamable-http" } } };
+    expect(configSchema.strict().safeParse(broken).success).toBe(false);
+  });
+
   it("would be refused by LibreChat with an unknown key (the schema check is real)", () => {
     expect(configSchema.strict().safeParse({ ...(raw as object), notAKey: 1 }).success).toBe(false);
   });

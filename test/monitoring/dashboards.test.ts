@@ -94,6 +94,9 @@ describe("LiteLLM Overview", () => {
     ["spend by user", /sum by \(user\) \(increase\(litellm_spend_metric_total/],
     ["key budgets", /litellm_remaining_api_key_budget_metric \/ litellm_api_key_max_budget_metric/],
     ["user budgets", /litellm_remaining_user_budget_metric \/ litellm_user_max_budget_metric/],
+    ["spend by team", /sum by \(team, team_alias\) \(increase\(litellm_spend_metric_total/],
+    ["team budgets", /litellm_remaining_team_budget_metric \/ litellm_team_max_budget_metric/],
+    ["requests by team", /sum by \(team, team_alias\) \(rate\(litellm_proxy_total_requests_metric_total/],
     ["guardrail decisions", /by \(guardrail_name, status\) \(rate\(litellm_guardrail_requests_total/],
   ])("shows %s", (_what, pattern) => {
     expect(overview).toMatch(pattern);

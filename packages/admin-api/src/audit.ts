@@ -6,7 +6,17 @@ import { z } from "zod";
 import { identifier, pageNumber, pageSize } from "./fields.js";
 import { dateParam } from "./requests.js";
 
-/** Actions the audit log records, one per admin write. */
+/**
+ * Sign-ins to the key console and sign-outs, which the console records through `POST /audit/event`: a chat
+ * user's or an operator's sign-in, a refused one (with its reason), a sign-out.
+ */
+export const CONSOLE_AUDIT_ACTIONS = [
+  "console.sign_in",
+  "console.sign_in_failed",
+  "console.sign_out",
+] as const;
+
+/** Actions the audit log records: one per admin write, and the console's sign-in events. */
 export const AUDIT_ACTIONS = [
   "key.generate",
   "key.update",
@@ -25,6 +35,7 @@ export const AUDIT_ACTIONS = [
   "team.member_add",
   "team.member_update",
   "team.member_delete",
+  ...CONSOLE_AUDIT_ACTIONS,
 ] as const;
 
 /** `GET /audit/logs` query: `page` from 1, `page_size` 1..200 (default 50); dates as in /spend/logs. */
@@ -38,12 +49,36 @@ export const auditLogsQuery = z.object({
     .regex(/^[0-9a-f]{12,64}$/, "expected 12 to 64 lowercase hex characters of a key's hash")
     .optional(),
   user_id: identifier.optional(),
+  /** The team a row concerns: the team's own writes, its memberships' and its keys'. */
+  team_id: identifier.optional(),
   start_date: dateParam,
   end_date: dateParam,
   page: pageNumber(1),
   page_size: pageSize(50, 200),
 });
 export type AuditLogsParams = z.input<typeof auditLogsQuery>;
+
+/**
+ * `POST /audit/event` body (master key; the console's `x-audit-actor` names who): one of
+ * {@link CONSOLE_AUDIT_ACTIONS}, the chat user it concerns, the address the browser came from (the console
+ * sees it; the gateway sees the console's), and for a refused sign-in the reason (the console's
+ * `console_sign_ins_total` result: `bad_master_key`, `expired`, …).
+ */
+export const auditEventRequest = z.strictObject({
+  action: z.enum(CONSOLE_AUDIT_ACTIONS),
+  user_id: identifier.optional(),
+  source_ip: z
+    .string()
+    .regex(/^[0-9A-Fa-f:.]{2,45}$/, "expected an IPv4 or IPv6 address")
+    .optional(),
+  reason: z
+    .string()
+    .regex(/^[a-z_]{1,64}$/, "expected a reason in lowercase letters and underscores")
+    .optional(),
+});
+export type AuditEventRequest = z.infer<typeof auditEventRequest>;
+/** `POST /audit/event` answer. */
+export const auditEventResponse = z.looseObject({ recorded: z.literal(true) });
 
 /** One audit row: who (actor, and the credential `via`), what, to what, the changed fields, when, from where. */
 export const auditLogEntry = z.looseObject({

@@ -4,7 +4,14 @@
  * {@link AdminApiError}.
  */
 import type { z } from "zod";
-import { type AuditLogsParams, auditLogsQuery, auditLogsResponse } from "./audit.js";
+import {
+  type AuditEventRequest,
+  type AuditLogsParams,
+  auditEventRequest,
+  auditEventResponse,
+  auditLogsQuery,
+  auditLogsResponse,
+} from "./audit.js";
 import {
   type DeleteKeysRequest,
   deleteKeysRequest,
@@ -21,9 +28,11 @@ import {
 import {
   deleteKeysResponse,
   generateKeyResponse,
+  globalSpendTeamsResponse,
   keyInfoResponse,
   listKeysResponse,
   listUsersResponse,
+  modelInfoResponse,
   modelListResponse,
   newUserResponse,
   type OpenAIErrorBody,
@@ -34,6 +43,25 @@ import {
   userInfoResponse,
   userRecord,
 } from "./responses.js";
+import {
+  blockTeamRequest,
+  deleteTeamsRequest,
+  deleteTeamsResponse,
+  listTeamsResponse,
+  type NewTeamRequest,
+  newTeamRequest,
+  type TeamMemberAddRequest,
+  type TeamMemberUpdateRequest,
+  teamInfoResponse,
+  teamMemberAddRequest,
+  teamMemberAddResponse,
+  teamMemberDeleteRequest,
+  teamMemberUpdateRequest,
+  teamMemberUpdateResponse,
+  teamRecord,
+  type UpdateTeamRequest,
+  updateTeamRequest,
+} from "./teams.js";
 
 /**
  * Why a call failed:
@@ -101,6 +129,10 @@ export class AdminApiClient {
     return new AdminApiClient({ ...this.options, actor });
   }
 
+  /** `POST /audit/event`: records a console sign-in event in the audit log (actor: {@link AdminApiClient.as}). */
+  recordAuditEvent(body: AuditEventRequest) {
+    return this.call("POST", "/audit/event", auditEventResponse, { body: auditEventRequest.parse(body) });
+  }
   /** `GET /audit/logs`: audit rows, newest first, paged and filtered. */
   auditLogs(params: AuditLogsParams = {}) {
     return this.call("GET", "/audit/logs", auditLogsResponse, { query: { ...auditLogsQuery.parse(params) } });
@@ -146,15 +178,73 @@ export class AdminApiClient {
   spendLogs(params: {
     api_key?: string;
     user_id?: string;
+    team_id?: string;
     start_date?: string;
     end_date?: string;
     limit?: number;
   }) {
     return this.call("GET", "/spend/logs", spendLogsResponse, { query: params });
   }
-  /** `GET /spend/usage`: one user's, one key's, or (neither) the whole platform's usage; `days` 1..366. */
-  usage(params: { user_id: string; days: number } | { api_key: string; days: number } | { days: number }) {
+  /**
+   * `GET /spend/usage`: one user's, one key's, one team's, or (none) the whole platform's usage; `days` 1..366
+   * ending with `end_date` (a UTC day, `YYYY-MM-DD`; default today).
+   */
+  usage(
+    params: ({ user_id: string } | { api_key: string } | { team_id: string } | Record<never, never>) & {
+      days: number;
+      end_date?: string;
+    },
+  ) {
     return this.call("GET", "/spend/usage", usageResponse, { query: params });
+  }
+  /** `GET /model/info`: every deployment with its prices (LiteLLM's route; master key). */
+  modelInfo() {
+    return this.call("GET", "/model/info", modelInfoResponse, {});
+  }
+  /** `POST /team/new` (LiteLLM's): the team created. 400 when `team_id` exists. */
+  newTeam(body: NewTeamRequest) {
+    return this.call("POST", "/team/new", teamRecord, { body: newTeamRequest.parse(body) });
+  }
+  /** `POST /team/update`: the team after the change. 404 when unknown. */
+  updateTeam(body: UpdateTeamRequest) {
+    return this.call("POST", "/team/update", teamRecord, { body: updateTeamRequest.parse(body) });
+  }
+  /** `POST /team/delete`: the teams and the keys revoked with them. 404 when none exists. */
+  deleteTeams(teamIds: string[]) {
+    const body = deleteTeamsRequest.parse({ team_ids: teamIds });
+    return this.call("POST", "/team/delete", deleteTeamsResponse, { body });
+  }
+  /** `POST /team/block` (`blocked` true) or `/team/unblock` (false): the team after the change. */
+  blockTeam(teamId: string, blocked: boolean) {
+    const body = blockTeamRequest.parse({ team_id: teamId });
+    return this.call("POST", blocked ? "/team/block" : "/team/unblock", teamRecord, { body });
+  }
+  /** `GET /team/info?team_id=`: the team, its keys and memberships. 404 when unknown. */
+  teamInfo(teamId: string) {
+    return this.call("GET", "/team/info", teamInfoResponse, { query: { team_id: teamId } });
+  }
+  /** `GET /team/list`: every team, or (`user_id`) the teams that user is a member of; pages of 1..100. */
+  listTeams(params: { user_id?: string; page?: number; page_size?: number } = {}) {
+    return this.call("GET", "/team/list", listTeamsResponse, { query: params });
+  }
+  /** `POST /team/member_add`. 400 when the user is a member already. */
+  addTeamMember(body: TeamMemberAddRequest) {
+    const parsed = teamMemberAddRequest.parse(body);
+    return this.call("POST", "/team/member_add", teamMemberAddResponse, { body: parsed });
+  }
+  /** `POST /team/member_update`: role, `max_budget_in_team` (USD), tpm/rpm. */
+  updateTeamMember(body: TeamMemberUpdateRequest) {
+    const parsed = teamMemberUpdateRequest.parse(body);
+    return this.call("POST", "/team/member_update", teamMemberUpdateResponse, { body: parsed });
+  }
+  /** `POST /team/member_delete`: the team after the change. */
+  deleteTeamMember(body: { team_id: string; user_id?: string; user_email?: string }) {
+    const parsed = teamMemberDeleteRequest.parse(body);
+    return this.call("POST", "/team/member_delete", teamRecord, { body: parsed });
+  }
+  /** `GET /global/spend/teams`: LiteLLM's spend-by-team report of the last 30 days. */
+  globalSpendTeams() {
+    return this.call("GET", "/global/spend/teams", globalSpendTeamsResponse, {});
   }
   /** `GET /v1/models`. */
   models() {

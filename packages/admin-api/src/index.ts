@@ -8,5 +8,6 @@ export * from "./fields.js";
 export * from "./limit-input.js";
 export * from "./requests.js";
 export * from "./responses.js";
+export * from "./team-input.js";
 export * from "./teams.js";
 export * from "./validate.js";

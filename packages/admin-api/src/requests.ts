@@ -145,26 +145,41 @@ export const dateParam = z
 /** True for a date without a time (the whole UTC day is meant). */
 export const isDateOnly = (v: string): boolean => DATE_ONLY.test(v);
 
-/** `GET /spend/logs` query: newest first, `limit` 1..1000 (default 100). */
+/** `GET /spend/logs` query: newest first, `limit` 1..1000 (default 100); `team_id`: the calls of a team's keys. */
 export const spendLogsQuery = z.object({
   api_key: identifier.optional(),
   user_id: identifier.optional(),
+  team_id: identifier.optional(),
   start_date: dateParam,
   end_date: dateParam,
   limit: pageSize(100, 1000),
 });
 
+/** A UTC day, `YYYY-MM-DD`, between 1970-01-01 and 9999-12-31. */
+export const utcDay = z
+  .string()
+  .regex(DATE_ONLY, { message: "expected a day as YYYY-MM-DD" })
+  .refine((v) => !Number.isNaN(Date.parse(v)) && new Date(v).toISOString().startsWith(v), {
+    message: "expected a day that exists (YYYY-MM-DD)",
+  })
+  .refine((v) => Date.parse(v) >= FIRST_DATE_MS && Date.parse(v) <= LAST_DATE_MS, {
+    message: "expected a date between 1970-01-01 and 9999-12-31",
+  });
+
 /**
- * `GET /spend/usage` query: at most one of `user_id` / `api_key` (neither: every request of the platform, the
- * master key's and keys of no user included); `days` 1..366 (default 30).
+ * `GET /spend/usage` query: at most one of `user_id` / `api_key` / `team_id` (none: every request of the
+ * platform, the master key's and keys of no user included; `team_id`: the calls of the team's keys); `days`
+ * 1..366 (default 30) ending with `end_date` (a UTC day, default today).
  */
 export const spendUsageQuery = z
   .object({
     user_id: identifier.optional(),
     api_key: identifier.optional(),
+    team_id: identifier.optional(),
     days: z.coerce.number().int().min(1).max(366).default(30),
+    end_date: utcDay.optional(),
   })
-  .refine((q) => q.user_id === undefined || q.api_key === undefined, {
-    message: "give at most one of user_id or api_key",
+  .refine((q) => [q.user_id, q.api_key, q.team_id].filter((v) => v !== undefined).length <= 1, {
+    message: "give at most one of user_id, api_key or team_id",
     path: ["user_id"],
   });

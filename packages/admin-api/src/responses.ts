@@ -95,11 +95,11 @@ export const userInfoResponse = z.looseObject({
 });
 export type UserInfoResponse = z.infer<typeof userInfoResponse>;
 
-/** `POST /user/delete`: the deleted users' ids and the hashes of the keys revoked with them. */
-export const deleteUsersResponse = z.looseObject({
-  deleted_users: z.array(z.string()),
-  deleted_keys: z.array(z.string()),
-});
+/**
+ * `POST /user/delete`: the number of users deleted, a bare JSON number, as LiteLLM answers it (its `delete_user`
+ * in litellm/proxy/management_endpoints/internal_user_endpoints.py returns Prisma's `delete_many` count).
+ */
+export const deleteUsersResponse = z.number().int().nonnegative();
 
 /** `GET /user/list`. */
 export const listUsersResponse = z.looseObject({
@@ -167,13 +167,35 @@ export type SpendLog = z.infer<typeof spendLog>;
 /** `GET /spend/logs`. */
 export const spendLogsResponse = z.array(spendLog);
 
+/**
+ * `GET /global/spend/teams` (LiteLLM's spend-by-team report, last 30 UTC days): `daily_spend` entries are
+ * `{date: "YYYY-MM-DD", <team alias or id>: USD, …}`; `teams` the names used there (`Unassigned` for keys without
+ * a team); `total_spend_per_team` the ten teams that spent most (USD), most first.
+ */
+export const globalSpendTeamsResponse = z.looseObject({
+  daily_spend: z.array(z.looseObject({ date: z.string() }).catchall(z.union([z.number(), z.string()]))),
+  teams: z.array(z.string()),
+  total_spend_per_team: z.array(
+    z.looseObject({
+      team_id: z.string().nullable(),
+      team_alias: z.string().nullable(),
+      total_spend: z.number(),
+    }),
+  ),
+});
+export type GlobalSpendTeamsResponse = z.infer<typeof globalSpendTeamsResponse>;
+
 /** Sums over a set of requests: USD and tokens. */
 export const usageTotals = z.looseObject({
   spend: z.number(),
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
   total_tokens: z.number(),
+  /** Of `prompt_tokens`, those read from the provider's prompt cache (`usage_details.cache_read`). */
+  cached_tokens: z.number(),
   requests: z.number(),
+  /** Of `requests`, those answered with an error status (the provider's error, or 499: the client left). */
+  failed_requests: z.number(),
 });
 export type UsageTotals = z.infer<typeof usageTotals>;
 
@@ -198,8 +220,38 @@ export const usageResponse = z.looseObject({
     }),
   ),
   recent: z.array(spendLog),
+  /**
+   * Prompt-cache reads per deployment (`model_id`, as in `/model/info`; null for rows of no deployment) and
+   * price tier (`long_context`: prompts over 200,000 tokens), tokens.
+   */
+  cache_reads: z.array(
+    z.looseObject({ model_id: z.string().nullable(), long_context: z.boolean(), cached_tokens: z.number() }),
+  ),
 });
 export type UsageResponse = z.infer<typeof usageResponse>;
+
+/**
+ * `GET /model/info` (LiteLLM's route of that name): one entry per deployment, its alias (`model_name`), its
+ * upstream model (`litellm_params.model`, `provider/name`; never an API key or base URL) and the prices it is
+ * billed at (`model_info`: LiteLLM's keys, USD per token; a part without its own price absent).
+ */
+export const modelInfoResponse = z.looseObject({
+  data: z.array(
+    z.looseObject({
+      model_name: z.string(),
+      litellm_params: z.looseObject({ model: z.string() }),
+      model_info: z.looseObject({
+        id: z.string(),
+        input_cost_per_token: z.number(),
+        output_cost_per_token: z.number(),
+        cache_read_input_token_cost: z.number().optional(),
+        input_cost_per_token_above_200k_tokens: z.number().optional(),
+        cache_read_input_token_cost_above_200k_tokens: z.number().optional(),
+      }),
+    }),
+  ),
+});
+export type ModelInfoResponse = z.infer<typeof modelInfoResponse>;
 
 /** `GET /v1/models` (OpenAI's list shape). */
 export const modelListResponse = z.looseObject({

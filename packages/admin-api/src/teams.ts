@@ -12,6 +12,7 @@ import {
   metadata,
   modelList,
   money,
+  objectPermission,
   pageNumber,
   pageSize,
   perMinute,
@@ -45,6 +46,12 @@ const teamFields = {
   ...limitFields,
   models: modelList.nullish(),
   metadata: metadata.nullish(),
+  /**
+   * LiteLLM's team `object_permission`, the MCP part: the MCP servers and tools the team's keys may reach (a key
+   * without its own `mcp_servers` inherits them; a key with its own gets only those both name). `null` clears it
+   * on `/team/update`.
+   */
+  object_permission: objectPermission.nullish(),
   blocked: z.boolean().nullish(),
 };
 
@@ -114,6 +121,7 @@ export const teamRecord = z.looseObject({
   models: z.array(z.string()),
   ...limitState,
   metadata: z.record(z.string(), z.unknown()),
+  object_permission: z.record(z.string(), z.unknown()).nullable().optional(),
   blocked: z.boolean(),
   members_with_roles: z.array(memberWithRole),
   admins: z.array(z.string()),

@@ -19,6 +19,9 @@ import { healthRoutes } from "./routes/health.js";
 import { keyRoutes } from "./routes/keys.js";
 import { meRoutes } from "./routes/me.js";
 import { pageRoutes } from "./routes/pages.js";
+import { teamKeyRoutes } from "./routes/team-keys.js";
+import { teamMemberRoutes } from "./routes/team-members.js";
+import { teamRoutes } from "./routes/teams.js";
 import { usageRoutes } from "./routes/usage.js";
 import { ConsoleSessions } from "./session/console-sessions.js";
 import type { LibreChatStore } from "./session/librechat-store.js";
@@ -74,7 +77,14 @@ export async function buildApp(deps: ConsoleDeps): Promise<ConsoleApp> {
   // Off by default; routes opt in with `config.rateLimit` (the master-key sign-in).
   await app.register(fastifyRateLimit, { global: false });
   // The hooks must reach every route, so they are registered on the root instance, not in a plugin scope.
-  await sessionPlugin(app, { config: deps.config, sessions, store: deps.store, metrics, now });
+  await sessionPlugin(app, {
+    config: deps.config,
+    gateway: ctx.gateway,
+    sessions,
+    store: deps.store,
+    metrics,
+    now,
+  });
   await metricsPlugin(app, metrics);
   await healthRoutes(app, ctx);
   await pageRoutes(app, ctx);
@@ -84,5 +94,8 @@ export async function buildApp(deps: ConsoleDeps): Promise<ConsoleApp> {
   await usageRoutes(app, ctx);
   await adminRoutes(app, ctx);
   await exportRoutes(app, ctx);
+  await teamRoutes(app, ctx);
+  await teamMemberRoutes(app, ctx);
+  await teamKeyRoutes(app, ctx);
   return { app, sessions, metrics };
 }

@@ -48,6 +48,12 @@ const envSchema = z.object({
   DEFAULT_BUDGET_DURATION: z.string().default("30d"),
   DEFAULT_TPM_LIMIT: int(10000),
   DEFAULT_RPM_LIMIT: int(60),
+  /** The team (its `team_id`) a newly provisioned user joins as a member; empty: none. */
+  DEFAULT_TEAM_ID: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === "" ? undefined : v)),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** Sessions in Redis (shared by replicas, kept across restarts); takes precedence over DATABASE_URL. */
   REDIS_URL: z
@@ -79,8 +85,17 @@ export interface ConsoleConfig {
   mongoUri: string | undefined;
   /** A console session unused this long ends (ADMIN_SESSION_IDLE_TIMEOUT_MS). */
   idleTimeoutMs: number;
-  /** Limits of a user provisioned on first visit (DEFAULT_USER_BUDGET USD, DEFAULT_BUDGET_DURATION, …). */
-  userDefaults: { maxBudget: number; budgetDuration: string; tpmLimit: number; rpmLimit: number };
+  /**
+   * Limits of a user provisioned on first visit (DEFAULT_USER_BUDGET USD, DEFAULT_BUDGET_DURATION, …) and the
+   * team they join as a member (DEFAULT_TEAM_ID), or null.
+   */
+  userDefaults: {
+    maxBudget: number;
+    budgetDuration: string;
+    tpmLimit: number;
+    rpmLimit: number;
+    teamId: string | null;
+  };
   logLevel: string;
 }
 
@@ -117,6 +132,7 @@ export function readConsoleEnv(source: NodeJS.ProcessEnv = process.env): Console
       budgetDuration: e.DEFAULT_BUDGET_DURATION,
       tpmLimit: e.DEFAULT_TPM_LIMIT,
       rpmLimit: e.DEFAULT_RPM_LIMIT,
+      teamId: e.DEFAULT_TEAM_ID ?? null,
     },
     logLevel: e.LOG_LEVEL,
     redisUrl: e.REDIS_URL,

@@ -26,6 +26,9 @@ export const invalidRequest = (message: string, param: string | null = null) =>
 export const notFound = (message: string, param: string | null = null) =>
   new ConsoleError(404, message, "not_found_error", param);
 
+/** 403 `permission_error`: the session may not do this (e.g. a team it does not administer). */
+export const forbidden = (message: string) => new ConsoleError(403, message, "permission_error");
+
 const body = (status: number, message: string, type: string, param: string | null) => ({
   error: { message, type, param, code: String(status) },
 });

@@ -1,9 +1,10 @@
 /**
  * What the Admin view reads about the whole platform: every user, every key with its owner, and the platform's
- * spend over the last `days` days from the gateway's `/spend/usage` without a user or key (every request: keys
+ * spend over a period (`usage-period.ts`) from the gateway's `/spend/usage` without a user or key (every request: keys
  * of users, keys of no user, the chat's service key and master-key calls).
  */
 import type { AdminApiClient, KeyRecord, UserRecord } from "@platform/admin-api";
+import type { UsagePeriod } from "./usage-period.js";
 
 /** Most users read (pages of 100). */
 const MAX_USERS = 2000;
@@ -41,11 +42,16 @@ export async function allKeys(gateway: AdminApiClient, userId?: string): Promise
   return keys;
 }
 
-/** Platform spend over the last `days` days (totals, per day, per model, per key) and the number of users. */
-export async function platformSpend(gateway: AdminApiClient, days: number) {
-  const [usage, users] = await Promise.all([gateway.usage({ days }), gateway.listUsers({ page_size: 1 })]);
+/** Platform spend over `period` (totals, per day, per model, per key) and the number of users. */
+export async function platformSpend(gateway: AdminApiClient, period: UsagePeriod) {
+  const [usage, users] = await Promise.all([
+    gateway.usage({ days: period.days, end_date: period.end_date }),
+    gateway.listUsers({ page_size: 1 }),
+  ]);
   return {
-    days,
+    days: period.days,
+    start_date: usage.start_date,
+    end_date: usage.end_date,
     totals: usage.totals,
     daily: usage.daily,
     by_model: usage.by_model,

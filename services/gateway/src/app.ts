@@ -16,11 +16,12 @@ import type { ServerTimeouts } from "./config/env.js";
 import { modelRoutes } from "./endpoints/index.js";
 import { gatewayErrorHandler } from "./errors/error-handler.js";
 import { GatewayError } from "./errors/gateway-error.js";
+import type { CallGuard } from "./guardrails/types.js";
 import type { Admitter } from "./limits/types.js";
 import { type McpGuard, type McpUpstream, mcpRoutes } from "./mcp/index.js";
 import { mcpMetrics } from "./mcp/metrics.js";
 import type { GatewayMetrics } from "./metrics/metrics.js";
-import type { CallGuard, CallObserver } from "./pipeline/types.js";
+import type { CallObserver } from "./pipeline/types.js";
 import authPlugin from "./plugins/auth.js";
 import { registerJsonBodyParser } from "./plugins/json-body.js";
 import type { ResponseCache } from "./response-cache/index.js";
@@ -30,9 +31,11 @@ import type { Router } from "./router/router.js";
 import { consoleRoutes } from "./routes/console.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
+import { modelInfoRoutes } from "./routes/model-info.js";
 import { modelsRoutes } from "./routes/models.js";
 import type { SpendRecorder } from "./spend/types.js";
 import type { Clock } from "./time/clock.js";
+import type { ToolCallTracer } from "./tracing/tool-call-trace.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -70,8 +73,11 @@ export interface AppDeps {
   spend?: SpendRecorder;
   /** Guardrails on the model endpoints (see `pipeline/types.ts`). */
   guard?: CallGuard;
-  /** `/mcp`: the upstream MCP servers (`mcp_servers:`) and the guardrails their tool calls run; absent: no route. */
-  mcp?: { upstreams: McpUpstream[]; guard: McpGuard | undefined };
+  /**
+   * `/mcp`: the upstream MCP servers (`mcp_servers:`), the guardrails their tool calls run and the tracer that
+   * records them (when tracing is on); absent: no route.
+   */
+  mcp?: { upstreams: McpUpstream[]; guard: McpGuard | undefined; tracer?: ToolCallTracer };
   /** Told about every finished model call, after the response (tracing). */
   observers?: CallObserver[];
   /** A stream is ended after this long, ms (`GATEWAY_MAX_STREAM_DURATION_MS`; 0: never; default 30 minutes). */
@@ -164,6 +170,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     token: deps.metricsToken,
   });
   app.register(modelsRoutes, { router: deps.router });
+  app.register(modelInfoRoutes, { router: deps.router });
   app.register(modelRoutes, {
     router: deps.router,
     metrics: deps.metrics,
@@ -180,9 +187,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       : { streamClientIdleTimeoutMs: deps.streamClientIdleTimeoutMs }),
   });
   if (deps.mcp) {
-    const { upstreams, guard } = deps.mcp;
     const metrics = mcpMetrics(deps.metrics.registry);
-    const mcp = { upstreams, guard, admitter: deps.admitter, spend: deps.spend, metrics, clock: deps.clock };
+    const mcp = { ...deps.mcp, admitter: deps.admitter, spend: deps.spend, metrics, clock: deps.clock };
     app.register(mcpRoutes, { deps: mcp });
   }
   if (deps.adminRoutes) app.register(deps.adminRoutes);

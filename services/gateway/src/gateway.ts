@@ -26,7 +26,7 @@ import { adminNeedsDatabase, createAdminRoutes } from "./routes/admin/index.js";
 import type { ReadinessCheck } from "./routes/health.js";
 import { createStore, type Store, type StoreOptions } from "./store/index.js";
 import { type Clock, systemClock } from "./time/clock.js";
-import { createLangfuseTracer } from "./tracing/langfuse-tracer.js";
+import { type CallTracer, createLangfuseTracer } from "./tracing/langfuse-tracer.js";
 import { tracingObserver } from "./tracing/observer.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -180,11 +180,12 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
   closers.push(() => responseOwners.close());
 
   const observers: CallObserver[] = [];
+  let tracer: CallTracer | undefined;
   if (env.trace !== undefined) {
-    const tracer = createLangfuseTracer(env.trace, { registry: metrics.registry, log });
+    tracer = createLangfuseTracer(env.trace, { registry: metrics.registry, log });
     observers.push(tracingObserver(tracer, env.trace.capture));
     // Runs after the app closed (closers run in reverse order): every finished call has been recorded.
-    closers.unshift(() => tracer.shutdown(Math.min(5000, env.shutdownTimeoutMs)));
+    closers.unshift(() => tracer?.shutdown(Math.min(5000, env.shutdownTimeoutMs)) ?? Promise.resolve());
     log.info({ host: env.trace.host, capture: env.trace.capture }, "traces go to Langfuse");
   }
 
@@ -205,7 +206,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
   closers.push(() => mcp.close());
   const app = buildApp({
     guard: guardrails.guard,
-    mcp: { upstreams: mcp.upstreams, guard: guardrails.guard },
+    mcp: { upstreams: mcp.upstreams, guard: guardrails.guard, ...(tracer ? { tracer } : {}) },
     router,
     metrics,
     clusterMetrics: options.clusterMetrics,

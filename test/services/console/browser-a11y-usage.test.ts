@@ -54,6 +54,13 @@ describe.skipIf(skipReason !== undefined)(`issue 34, defects 5-7, in Chromium ${
       metadata: { user_headers: true },
     });
     const body = { model: "general", messages: [{ role: "user" as const, content: "hello" }] };
+    // The own key's call read most of its prompt from the cache (the screenshots show caching's saving).
+    ctx.stack.upstream.nextUsage({
+      prompt_tokens: 1200,
+      completion_tokens: 40,
+      total_tokens: 1240,
+      prompt_tokens_details: { cached_tokens: 1000 },
+    });
     await ctx.stack.gateway.clientWith(own.key).chat.completions.create(body);
     await ctx.stack.gateway
       .clientWith(chat.key)

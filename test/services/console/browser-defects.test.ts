@@ -166,6 +166,8 @@ describe.skipIf(skipReason !== undefined)(`the console's fixes in Chromium ${ski
     await page.goto(`${ctx.stack.url}/admin`);
     await page.getByLabel("Find a user").fill("zed");
     const table = page.getByTestId("user-table");
+    // The users load after the page: wait for the found row before counting (a count reads once).
+    await table.locator("tbody tr", { hasText: "zed@example.com" }).waitFor();
     await expect(table.locator("tbody tr").count()).resolves.toBe(1);
     await table.getByRole("button", { name: "Limits" }).click();
     const dialog = page.getByRole("dialog", { name: "Limits of zed@example.com" });

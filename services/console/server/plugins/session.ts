@@ -11,12 +11,14 @@
  *   `x-csrf-token`.
  */
 import { timingSafeEqual } from "node:crypto";
+import type { AdminApiClient } from "@platform/admin-api";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ConsoleConfig } from "../config.js";
 import { ConsoleError } from "../errors.js";
 import { CHAT_COOKIE, verifyChatCookie } from "../session/chat-session.js";
 import { type ConsoleSession, type ConsoleSessions, isAdmin } from "../session/console-sessions.js";
 import type { LibreChatStore } from "../session/librechat-store.js";
+import { auditSignIn } from "../session/sign-in-audit.js";
 import type { ConsoleMetrics } from "./metrics.js";
 
 /**
@@ -48,6 +50,8 @@ export const REVALIDATE_MS = 60_000;
 /** What the session plugin needs. */
 export interface SessionPluginDeps {
   config: ConsoleConfig;
+  /** The gateway's admin API: sign-ins and refused sign-ins go to its audit log (`sign-in-audit.ts`). */
+  gateway: AdminApiClient;
   sessions: ConsoleSessions;
   store: LibreChatStore;
   metrics: ConsoleMetrics;
@@ -82,7 +86,11 @@ const tokensMatch = (a: string, b: string) => {
 
 /** Registers the session hook; see the module comment. */
 export async function sessionPlugin(app: FastifyInstance, deps: SessionPluginDeps): Promise<void> {
-  const { config, sessions, store, metrics, now } = deps;
+  const { config, sessions, store, metrics, now, gateway } = deps;
+  const refused = (request: FastifyRequest, reason: string) => {
+    metrics.signIns.inc({ source: "chat", result: reason });
+    auditSignIn(gateway, request, { action: "console.sign_in_failed", source: "chat", reason });
+  };
   const cookieOptions = sessionCookieOptions(config.publicUrl);
   app.decorateRequest("consoleSession", null);
 
@@ -98,7 +106,7 @@ export async function sessionPlugin(app: FastifyInstance, deps: SessionPluginDep
     );
     if (!verdict.ok) {
       // A visit without a cookie is not a failed sign-in.
-      if (verdict.reason !== "no_cookie") metrics.signIns.inc({ source: "chat", result: verdict.reason });
+      if (verdict.reason !== "no_cookie") refused(request, verdict.reason);
       if (verdict.reason === "store_unavailable") {
         request.log.warn({ detail: verdict.detail }, "chat database unreachable: sign-in refused");
       }
@@ -118,6 +126,7 @@ export async function sessionPlugin(app: FastifyInstance, deps: SessionPluginDep
       now(),
     );
     reply.setCookie(SESSION_COOKIE, session.id, cookieOptions);
+    auditSignIn(gateway, request, { action: "console.sign_in", principal: session.principal });
     return session;
   }
 
@@ -141,7 +150,7 @@ export async function sessionPlugin(app: FastifyInstance, deps: SessionPluginDep
       await sessions.end(existing.id);
       reply.clearCookie(SESSION_COOKIE, { path: "/" });
       if (!verdict.ok) {
-        metrics.signIns.inc({ source: "chat", result: verdict.reason });
+        refused(request, verdict.reason);
         return null;
       }
       // The chat cookie now belongs to another user: sign that user in instead.

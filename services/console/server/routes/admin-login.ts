@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { ConsoleError, parseInput } from "../errors.js";
 import { SESSION_COOKIE, sessionCookieOptions } from "../plugins/session.js";
+import { auditSignIn } from "../session/sign-in-audit.js";
 import type { RouteContext } from "./context.js";
 
 /** Master-key sign-in attempts allowed per client address per minute (then 429 with retry-after). */
@@ -39,6 +40,11 @@ export async function adminLoginRoutes(app: FastifyInstance, ctx: RouteContext):
     const { master_key: presented } = parseInput(loginBody, request.body);
     if (!secretsEqual(presented, ctx.config.masterKey)) {
       ctx.metrics.signIns.inc({ source: "operator", result: "bad_master_key" });
+      auditSignIn(ctx.gateway, request, {
+        action: "console.sign_in_failed",
+        source: "operator",
+        reason: "bad_master_key",
+      });
       throw new ConsoleError(
         401,
         "That is not the gateway's master key.",
@@ -50,6 +56,7 @@ export async function adminLoginRoutes(app: FastifyInstance, ctx: RouteContext):
     if (request.consoleSession !== null) await ctx.sessions.end(request.consoleSession.id);
     const session = await ctx.sessions.create({ kind: "operator" }, ctx.now());
     reply.setCookie(SESSION_COOKIE, session.id, cookieOptions);
+    auditSignIn(ctx.gateway, request, { action: "console.sign_in", principal: session.principal });
     request.log.info("operator signed in with the master key");
     return { ok: true };
   });

@@ -11,7 +11,7 @@
  *   ones) with its owner's id and email and `service` (a key whose calls are booked on the chat user they name).
  * - `POST /api/admin/keys/:token`: change any key (the body of `POST /api/keys/:token`).
  * - `DELETE /api/admin/keys/:token`: revoke any key.
- * - `GET /api/admin/spend?days=7|30|90`: platform spend (every request) per day, model and key.
+ * - `GET /api/admin/spend?days=7|30|90` or `?from=&to=`: platform spend (every request) per day, model and key.
  * - `GET /api/admin/audit?actor=&action=&user_id=&key_alias=&page=&page_size=`: the gateway's audit log.
  */
 import { auditLogsQuery, identifier, limitInput, withBudgetForPeriod } from "@platform/admin-api";
@@ -19,6 +19,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseForm, parseInput } from "../errors.js";
 import { allKeys, allUsers, platformSpend } from "../platform-spend.js";
+import { usagePeriod } from "../usage-period.js";
 import { gatewayFor, type RouteContext } from "./context.js";
 import {
   createKeyFields,
@@ -29,7 +30,6 @@ import {
   presentKey,
   revokeKey,
 } from "./keys.js";
-import { usagePeriod } from "./usage.js";
 
 const userParams = z.object({ userId: identifier });
 const tokenParams = z.object({
@@ -60,7 +60,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
 
   app.post("/api/admin/keys", admin, async (request, reply) => {
     const { user_id: userId, ...body } = parseForm(adminKeyBody, request.body);
-    return generateConsoleKey(ctx, request, reply, userId ?? null, body, "This user");
+    return generateConsoleKey(ctx, request, reply, userId ?? null, body, { owner: "This user" });
   });
 
   app.get("/api/admin/keys", admin, async () => {
@@ -90,8 +90,7 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
   });
 
   app.get("/api/admin/spend", admin, async (request) => {
-    const { days } = parseInput(usagePeriod, request.query);
-    return platformSpend(ctx.gateway, days);
+    return platformSpend(ctx.gateway, parseInput(usagePeriod, request.query));
   });
 
   app.get("/api/admin/audit", admin, async (request) => {

@@ -1,5 +1,5 @@
 /**
- * Spend export as CSV, the same period as on screen (`?days=7|30|90`), read from the gateway's
+ * Spend export as CSV, the same period as on screen (`?days=7|30|90` or `?from=&to=`, `usage-period.ts`), read from the gateway's
  * `/spend/logs` (newest first) and streamed out row by row:
  *
  * - `GET /api/usage/export.csv`: the signed-in user's requests.
@@ -14,8 +14,8 @@ import type { SpendLog } from "@platform/admin-api";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { parseInput } from "../errors.js";
 import { allUsers } from "../platform-spend.js";
+import { logsRange, periodName, type UsagePeriod, usagePeriod } from "../usage-period.js";
 import { chatUserId, type RouteContext } from "./context.js";
-import { usagePeriod } from "./usage.js";
 
 /** Most rows in one export. */
 export const EXPORT_LIMIT = 1000;
@@ -82,28 +82,25 @@ export function* csvLines(rows: SpendLog[], emails: ReadonlyMap<string, string |
 
 /** Registers the two export routes; see the module comment. */
 export async function exportRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
-  const send = async (reply: FastifyReply, name: string, days: number, userId?: string) => {
-    const start = new Date(ctx.now() - days * 86_400_000).toISOString();
+  const send = async (reply: FastifyReply, name: string, period: UsagePeriod, userId?: string) => {
     const [rows, users] = await Promise.all([
-      ctx.gateway.spendLogs({ user_id: userId, start_date: start, limit: EXPORT_LIMIT }),
+      ctx.gateway.spendLogs({ user_id: userId, ...logsRange(period, ctx.now()), limit: EXPORT_LIMIT }),
       allUsers(ctx.gateway),
     ]);
     const emails = new Map(users.map((u) => [u.user_id, u.user_email]));
     const today = new Date(ctx.now()).toISOString().slice(0, 10);
     return reply
       .type("text/csv; charset=utf-8")
-      .header("content-disposition", `attachment; filename="${name}-${days}d-${today}.csv"`)
+      .header("content-disposition", `attachment; filename="${name}-${periodName(period)}-${today}.csv"`)
       .header("cache-control", "no-store")
       .header("x-export-rows", String(rows.length))
       .header("x-export-truncated", String(rows.length >= EXPORT_LIMIT))
       .send(Readable.from(csvLines(rows, emails)));
   };
   app.get("/api/usage/export.csv", { config: { access: "user" } }, async (request, reply) => {
-    const { days } = parseInput(usagePeriod, request.query);
-    return send(reply, "usage", days, chatUserId(request));
+    return send(reply, "usage", parseInput(usagePeriod, request.query), chatUserId(request));
   });
   app.get("/api/admin/spend/export.csv", { config: { access: "admin" } }, async (request, reply) => {
-    const { days } = parseInput(usagePeriod, request.query);
-    return send(reply, "platform-spend", days);
+    return send(reply, "platform-spend", parseInput(usagePeriod, request.query));
   });
 }

@@ -83,6 +83,7 @@ export function presentKey(key: KeyRecord) {
     key_name: key.key_name,
     key_alias: key.key_alias,
     models: key.models,
+    team_id: key.team_id ?? null,
     spend: key.spend,
     max_budget: key.max_budget,
     budget_duration: key.budget_duration,
@@ -166,9 +167,10 @@ const limitsAndLifetime = (body: z.output<typeof editKeyBody>) => ({
 
 /**
  * Generates a key through the gateway's `/key/generate` for `userId` (null: a key of no user, for the
- * operator's own use), acting as the request's session (`x-audit-actor`), and answers 201 with the full key
- * (this once, `no-store`) and the listed fields.
- * @throws ConsoleError 400 on a duplicate name; the gateway's 400 (looser limit, unknown user) unchanged.
+ * operator's own use or a team's service), acting as the request's session (`x-audit-actor`), and answers 201
+ * with the full key (this once, `no-store`) and the listed fields. `options.owner` names whose key it is in
+ * messages ({@link inUserTerms}); `options.teamId` makes it a key of that team (LiteLLM's `team_id`).
+ * @throws ConsoleError 400 on a duplicate name; the gateway's 400 (looser limit, unknown user or team) unchanged.
  */
 export async function generateConsoleKey(
   ctx: RouteContext,
@@ -176,11 +178,12 @@ export async function generateConsoleKey(
   reply: FastifyReply,
   userId: string | null,
   body: z.output<typeof createKeyBody>,
-  owner = "You",
+  { owner = "You", teamId = null }: { owner?: string; teamId?: string | null } = {},
 ) {
   const created = await gatewayFor(ctx, request)
     .generateKey({
       user_id: userId,
+      team_id: teamId,
       key_alias: body.name,
       ...limitsAndLifetime(body),
       models: body.models,
@@ -242,6 +245,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promis
       gatewayFor(ctx, request),
       ctx.config.userDefaults,
       ctx.sessions,
+      request.log,
     );
     return generateConsoleKey(ctx, request, reply, chatUserId(request), body);
   });

@@ -10,6 +10,7 @@ import type { FastifyInstance } from "fastify";
 import { SESSION_COOKIE, SIGNED_OUT_COOKIE, sessionCookieOptions } from "../plugins/session.js";
 import { ensureProvisioned } from "../provisioning.js";
 import { isAdmin } from "../session/console-sessions.js";
+import { auditSignIn } from "../session/sign-in-audit.js";
 import { gatewayFor, type RouteContext, sessionOf } from "./context.js";
 
 /** Registers `GET /api/me` and `POST /api/logout` (any session). */
@@ -21,7 +22,13 @@ export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise
     let provisioningError: { kind: string; message: string } | null = null;
     if (p.kind === "chat") {
       try {
-        await ensureProvisioned(session, gatewayFor(ctx, request), ctx.config.userDefaults, ctx.sessions);
+        await ensureProvisioned(
+          session,
+          gatewayFor(ctx, request),
+          ctx.config.userDefaults,
+          ctx.sessions,
+          request.log,
+        );
         account = (await ctx.gateway.userInfo(p.userId)).user_info;
       } catch (error) {
         if (!(error instanceof AdminApiError)) throw error;
@@ -48,6 +55,7 @@ export async function meRoutes(app: FastifyInstance, ctx: RouteContext): Promise
     const session = sessionOf(request);
     await ctx.sessions.end(session.id);
     reply.clearCookie(SESSION_COOKIE, { path: "/" });
+    auditSignIn(ctx.gateway, request, { action: "console.sign_out", principal: session.principal });
     // Without this the chat's cookie would sign the user straight back in on the next visit.
     if (session.principal.kind === "chat") {
       reply.setCookie(SIGNED_OUT_COOKIE, session.principal.chatSessionId, {

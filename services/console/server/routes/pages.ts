@@ -11,7 +11,16 @@ import { SIGNED_OUT_COOKIE } from "../plugins/session.js";
 import type { RouteContext } from "./context.js";
 
 /** Paths of the web app's tabs (client-side routes served the same index.html). */
-export const APP_PAGES = ["/", "/profile", "/usage", "/keys", "/admin", "/all-keys", "/audit"] as const;
+export const APP_PAGES = [
+  "/",
+  "/profile",
+  "/usage",
+  "/keys",
+  "/teams",
+  "/admin",
+  "/all-keys",
+  "/audit",
+] as const;
 
 const escapeHtml = (text: string) =>
   text.replace(

@@ -7,15 +7,17 @@ import { AllKeysTab } from "./tabs/AllKeysTab";
 import { AuditTab } from "./tabs/AuditTab";
 import { KeysTab } from "./tabs/KeysTab";
 import { ProfileTab } from "./tabs/ProfileTab";
+import { TeamsTab } from "./tabs/TeamsTab";
 import { UsageTab } from "./tabs/UsageTab";
 
-type Tab = "profile" | "usage" | "keys" | "admin" | "all-keys" | "audit";
-const TABS: readonly Tab[] = ["profile", "usage", "keys", "admin", "all-keys", "audit"];
+type Tab = "profile" | "usage" | "keys" | "teams" | "admin" | "all-keys" | "audit";
+const TABS: readonly Tab[] = ["profile", "usage", "keys", "teams", "admin", "all-keys", "audit"];
 /** Each tab's name, as its tab and the page title say it. */
 const TAB_NAMES: Record<Tab, string> = {
   profile: "Profile",
   usage: "Usage",
   keys: "API keys",
+  teams: "Teams",
   admin: "Admin",
   "all-keys": "All keys",
   audit: "Audit",
@@ -25,11 +27,20 @@ const tabFromPath = (path: string): Tab => {
   return TABS.find((t) => t === name) ?? "profile";
 };
 
-/** The tab shown for `tab`: operators see only the administrators' tabs, others no admin tab unless admins. */
+/**
+ * The tab shown for `tab`: operators see only the administrators' tabs and Teams, others no admin tab unless
+ * admins.
+ */
 function currentTab(me: Me, tab: Tab): Tab {
   const operator = me.kind === "operator";
   const adminTab = tab === "admin" || tab === "all-keys" || tab === "audit";
-  return operator ? (adminTab ? tab : "admin") : adminTab && !me.is_admin ? "profile" : tab;
+  return operator
+    ? adminTab || tab === "teams"
+      ? tab
+      : "admin"
+    : adminTab && !me.is_admin
+      ? "profile"
+      : tab;
 }
 
 /** The console: who is signed in, a budget warning on every tab, and the tabs (Admin for administrators). */
@@ -129,6 +140,7 @@ export function App() {
               {!operator && <Tabs.Tab value="profile">Profile</Tabs.Tab>}
               {!operator && <Tabs.Tab value="usage">Usage</Tabs.Tab>}
               {!operator && <Tabs.Tab value="keys">API keys</Tabs.Tab>}
+              <Tabs.Tab value="teams">Teams</Tabs.Tab>
               {me.is_admin && <Tabs.Tab value="admin">Admin</Tabs.Tab>}
               {me.is_admin && <Tabs.Tab value="all-keys">All keys</Tabs.Tab>}
               {me.is_admin && <Tabs.Tab value="audit">Audit</Tabs.Tab>}
@@ -146,6 +158,9 @@ export function App() {
                 </Tabs.Panel>
               </>
             )}
+            <Tabs.Panel value="teams">
+              <TeamsTab me={me} />
+            </Tabs.Panel>
             {me.is_admin && (
               <Tabs.Panel value="admin">
                 <AdminTab me={me} />

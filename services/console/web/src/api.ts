@@ -2,9 +2,28 @@
  * The console server's JSON API as the web app uses it. State-changing calls carry the session's CSRF token
  * (from /api/me); a 401 means the session ended, so the page goes to /unauthorized.
  */
-import type { UsageResponse, UsageTotals, UserRecord } from "@platform/admin-api";
+import type { SpendLog, TeamMembership, UsageResponse, UsageTotals, UserRecord } from "@platform/admin-api";
 
-export type { UsageResponse, UsageTotals, UserRecord };
+export type { TeamMembership, UsageResponse, UsageTotals, UserRecord };
+
+/** One request as the console lists it (the gateway's `/spend/logs` row; the chat's calls keyed "Chat"). */
+export type SpendLogRow = SpendLog;
+
+/** Prompt caching over a period (`caching` of `GET /api/usage`): tokens and USD saved. */
+export interface CachingSavings {
+  /** Input tokens read from the provider's prompt cache. */
+  cached_tokens: number;
+  /** USD: what they would have cost as fresh input minus what they cost. */
+  saved: number;
+  /** Of `cached_tokens`, those of a model the gateway no longer lists (not priced). */
+  unpriced_tokens: number;
+}
+
+/** `GET /api/usage`: the gateway's usage (without its per-deployment cache reads) and `caching`. */
+export type ConsoleUsage = Pick<
+  UsageResponse,
+  "days" | "start_date" | "end_date" | "totals" | "daily" | "by_model" | "by_key" | "recent"
+> & { caching: CachingSavings };
 
 /** `GET /api/me`. */
 export interface Me {
@@ -26,6 +45,8 @@ export interface ConsoleKey {
   key_name: string;
   key_alias: string | null;
   models: string[];
+  /** The key's team (its limits apply instead of the owner's), or null. */
+  team_id?: string | null;
   /** USD spent in the key's current budget period. */
   spend: number;
   max_budget: number | null;
@@ -60,6 +81,45 @@ export interface PlatformSpend {
   daily: Array<UsageTotals & { date: string }>;
   by_model: Array<UsageTotals & { model: string }>;
   by_key: UsageResponse["by_key"];
+}
+
+/** The session's role in a team: console administrator, team admin, or member. */
+export type TeamAccess = "operator" | "admin" | "user";
+
+/** A team as the console lists it (`GET /api/teams`): LiteLLM's limit fields, USD and per minute. */
+export interface ConsoleTeam {
+  team_id: string;
+  team_alias: string | null;
+  models: string[];
+  /** USD spent in the team's current budget period. */
+  spend: number;
+  max_budget: number | null;
+  budget_duration: string | null;
+  budget_reset_at: string | null;
+  tpm_limit: number | null;
+  rpm_limit: number | null;
+  blocked: boolean;
+  /** How many members. */
+  members: number;
+  access?: TeamAccess | null;
+}
+
+/** `GET /api/teams/:teamId`: members and keys only for team admins and operators. */
+export interface TeamDetail {
+  team: ConsoleTeam;
+  access: TeamAccess;
+  membership: TeamMembership | null;
+  members: TeamMembership[] | null;
+  keys: Array<ConsoleKey & { user_id: string | null }> | null;
+}
+
+/** `GET /api/teams/:teamId/spend`: a team's spend over `days` days by member, key and model. */
+export interface TeamSpend {
+  days: number;
+  totals: UsageTotals;
+  by_member: Array<UsageTotals & { user_id: string | null; user_email: string | null }>;
+  by_key: Array<UsageTotals & { api_key: string; key_name: string; key_alias: string | null }>;
+  by_model: Array<UsageTotals & { model: string }>;
 }
 
 /** An OpenAI-shaped error from the console API. */

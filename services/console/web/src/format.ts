@@ -75,6 +75,16 @@ export function time(iso: string): string {
   });
 }
 
+/**
+ * A booked call's HTTP status in words: "OK" (2xx), "Client left (499)", "Refused (4xx)" (e.g. an output
+ * guardrail after the provider answered), "Failed (5xx)" (the provider's stream broke or timed out).
+ */
+export function callStatus(status: number): string {
+  if (status >= 200 && status < 300) return "OK";
+  if (status === 499) return "Client left (499)";
+  return status >= 500 ? `Failed (${status})` : `Refused (${status})`;
+}
+
 /** Today's UTC calendar day, `2026-11-27` (the gateway's days are UTC days). */
 export const todayUtc = (now = Date.now()): string => new Date(now).toISOString().slice(0, 10);
 

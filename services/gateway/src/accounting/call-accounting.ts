@@ -9,22 +9,29 @@ import type { Deployment } from "../config/types.js";
 import { billOf } from "../cost/bill.js";
 import { priceOf } from "../cost/pricing.js";
 import type { Admission } from "../limits/types.js";
-import type { GatewayMetrics } from "../metrics/metrics.js";
+import type { CallerLabels, GatewayMetrics } from "../metrics/metrics.js";
 import { recordCallMetrics } from "../metrics/record-call.js";
-import type { CallerLabels, Usage } from "../pipeline/types.js";
 import type { SpendLogRow, SpendRecorder } from "../spend/types.js";
-import type { UsageBreakdown } from "./usage.js";
+import type { Usage, UsageBreakdown } from "../usage/types.js";
 
 const MASTER_LABELS: CallerLabels = Object.freeze({
   hashed_api_key: "master_key",
   api_key_alias: "",
   user: "",
+  team: "",
+  team_alias: "",
 });
 
 /** Metric labels for a caller (the same frozen object for every master-key call); the master key is labelled `master_key` (its hash is never exposed). */
 export function callerLabels(auth: AuthContext): CallerLabels {
   if (auth.kind === "master") return MASTER_LABELS;
-  return { hashed_api_key: auth.keyHash, api_key_alias: auth.keyAlias ?? "", user: auth.userId ?? "" };
+  return {
+    hashed_api_key: auth.keyHash,
+    api_key_alias: auth.keyAlias ?? "",
+    user: auth.userId ?? "",
+    team: auth.teamId ?? "",
+    team_alias: auth.teamAlias ?? "",
+  };
 }
 
 /** The spend row's caller columns (key hash, alias, user, team); all null for the master key. */

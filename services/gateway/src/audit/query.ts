@@ -15,6 +15,7 @@ export interface AuditFilter {
   /** A key's hash or a prefix of it (12+ hex characters); matched on the stored 12-character prefix. */
   keyHash?: string | undefined;
   userId?: string | undefined;
+  teamId?: string | undefined;
   startTime?: number | undefined;
   endTime?: number | undefined;
 }
@@ -39,6 +40,7 @@ export async function queryAuditLog(
   if (filter.keyAlias !== undefined) add("key_alias = ?", filter.keyAlias);
   if (filter.keyHash !== undefined) add("key_hash_prefix = ?", filter.keyHash.slice(0, 12));
   if (filter.userId !== undefined) add("user_id = ?", filter.userId);
+  if (filter.teamId !== undefined) add("team_id = ?", filter.teamId);
   if (filter.startTime !== undefined) add("created_at >= ?", new Date(filter.startTime));
   if (filter.endTime !== undefined) add("created_at < ?", new Date(filter.endTime));
   const clause = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;

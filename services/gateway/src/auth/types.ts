@@ -44,10 +44,15 @@ export interface VirtualKeyAuth {
   metadata?: Readonly<Record<string, unknown>>;
   /** The key's `object_permission` (MCP servers and tools it may reach, `mcp/permissions.ts`); absent: none. */
   objectPermission?: ObjectPermission;
+  /**
+   * The `object_permission` of the key's team (LiteLLM's team grants), combined with the key's own by
+   * `mcp/permissions.ts`; absent: the key has no team, or its team grants nothing.
+   */
+  teamObjectPermission?: ObjectPermission;
 }
 
 /**
- * LiteLLM's `object_permission` of a key (`LiteLLM_ObjectPermissionTable`), the MCP part: the MCP servers the
+ * LiteLLM's `object_permission` of a key or a team (`LiteLLM_ObjectPermissionTable`), the MCP part: the MCP servers the
  * key may reach (`mcp_servers`, by their config names) and, per server, the only tools it may use there
  * (`mcp_tool_permissions`; a server not in it: all its tools).
  */

@@ -6,7 +6,7 @@
  *
  * Off the request path: {@link withExhaustedBudgets} wraps the {@link Admitter} and notes the refused budget in a
  * set (no I/O); {@link ExhaustedBudgets} writes the noted budgets every `intervalMs` as `budget_events` rows,
- * with the key's or user's current spend, `ON CONFLICT DO NOTHING` on the table's primary key (scope, id,
+ * with the key's, user's or team's current spend, `ON CONFLICT DO NOTHING` on the table's primary key (scope, id,
  * period start, threshold): one event per budget per period across instances, also against the spend writer's
  * own `threshold: 1` row (`warnings.ts`). A row is durable once written; the sender (`sender.ts`) delivers it.
  */
@@ -14,8 +14,14 @@ import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
 import { BudgetRefusal } from "../limits/rules.js";
 import type { Admitter, LimitSubject } from "../limits/types.js";
-import { currentPeriod } from "../users/budget-period.js";
-import { EXCEEDED_THRESHOLD, NO_PERIOD_START, PAYLOAD_COLUMNS, payloadSql } from "./warnings.js";
+import { currentPeriod } from "../time/budget-period.js";
+import {
+  type EventTable,
+  EXCEEDED_THRESHOLD,
+  NO_PERIOD_START,
+  PAYLOAD_COLUMNS,
+  payloadSql,
+} from "./warnings.js";
 
 /** At most this many budgets wait for the next write (a flood of refusals cannot grow memory). */
 const MAX_PENDING = 10_000;
@@ -25,27 +31,30 @@ const MAX_PENDING = 10_000;
  * row per noted budget. The payload's spend is the larger of that and the row's (spend rows are booked in
  * batches, so the row may lag the admitter).
  */
-function insertSql(table: keyof typeof PAYLOAD_COLUMNS): string {
+function insertSql(table: EventTable): string {
   const c = PAYLOAD_COLUMNS[table];
   return `INSERT INTO budget_events (scope, scope_id, period_start, threshold, payload)
 SELECT r.scope, r.id, r.period_start, ${EXCEEDED_THRESHOLD}, ${payloadSql("r", "'budget_exceeded'", String(EXCEEDED_THRESHOLD))}
 FROM (SELECT '${c.scope}'::text AS scope, n.id, n.period_start, t.max_budget,
-        GREATEST(t.spend, n.spent) AS spend, t.budget_reset_at, ${c.user} AS user_id, ${c.keyAlias} AS key_alias
+        GREATEST(t.spend, n.spent) AS spend, t.budget_reset_at, ${c.user} AS user_id, ${c.keyAlias} AS key_alias,
+        ${c.teamId} AS team_id, ${c.teamAlias} AS team_alias
       FROM unnest($1::text[], $2::timestamptz[], $3::numeric[]) AS n(id, period_start, spent)
       JOIN ${table} AS t ON t.${c.id} = n.id
       WHERE t.max_budget > 0) AS r
 ON CONFLICT DO NOTHING`;
 }
 
-const INSERT = { key: insertSql("keys"), user: insertSql("users") } as const;
+/** The scopes whose refusals record an event (a member's budget in a team records none), and their statement. */
+const INSERT = { key: insertSql("keys"), user: insertSql("users"), team: insertSql("teams") } as const;
+type EventScope = keyof typeof INSERT;
+const EVENT_SCOPES = Object.keys(INSERT) as EventScope[];
+
+const recordsEvents = (scope: LimitSubject["scope"]): scope is EventScope => scope in INSERT;
 
 /** Budgets refused by settled spend, written to `budget_events` in the background. */
 export class ExhaustedBudgets {
   /** `scope id period-start` → the budget, until written. */
-  private pending = new Map<
-    string,
-    { scope: "key" | "user"; id: string; periodStart: string; spent: number }
-  >();
+  private pending = new Map<string, { scope: EventScope; id: string; periodStart: string; spent: number }>();
   /** Keys written this process (a spent key keeps being refused: each period's event is written once here). */
   private readonly written = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -62,14 +71,14 @@ export class ExhaustedBudgets {
 
   /** Notes that `subject`'s budget refused a call by settled spend alone (`spent`: USD counted then). No I/O. */
   note(subject: LimitSubject, spent: number): void {
-    // Events are recorded for keys and users; team budgets record none yet.
-    if (subject.scope !== "key" && subject.scope !== "user") return;
+    const { scope } = subject;
+    if (!recordsEvents(scope)) return;
     const period = currentPeriod(subject, this.now());
     const periodStart =
       period.periodStart === null ? NO_PERIOD_START : new Date(period.periodStart).toISOString();
-    const key = `${subject.scope} ${subject.id} ${periodStart}`;
+    const key = `${scope} ${subject.id} ${periodStart}`;
     if (this.written.has(key) || this.pending.has(key) || this.pending.size >= MAX_PENDING) return;
-    this.pending.set(key, { scope: subject.scope, id: subject.id, periodStart, spent });
+    this.pending.set(key, { scope, id: subject.id, periodStart, spent });
   }
 
   /**
@@ -81,7 +90,7 @@ export class ExhaustedBudgets {
     const batch = this.pending;
     this.pending = new Map();
     try {
-      for (const scope of ["key", "user"] as const) {
+      for (const scope of EVENT_SCOPES) {
         const rows = [...batch.values()].filter((b) => b.scope === scope);
         if (rows.length === 0) continue;
         await this.pool.query(INSERT[scope], [

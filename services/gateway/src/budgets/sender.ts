@@ -32,7 +32,12 @@ export interface BudgetSenderOptions {
 
 /** The webhook body: the stored payload plus a one-line `text` (shown by Slack's incoming webhooks). */
 export function webhookBody(payload: BudgetEventPayload): BudgetEventPayload & { text: string } {
-  const who = payload.scope === "key" ? `Key ${payload.key_alias ?? "(no alias)"}` : `User ${payload.user}`;
+  const who =
+    payload.scope === "key"
+      ? `Key ${payload.key_alias ?? "(no alias)"}`
+      : payload.scope === "team"
+        ? `Team ${payload.team_alias ?? payload.team_id}`
+        : `User ${payload.user}`;
   const pct = Math.round(payload.threshold * 100);
   const state = payload.threshold >= 1 ? "budget exhausted" : `${pct}% of budget reached`;
   const end = payload.period_end === null ? "" : `; period ends ${payload.period_end}`;

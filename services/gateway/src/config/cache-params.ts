@@ -16,7 +16,7 @@ import {
   DEFAULT_MAX_ENTRIES,
   DEFAULT_MAX_ENTRY_BYTES,
   type ResponseCacheSettings,
-} from "../response-cache/settings.js";
+} from "./cache-settings.js";
 import type { KeySet } from "./litellm-keys.js";
 import { describe, isMapping, type Path } from "./messages.js";
 import type { Report } from "./report.js";

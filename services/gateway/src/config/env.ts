@@ -7,7 +7,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { databaseUrlProblem } from "../db/pool.js";
-import { readTraceSettings, type TraceSettings } from "../tracing/settings.js";
+import { readTraceSettings, type TraceSettings } from "./trace-settings.js";
 
 /** Repository root: this file sits at services/gateway/{src,dist}/config/, in the checkout and in the image. */
 export const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));

@@ -12,7 +12,6 @@ import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
-import { readMcpServers } from "../mcp/config.js";
 import { readCacheSettings } from "./cache-params.js";
 import { ConfigError } from "./config-error.js";
 import { EnvRefs, envRef } from "./env-refs.js";
@@ -23,6 +22,7 @@ import {
   routerSettingsKeys,
   topLevelKeys,
 } from "./litellm-keys.js";
+import { readMcpServers } from "./mcp-servers.js";
 import { describe, isMapping, type Mapping } from "./messages.js";
 import { readModelList } from "./model-list.js";
 import { Report } from "./report.js";
@@ -54,7 +54,7 @@ export interface LoadModelConfigOptions {
  *   error.
  * - Routing settings: router-settings.ts; an unimplemented `routing_strategy` is an error.
  * - `guardrails:` is kept as raw data (`guardrails`) for the guardrails module to parse.
- * - `mcp_servers:` → the upstream MCP servers of `/mcp` (`mcp/config.ts`).
+ * - `mcp_servers:` → the upstream MCP servers of `/mcp` (`config/mcp-servers.ts`).
  * - `litellm_settings.cache` / `cache_params` → the response cache's settings (cache-params.ts).
  * - An empty file, `model_list: []`, `model_list:` or no `model_list` is a valid, empty registry.
  *

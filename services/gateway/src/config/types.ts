@@ -4,8 +4,8 @@
  * environment. Produced by `loadModelConfig` (config/load-model-config.ts).
  */
 
-import type { McpServerConfig } from "../mcp/config.js";
-import type { ResponseCacheSettings } from "../response-cache/settings.js";
+import type { ResponseCacheSettings } from "./cache-settings.js";
+import type { McpServerConfig } from "./mcp-servers.js";
 import type { PricePart } from "./price-keys.js";
 
 /** Upstream API families the gateway can call. Both speak OpenAI's chat completions wire format. */
@@ -141,7 +141,7 @@ export interface ModelConfig {
    * unvalidated: the guardrails module parses it.
    */
   guardrails: unknown[];
-  /** `mcp_servers:`, the upstream MCP servers behind `/mcp` (`mcp/config.ts`); absent: none. */
+  /** `mcp_servers:`, the upstream MCP servers behind `/mcp` (`config/mcp-servers.ts`); absent: none. */
   mcpServers?: McpServerConfig[];
   /** `litellm_settings.cache: true` with its `cache_params` (config/cache-params.ts); absent: no response cache. */
   responseCache?: ResponseCacheSettings;

@@ -17,8 +17,9 @@
  * This is the booked cost of a finished call. A reservation, made before the usage is known, assumes the highest
  * price any of its tokens may be billed at, in the same tier ({@link tierOf}; `maxPrice` in pricing.ts).
  */
-import type { Usage, UsageBreakdown } from "../accounting/usage.js";
-import type { Price } from "../providers/types.js";
+
+import type { Usage, UsageBreakdown } from "../usage/types.js";
+import type { Price } from "./price.js";
 
 /** Prompts longer than this many tokens are billed at the long-context tier (where one is priced). */
 export const LONG_CONTEXT_THRESHOLD = 200_000;

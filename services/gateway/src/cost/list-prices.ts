@@ -23,9 +23,9 @@
  */
 import { calcPrice, type ModelPrice } from "@pydantic/genai-prices";
 import type { ProviderName } from "../config/types.js";
-import type { Price } from "../providers/types.js";
 import { LONG_CONTEXT_THRESHOLD } from "./bill.js";
 import { memoByModel } from "./model-memo.js";
+import type { Price } from "./price.js";
 
 /** Catalogue providers searched after the deployment's own, in order: the model makers' first-party APIs. */
 export const FALLBACK_PROVIDERS = ["openai", "anthropic", "google", "mistral", "deepseek", "x-ai", "cohere"];

@@ -8,11 +8,11 @@
  * the config loader warns about them once at start-up ({@link isPriced}).
  */
 import type { Deployment, ProviderName } from "../config/types.js";
-import type { Price } from "../providers/index.js";
 import { tierOf } from "./bill.js";
 import { catalogPrice } from "./list-prices.js";
+import type { Price } from "./price.js";
 
-export type { Price } from "../providers/index.js";
+export type { Price } from "./price.js";
 
 const ZERO: Price = { input: 0, output: 0 };
 const cache = new WeakMap<Deployment, Price>();

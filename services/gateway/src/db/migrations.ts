@@ -195,7 +195,7 @@ CREATE INDEX response_owners_expires_idx ON response_owners (expires_at);
   {
     id: 7,
     name: "spend-logs-usage-details",
-    // How a call's tokens divide by price (accounting/usage.ts, UsageBreakdown: input, cache_read,
+    // How a call's tokens divide by price (usage/types.ts, UsageBreakdown: input, cache_read,
     // cache_write_5m, cache_write_1h, output, output_reasoning, …); NULL when the upstream reported no usage.
     sql: `ALTER TABLE spend_logs ADD COLUMN usage_details jsonb;`,
   },
@@ -275,6 +275,13 @@ ALTER TABLE audit_log ADD COLUMN team_id text;
   },
   {
     id: 11,
+    name: "teams-object-permission",
+    // LiteLLM's object_permission of a team, the MCP part (auth/types.ts ObjectPermission), like the keys' (id 8):
+    // the team's MCP grants, which its keys inherit or are narrowed by (mcp/permissions.ts); NULL: none.
+    sql: `ALTER TABLE teams ADD COLUMN object_permission jsonb;`,
+  },
+  {
+    id: 12,
     name: "spend_logs_cache_hit",
     // The response cache (response-cache/): LiteLLM's spend log columns `cache_hit` and `cache_key`, and what a
     // hit saved (USD, the cost of the call that was stored; 0 for other rows), for the usage views.

@@ -1,4 +1,4 @@
-import { afterDuration } from "../users/budget-period.js";
+import { afterDuration } from "../time/budget-period.js";
 
 /**
  * Builds `SET a = $n, …` for the defined fields of a patch whose keys are column names; only columns listed in

@@ -51,8 +51,8 @@ import {
   type TeamRecord,
   teamFromRow,
 } from "../teams/records.js";
+import { currentPeriod } from "../time/budget-period.js";
 import type { Clock } from "../time/clock.js";
-import { currentPeriod } from "../users/budget-period.js";
 import { limitSubject, USER_COLUMNS, type UserRecord, userFromRow } from "../users/records.js";
 import { hashKey, looksLikeVirtualKey } from "./key-material.js";
 import { KnownKeyFilter, type KnownKeyFilterOptions } from "./known-keys.js";
@@ -539,6 +539,7 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
       namesUsers: key.metadata.user_headers === true,
       metadata: key.metadata,
       ...(key.objectPermission == null ? {} : { objectPermission: key.objectPermission }),
+      ...(team?.objectPermission == null ? {} : { teamObjectPermission: team.objectPermission }),
     };
     entry.authValidUntil = Math.min(Number.POSITIVE_INFINITY, ...resets);
     return entry.auth;

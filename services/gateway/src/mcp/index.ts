@@ -4,10 +4,10 @@
  * metrics as the model routes. docs/mcp.md describes it for operators.
  */
 import type { FastifyBaseLogger } from "fastify";
-import type { McpServerConfig } from "./config.js";
+import type { McpServerConfig } from "../config/mcp-servers.js";
 import { McpUpstream } from "./upstream.js";
 
-export type { McpServerConfig } from "./config.js";
+export type { McpServerConfig } from "../config/mcp-servers.js";
 export { mcpRoutes } from "./route.js";
 export type { McpGuard } from "./tool-call.js";
 export { McpUpstream } from "./upstream.js";

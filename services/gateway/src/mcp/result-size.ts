@@ -1,14 +1,11 @@
 /**
- * The size limit of a tool's result (`max_result_bytes` of its server, default {@link DEFAULT_MAX_RESULT_BYTES}):
+ * The size limit of a tool's result (`max_result_bytes` of its server, default 1 MiB, `config/mcp-servers.ts`):
  * a result whose JSON is larger is cut before it reaches the caller (or the output guard). Its content items are
  * kept in order while they fit (a text item is cut at the limit; another item that does not fit is left out),
  * `structuredContent` is dropped, a last text item says what happened, and the result is marked `isError: true`
  * (the caller did not get the whole result; a client then does not expect the tool's `outputSchema` either).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-
-/** The default limit of a tool's result, bytes of JSON: 1 MiB. */
-export const DEFAULT_MAX_RESULT_BYTES = 1_048_576;
 
 const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? "", "utf8");
 

@@ -5,15 +5,26 @@
  * request and no session outlives its key. The key is checked on every request by the auth plugin
  * (`Authorization: Bearer <key>`, or LiteLLM's `x-litellm-api-key`); no key, no answer (401).
  *
- * Methods: `initialize`, `ping`, `tools/list` (the caller's tools, `tools.ts`) and `tools/call`
- * (`tool-call.ts`). GET (a server-sent event stream) and DELETE (ending a session) answer 405: a stateless
+ * Methods: `initialize`, `ping`, `tools/list` (the caller's tools, `tools.ts`), `tools/call`
+ * (`tool-call.ts`), `resources/list` and `resources/read` (`resources.ts`), `prompts/list` and `prompts/get`
+ * (`prompts.ts`). GET (a server-sent event stream) and DELETE (ending a session) answer 405: a stateless
  * server has neither.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AuthContext } from "../auth/types.js";
+import { traceIdFor } from "../tracing/call-trace.js";
+import { getPrompt, listPrompts } from "./prompts.js";
+import { listResources, readResource } from "./resources.js";
 import { callTool, type ToolCallDeps } from "./tool-call.js";
 import { listedTool, offeredTools } from "./tools.js";
 
@@ -47,7 +58,14 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
 /** Answers one POST with a fresh SDK server bound to the caller. */
 async function serve(request: FastifyRequest, reply: FastifyReply, deps: ToolCallDeps): Promise<void> {
   const auth = request.auth as AuthContext;
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } } });
+  const traceId = traceIdFor(request.id);
+  const server = new Server(SERVER_INFO, {
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { listChanged: false, subscribe: false },
+      prompts: { listChanged: false },
+    },
+  });
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     const offered = await offeredTools(deps.upstreams, auth, deps.log);
     return { tools: [...offered.values()].map(listedTool) };
@@ -56,10 +74,24 @@ async function serve(request: FastifyRequest, reply: FastifyReply, deps: ToolCal
     callTool(deps, {
       auth,
       requestId: `${request.id}:${String(extra.requestId)}`,
+      traceId,
       name: call.params.name,
       arguments: call.params.arguments ?? {},
       signal: extra.signal,
     }),
+  );
+  const { upstreams, log } = deps;
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: await listResources(upstreams, auth, log),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (read, extra) =>
+    readResource(upstreams, auth, log, read.params.uri, extra.signal),
+  );
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: await listPrompts(upstreams, auth, log),
+  }));
+  server.setRequestHandler(GetPromptRequestSchema, async (get, extra) =>
+    getPrompt(upstreams, auth, get.params.name, get.params.arguments, extra.signal),
   );
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -72,5 +104,6 @@ async function serve(request: FastifyRequest, reply: FastifyReply, deps: ToolCal
   await server.connect(transport);
   reply.hijack();
   reply.raw.setHeader("x-request-id", request.id);
+  if (deps.tracer !== undefined) reply.raw.setHeader("x-trace-id", traceId);
   await transport.handleRequest(request.raw, reply.raw, request.body);
 }

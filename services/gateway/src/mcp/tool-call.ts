@@ -5,15 +5,17 @@
  *    "unknown tool" error, whether the tool does not exist or is not the caller's, and reaches no upstream;
  * 2. validate: the arguments against the tool's `inputSchema` (JSON Schema, the SDK's Ajv validator): invalid
  *    arguments get JSON-RPC InvalidParams and are not forwarded;
- * 3. admit: the key's and its user's `rpm_limit` count the call, and the server's cost per query is reserved
- *    against their budgets (the Admitter; 0 tokens, like `count_tokens`);
- * 4. guard input: the input guardrails over the arguments (PII mask or block, prompt injection by policy);
+ * 3. admit: the pipeline's admit step (`admitAs`, `pipeline/steps/admit.ts`): the rpm limits of the key and of
+ *    its user, or of its team and membership, count the call, and the server's cost per query is reserved
+ *    against their budgets (0 tokens, like `count_tokens`);
+ * 4. guard input: the pipeline's guard-input step over the arguments (PII mask or block, prompt injection by
+ *    policy);
  * 5. call the upstream (its timeout; an unreachable or slow server is a clear error, not a hang); a result
  *    over the server's size limit is cut, with a marker (`result-size.ts`);
  * 6. guard output: the output guard over the result's texts (mask or block);
  * 7. account: the admission settled at the server's cost per query (`mcp_info.mcp_server_cost_info`), a
  *    spend-log row (`call_type` `call_mcp_tool`, LiteLLM's: `model_group` the server, `model` the prefixed tool
- *    name), and the MCP metrics.
+ *    name), the MCP metrics, and a trace (`tracing/tool-call-trace.ts`) when tracing is on.
  *
  * Errors reach the caller as JSON-RPC errors ({@link McpError}); a gateway refusal (429, a guardrail's block)
  * carries its HTTP status, type and code in `data`.
@@ -24,11 +26,13 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { FastifyBaseLogger } from "fastify";
 import type { AuthContext } from "../auth/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { GuardCall } from "../guardrails/types.js";
+import type { GuardCall, GuardOutcome, TextExtractor } from "../guardrails/types.js";
 import type { Admission, Admitter } from "../limits/types.js";
-import type { GuardDecision, GuardOutcome, TextExtractor } from "../pipeline/types.js";
+import { admitAs } from "../pipeline/steps/admit.js";
+import { guardInput } from "../pipeline/steps/guard-input.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
+import type { ToolCallTrace, ToolCallTracer } from "../tracing/tool-call-trace.js";
 import type { McpMetrics, ToolCallStatus } from "./metrics.js";
 import { limitResultSize } from "./result-size.js";
 import { type ToolCallBody, toolArgumentTexts, toolResultTexts } from "./texts.js";
@@ -54,6 +58,8 @@ export interface ToolCallDeps {
   guard: McpGuard | undefined;
   spend: SpendRecorder | undefined;
   metrics: McpMetrics;
+  /** A trace per call (Langfuse), when tracing is configured. */
+  tracer?: ToolCallTracer;
   clock: Clock;
   log: FastifyBaseLogger;
 }
@@ -61,8 +67,13 @@ export interface ToolCallDeps {
 /** One caller's tools/call request. */
 export interface ToolCallRequest {
   auth: AuthContext;
-  /** The HTTP request's id (`x-request-id`): the spend row's request id. */
+  /** The HTTP request's id (`x-request-id`) and the JSON-RPC id: the spend row's request id. */
   requestId: string;
+  /**
+   * The call's trace id: the HTTP request id's 32 hex digits (`traceIdFor`), as on the model routes (one POST
+   * carries one JSON-RPC request: the protocol has no batches since 2025-06-18).
+   */
+  traceId: string;
   /** The prefixed tool name. */
   name: string;
   arguments: Record<string, unknown>;
@@ -89,15 +100,24 @@ export async function callTool(deps: ToolCallDeps, request: ToolCallRequest): Pr
   /** The upstream answered: the call is settled at its cost, else released. */
   let reached = false;
   let admission: Admission | undefined;
+  let returned: CallToolResult | undefined;
+  // The guarded call, as the pipeline's guard-input step reads it: the arguments the upstream will get.
+  const guardCall: GuardCall & { body: ToolCallBody } = {
+    // A copy: the guard masks in place, and the trace keeps what the caller sent.
+    body: { arguments: structuredClone(request.arguments) },
+    auth: request.auth,
+    decisions: [],
+  };
   try {
     validateArguments(offered, request.arguments);
-    admission = await admit(deps.admitter, request.auth, server.name, costPerQuery);
-    const guardCall: GuardCall & { body: ToolCallBody } = {
-      body: { arguments: request.arguments },
-      auth: request.auth,
-      decisions: [] as GuardDecision[],
-    };
-    if (deps.guard !== undefined) await deps.guard.checkInput(guardCall, toolArgumentTexts);
+    // The model routes' admission (pipeline/steps/admit.ts): the key's, user's and team's rpm, and the
+    // server's cost per query reserved against their budgets; 0 tokens.
+    admission = await admitAs(request.auth, deps.admitter, {
+      model: `mcp/${server.name}`,
+      estimatedCost: costPerQuery,
+      estimatedTokens: 0,
+    });
+    await guardInput(guardCall, deps.guard, toolArgumentTexts);
     const answered = await offered.upstream.callTool(
       offered.tool.name,
       guardCall.body.arguments,
@@ -108,7 +128,11 @@ export async function callTool(deps: ToolCallDeps, request: ToolCallRequest): Pr
     const { result, truncated } = limitResultSize(answered, server.maxResultBytes, server.name);
     if (truncated) status = "truncated";
     else if (result.isError === true) status = "tool_error";
-    if (deps.guard !== undefined) await deps.guard.checkOutput(guardCall, result, toolResultTexts);
+    if (deps.guard !== undefined) {
+      const outcome = await deps.guard.checkOutput(guardCall, result, toolResultTexts);
+      guardCall.decisions.push(...outcome.decisions);
+    }
+    returned = result;
     return result;
   } catch (error) {
     ({ status, httpStatus } = outcomeOf(error));
@@ -123,7 +147,19 @@ export async function callTool(deps: ToolCallDeps, request: ToolCallRequest): Pr
     const durationS = (performance.now() - startedAt) / 1000;
     deps.metrics.calls.inc({ mcp_server: server.name, tool: offered.tool.name, status });
     deps.metrics.duration.observe({ mcp_server: server.name, tool: offered.tool.name }, durationS);
-    record(deps, request, offered, { startedAtEpoch, status: httpStatus, cost: charged });
+    const outcome = { startedAtEpoch, endedAtEpoch: deps.clock.now(), status: httpStatus, cost: charged };
+    record(deps, request, offered, outcome);
+    deps.tracer?.recordToolCall({
+      ...traceFacts(request, offered),
+      startTime: startedAtEpoch,
+      endTime: outcome.endedAtEpoch,
+      input: { original: request.arguments, sent: guardCall.body.arguments },
+      ...(returned === undefined ? {} : { output: { returned } }),
+      costUsd: charged,
+      status: httpStatus,
+      outcome: status,
+      guardrails: guardCall.decisions,
+    });
   }
 }
 
@@ -153,22 +189,6 @@ function validateArguments(offered: OfferedTool, args: Record<string, unknown>):
       `Invalid arguments for tool ${offered.name}: ${verdict.errorMessage}`,
     );
   }
-}
-
-/** Counts the call against the caller's rate limits and reserves its cost (nothing for the master key). */
-async function admit(
-  admitter: Admitter | undefined,
-  auth: AuthContext,
-  server: string,
-  cost: number,
-): Promise<Admission | undefined> {
-  if (admitter === undefined || auth.kind !== "virtual" || auth.subjects.length === 0) return undefined;
-  return admitter.admit({
-    subjects: auth.subjects,
-    model: `mcp/${server}`,
-    estimatedCost: cost,
-    estimatedTokens: 0,
-  });
 }
 
 /** The metric status and HTTP-like status of a failed call. */
@@ -208,7 +228,7 @@ function record(
   deps: ToolCallDeps,
   request: ToolCallRequest,
   offered: OfferedTool,
-  outcome: { startedAtEpoch: number; status: number; cost: number },
+  outcome: { startedAtEpoch: number; endedAtEpoch: number; status: number; cost: number },
 ): void {
   const { auth } = request;
   deps.spend?.record({
@@ -224,9 +244,26 @@ function record(
     totalTokens: 0,
     spend: outcome.cost,
     startTime: outcome.startedAtEpoch,
-    endTime: deps.clock.now(),
+    endTime: outcome.endedAtEpoch,
     status: outcome.status,
     stream: false,
     callType: MCP_CALL_TYPE,
   });
+}
+
+/** The trace's facts about who called which tool. */
+function traceFacts(
+  request: ToolCallRequest,
+  offered: OfferedTool,
+): Pick<ToolCallTrace, "traceId" | "requestId" | "userId" | "keyAlias" | "mcpServer" | "tool" | "name"> {
+  const { auth } = request;
+  return {
+    traceId: request.traceId,
+    requestId: request.requestId,
+    ...(auth.kind === "virtual" && auth.userId ? { userId: auth.userId } : {}),
+    ...(auth.kind === "virtual" && auth.keyAlias ? { keyAlias: auth.keyAlias } : {}),
+    mcpServer: offered.upstream.config.name,
+    tool: offered.tool.name,
+    name: offered.name,
+  };
 }

@@ -1,17 +1,14 @@
 /**
  * The tools `/mcp` offers a caller: every tool of every upstream server the caller may reach, under LiteLLM's
- * server-prefixed name `<server>-<tool>` (docs.litellm.ai/docs/mcp: "LiteLLM namespaces multiple MCP servers by
- * prefixing each tool name with its MCP server name"), narrowed by the caller's permissions
+ * server-prefixed name `<server>-<tool>` (`reachable.ts`), narrowed by the caller's permissions
  * (`permissions.ts`). A server that is down is left out of a listing (and logged), the others still answer.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { AuthContext } from "../auth/types.js";
-import { mayReachServer, mayUseTool } from "./permissions.js";
+import { mayUseTool } from "./permissions.js";
+import { byPrefix, listReachable, prefixedName } from "./reachable.js";
 import type { McpUpstream } from "./upstream.js";
-
-/** The separator between a server's name and its tool's (LiteLLM's). */
-export const TOOL_SEPARATOR = "-";
 
 /** One tool as offered to a caller. */
 export interface OfferedTool {
@@ -31,25 +28,12 @@ export async function offeredTools(
   auth: AuthContext,
   log: FastifyBaseLogger,
 ): Promise<Map<string, OfferedTool>> {
-  const reachable = upstreams.filter((u) => mayReachServer(auth, u.config));
-  const listed = await Promise.all(
-    reachable.map(async (upstream) => {
-      try {
-        return { upstream, tools: await upstream.tools() };
-      } catch (error) {
-        log.warn(
-          { mcp_server: upstream.config.name, err: (error as Error).message },
-          "MCP server left out of tools/list",
-        );
-        return { upstream, tools: [] };
-      }
-    }),
-  );
+  const listed = await listReachable(upstreams, auth, log, "tools/list", (u) => u.tools());
   const offered = new Map<string, OfferedTool>();
-  for (const { upstream, tools } of listed) {
-    for (const tool of tools) {
+  for (const { upstream, items } of listed) {
+    for (const tool of items) {
       if (!mayUseTool(auth, upstream.config, tool.name)) continue;
-      const name = `${upstream.config.name}${TOOL_SEPARATOR}${tool.name}`;
+      const name = prefixedName(upstream, tool.name);
       // Two servers whose prefixed names collide ("a" with tool "b-c", "a-b" with tool "c"): the first declared wins.
       if (!offered.has(name)) offered.set(name, { name, upstream, tool });
     }
@@ -71,11 +55,7 @@ export async function findTool(
   auth: AuthContext,
   name: string,
 ): Promise<OfferedTool | undefined> {
-  const candidates = upstreams.filter(
-    (u) => name.startsWith(`${u.config.name}${TOOL_SEPARATOR}`) && mayReachServer(auth, u.config),
-  );
-  for (const upstream of candidates) {
-    const own = name.slice(upstream.config.name.length + TOOL_SEPARATOR.length);
+  for (const { upstream, own } of byPrefix(upstreams, auth, name)) {
     if (!mayUseTool(auth, upstream.config, own)) continue;
     const tool = (await upstream.tools()).find((t) => t.name === own);
     if (tool !== undefined) return { name, upstream, tool };

@@ -1,7 +1,7 @@
 /**
  * One upstream MCP server as the gateway's client sees it (the SDK's `Client` over Streamable HTTP, SSE or a
  * stdio child process the gateway starts): connected on first use and again after the connection drops, its
- * tool list cached for {@link TOOL_LIST_TTL_MS}, every request bounded by the server's timeout.
+ * tool, resource and prompt lists cached for {@link TOOL_LIST_TTL_MS}, every request bounded by the server's timeout.
  *
  * Failures become {@link McpUpstreamError}s whose message names the server and what failed, never its URL,
  * headers or credentials. The SDK's own error text (which may carry the URL) and a stdio server's stderr are
@@ -13,12 +13,31 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  type GetPromptResult,
+  McpError,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyBaseLogger } from "fastify";
-import type { McpServerConfig } from "./config.js";
+import type { McpServerConfig } from "../config/mcp-servers.js";
 
-/** How long a server's tool list is reused before it is listed again, ms. */
+/** How long a server's tool (resource, prompt) list is reused before it is listed again, ms. */
 export const TOOL_LIST_TTL_MS = 30_000;
+
+/** The most items of one kind read from a server's pages. */
+const MAX_LISTED = 10_000;
+
+/** What the gateway lists of a server, by MCP method. */
+interface Listings {
+  "tools/list": Tool[];
+  "resources/list": Resource[];
+  "prompts/list": Prompt[];
+}
 
 /** The gateway's client identity towards upstream servers (MCP `clientInfo`). */
 const CLIENT_INFO = { name: "ai-gateway", version: "1" };
@@ -45,7 +64,7 @@ export class McpUpstreamError extends Error {
 /** A connected (or connectable) upstream server. */
 export class McpUpstream {
   private client: Promise<Client> | undefined;
-  private listed: { at: number; tools: Tool[] } | undefined;
+  private readonly listed = new Map<keyof Listings, { at: number; items: unknown[] }>();
   /** Replaces the server's credentials in a text that is logged. */
   private readonly redact: (text: string) => string;
 
@@ -62,25 +81,97 @@ export class McpUpstream {
    * @throws McpUpstreamError when the server cannot be reached or does not answer in time.
    */
   async tools(): Promise<Tool[]> {
-    const cached = this.listed;
-    if (cached !== undefined && performance.now() - cached.at < TOOL_LIST_TTL_MS) return cached.tools;
-    const client = await this.connected();
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.guarded("tools/list", () =>
-        client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.config.timeoutMs }),
-      );
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined && tools.length < 10_000);
+    const tools = await this.list("tools/list", (client, params, options) =>
+      client.listTools(params, options).then((page) => ({ items: page.tools, nextCursor: page.nextCursor })),
+    );
     const { allowedTools, disallowedTools } = this.config;
-    const offered = tools.filter(
+    return tools.filter(
       (t) =>
         (allowedTools === undefined || allowedTools.includes(t.name)) && !disallowedTools.includes(t.name),
     );
-    this.listed = { at: performance.now(), tools: offered };
-    return offered;
+  }
+
+  /**
+   * The server's resources (every page), or none when it does not declare the `resources` capability; cached
+   * for {@link TOOL_LIST_TTL_MS}.
+   * @throws McpUpstreamError when the server cannot be reached or does not answer in time.
+   */
+  async resources(): Promise<Resource[]> {
+    if ((await this.connected()).getServerCapabilities()?.resources === undefined) return [];
+    return this.list("resources/list", (client, params, options) =>
+      client
+        .listResources(params, options)
+        .then((page) => ({ items: page.resources, nextCursor: page.nextCursor })),
+    );
+  }
+
+  /**
+   * The server's prompts (every page), or none when it does not declare the `prompts` capability; cached for
+   * {@link TOOL_LIST_TTL_MS}.
+   * @throws McpUpstreamError when the server cannot be reached or does not answer in time.
+   */
+  async prompts(): Promise<Prompt[]> {
+    if ((await this.connected()).getServerCapabilities()?.prompts === undefined) return [];
+    return this.list("prompts/list", (client, params, options) =>
+      client
+        .listPrompts(params, options)
+        .then((page) => ({ items: page.prompts, nextCursor: page.nextCursor })),
+    );
+  }
+
+  /**
+   * Reads one upstream resource by its URI (as the server lists it).
+   * @throws McpUpstreamError unreachable, timed out, or a JSON-RPC error from the server.
+   */
+  async readResource(uri: string, signal?: AbortSignal): Promise<ReadResourceResult> {
+    const client = await this.connected();
+    return this.guarded("resources/read", () => client.readResource({ uri }, this.options(signal)));
+  }
+
+  /**
+   * Gets one upstream prompt (its own name, without the server prefix) with its arguments.
+   * @throws McpUpstreamError unreachable, timed out, or a JSON-RPC error from the server.
+   */
+  async getPrompt(
+    name: string,
+    args: Record<string, string> | undefined,
+    signal?: AbortSignal,
+  ): Promise<GetPromptResult> {
+    const client = await this.connected();
+    return this.guarded("prompts/get", () =>
+      client.getPrompt({ name, ...(args === undefined ? {} : { arguments: args }) }, this.options(signal)),
+    );
+  }
+
+  /** Every page of a list method, cached for {@link TOOL_LIST_TTL_MS}. */
+  private async list<M extends keyof Listings>(
+    method: M,
+    page: (
+      client: Client,
+      params: { cursor?: string },
+      options: { timeout: number },
+    ) => Promise<{ items: Listings[M]; nextCursor?: string | undefined }>,
+  ): Promise<Listings[M]> {
+    const cached = this.listed.get(method);
+    if (cached !== undefined && performance.now() - cached.at < TOOL_LIST_TTL_MS) {
+      return cached.items as Listings[M];
+    }
+    const client = await this.connected();
+    const items: unknown[] = [];
+    let cursor: string | undefined;
+    do {
+      const params = cursor === undefined ? {} : { cursor };
+      const next = await this.guarded(method, () => page(client, params, { timeout: this.config.timeoutMs }));
+      items.push(...next.items);
+      cursor = next.nextCursor;
+    } while (cursor !== undefined && items.length < MAX_LISTED);
+    this.listed.set(method, { at: performance.now(), items });
+    return items as Listings[M];
+  }
+
+  /** Request options: the server's timeout, and the caller's abort. */
+  private options(signal: AbortSignal | undefined): { timeout: number; signal?: AbortSignal } {
+    return { timeout: this.config.timeoutMs, ...(signal === undefined ? {} : { signal }) };
   }
 
   /**
@@ -91,10 +182,7 @@ export class McpUpstream {
   async callTool(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> {
     const client = await this.connected();
     const result = await this.guarded("tools/call", () =>
-      client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: this.config.timeoutMs,
-        ...(signal === undefined ? {} : { signal }),
-      }),
+      client.callTool({ name: tool, arguments: args }, undefined, this.options(signal)),
     );
     return result as CallToolResult;
   }
@@ -126,7 +214,7 @@ export class McpUpstream {
     const client = new Client(CLIENT_INFO);
     client.onclose = () => {
       this.client = undefined;
-      this.listed = undefined;
+      this.listed.clear();
     };
     client.onerror = (error) =>
       this.log.debug({ mcp_server: this.config.name, err: this.redact(error.message) }, "MCP upstream");

@@ -10,8 +10,9 @@
  * upstream limit and budget and the fewest hours to a reset (min: within a period the lowest reading is the
  * latest), and a budget's size (max: the same in every worker that has seen the key).
  *
- * Every label value is bounded: key hashes and aliases of existing keys, user ids of existing users, model
- * aliases and deployments of the config. A value a client picks freely never becomes a label.
+ * Every label value is bounded: key hashes and aliases of existing keys, user ids of existing users, team ids and
+ * aliases of existing teams (read with the key, never from the request), model aliases and deployments of the
+ * config. A value a client picks freely never becomes a label.
  */
 import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { CompactCounter } from "./compact-counter.js";
@@ -20,7 +21,22 @@ import { CompactHistogram } from "./compact-histogram.js";
 import { GaugeBatch } from "./gauge-batch.js";
 import { LabelIndex } from "./series-store.js";
 
-const keyLabels = ["hashed_api_key", "api_key_alias", "user"] as const;
+/**
+ * Labels identifying the caller on the request, spend and token metrics (LiteLLM's label names). `team` is the
+ * key's `team_id` and `team_alias` its team's alias, both read from the database with the key (never from the
+ * request), `""` for a key without a team and for the master key.
+ */
+export interface CallerLabels {
+  hashed_api_key: string;
+  api_key_alias: string;
+  user: string;
+  team: string;
+  team_alias: string;
+}
+
+/** The caller's labels ({@link CallerLabels}): key, its alias, its user, its team and the team's alias. */
+const keyLabels = ["hashed_api_key", "api_key_alias", "user", "team", "team_alias"] as const;
+type CallerLabel = (typeof keyLabels)[number];
 const latencyBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 const overheadBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5];
 
@@ -37,25 +53,17 @@ export interface GatewayMetrics {
    * The per-call counters keep their series compactly (`compact-counter.ts`); write them per label set through
    * `series`/`add` on the request path.
    *
-   * Requests answered, by status (labels: hashed_api_key, api_key_alias, user, route, requested_model,
-   * status_code). `route` is the endpoint's canonical path (`/v1/chat/completions`, `/v1/responses`, …), as
+   * Requests answered, by status (labels: hashed_api_key, api_key_alias, user, team, team_alias, route,
+   * requested_model, status_code; `team`/`team_alias` are `""` for a key without a team, as LiteLLM's). `route` is the endpoint's canonical path (`/v1/chat/completions`, `/v1/responses`, …), as
    * LiteLLM labels it.
    */
-  requests: CompactCounter<
-    "hashed_api_key" | "api_key_alias" | "user" | "route" | "requested_model" | "status_code"
-  >;
+  requests: CompactCounter<CallerLabel | "route" | "requested_model" | "status_code">;
   /** Failed requests (labels: …, route, requested_model, exception_status, exception_class). */
   failures: CompactCounter<
-    | "hashed_api_key"
-    | "api_key_alias"
-    | "user"
-    | "route"
-    | "requested_model"
-    | "exception_status"
-    | "exception_class"
+    CallerLabel | "route" | "requested_model" | "exception_status" | "exception_class"
   >;
   /** USD spent (labels: …, model). */
-  spend: CompactCounter<"hashed_api_key" | "api_key_alias" | "user" | "model">;
+  spend: CompactCounter<CallerLabel | "model">;
   /** `litellm_total_tokens_metric_total`: prompt + completion tokens (labels: …, requested_model, model, model_id). */
   totalTokens: CompactCounter<TokenLabel>;
   /** `litellm_input_tokens_metric_total`: prompt tokens. */
@@ -150,7 +158,7 @@ function budgetGauges<K extends keyof GatewayMetrics, L extends string>(
   } as Record<K, CompactGauge<L>>;
 }
 
-type TokenLabel = "hashed_api_key" | "api_key_alias" | "user" | "requested_model" | "model" | "model_id";
+type TokenLabel = CallerLabel | "requested_model" | "model" | "model_id";
 type DeploymentLimitLabel =
   | "model_group"
   | "api_provider"

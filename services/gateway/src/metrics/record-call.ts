@@ -3,12 +3,13 @@
  * the budget gauges of the key and user it was booked on, the upstream's remaining rate limits, and the
  * deployment's state series. Called once per call by the accounting step; does no I/O.
  */
-import type { UsageBreakdown } from "../accounting/usage.js";
+
 import type { Deployment } from "../config/types.js";
 import type { LimitSubject } from "../limits/types.js";
+import type { UsageBreakdown } from "../usage/types.js";
 import { seriesKey } from "./counter-batch.js";
 import type { PendingGauge } from "./gauge-batch.js";
-import type { GatewayMetrics } from "./metrics.js";
+import type { CallerLabels, GatewayMetrics } from "./metrics.js";
 
 const MS_PER_HOUR = 3_600_000;
 /** Subjects of a call whose budget series a call's series remembers (a call has a key's and a user's). */
@@ -16,8 +17,11 @@ const MAX_LAST_BUDGETS = 4;
 
 /** Everything about a finished call the metrics need. Times in ms, money in USD. */
 export interface CallMetricFacts {
-  /** Caller labels: a key's SHA-256 hex (or `master_key`), its alias and its user (`""` when none). */
-  caller: { hashed_api_key: string; api_key_alias: string; user: string };
+  /**
+   * Caller labels: a key's SHA-256 hex (or `master_key`), its alias, its user, its team id and the team's alias
+   * (`""` when none; {@link CallerLabels}).
+   */
+  caller: CallerLabels;
   /** Budgets the call was booked on (`VirtualKeyAuth.subjects`: the key's, then its user's); empty for the master key. */
   subjects: readonly LimitSubject[];
   /** The alias the client asked for; must be a configured `model_name` (it is, once the router answered). */
@@ -106,6 +110,17 @@ function cachesOf(metrics: GatewayMetrics): Caches {
   return found;
 }
 
+/**
+ * Adds what a series cache key needs of the caller's team to `values` (the key's hash and alias, its user, …):
+ * nothing for a key without a team, which keeps the common call's key as short as before teams. A key's team is
+ * fixed when the key is made (`/key/update` refuses a `team_id`), so its hash already stands for `team`; only the
+ * team's alias can change under the same hash, and a non-empty one is appended (a key of 1 more value never
+ * equals one without it: `seriesKey` prefixes each value with its length).
+ */
+function withTeamAlias(values: string[], caller: CallerLabels): void {
+  if (caller.team_alias !== "") values.push(caller.team_alias);
+}
+
 /** The `model` label of each deployment: one string per deployment, not one per caller. */
 const modelLabels = new WeakMap<Deployment, string>();
 
@@ -122,12 +137,14 @@ function modelLabel(d: Deployment): string {
 function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSeries {
   const { caller, deployment: d, requestedModel } = facts;
   const model = modelLabel(d);
-  const { hashed_api_key, api_key_alias, user } = caller;
+  const { hashed_api_key, api_key_alias, user, team, team_alias } = caller;
   // Label objects spelled out: a spread copy keeps the added labels out of the object, in a larger store.
   const tokenLabels = {
     hashed_api_key,
     api_key_alias,
     user,
+    team,
+    team_alias,
     requested_model: requestedModel,
     model,
     model_id: d.id,
@@ -147,7 +164,7 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
     api_key_alias,
   };
   return {
-    spend: metrics.spend.series({ hashed_api_key, api_key_alias, user, model }),
+    spend: metrics.spend.series({ hashed_api_key, api_key_alias, user, team, team_alias, model }),
     tokens: metrics.totalTokens.series(tokenLabels),
     totalLatency: metrics.totalLatency.series({
       requested_model: requestedModel,
@@ -191,13 +208,9 @@ function recordTokenDetails(metrics: GatewayMetrics, slot: number, b: UsageBreak
 export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFacts): void {
   const { caller, deployment: d } = facts;
   const { calls } = cachesOf(metrics);
-  const key = seriesKey([
-    caller.hashed_api_key,
-    caller.api_key_alias,
-    caller.user,
-    facts.requestedModel,
-    d.id,
-  ]);
+  const values = [caller.hashed_api_key, caller.api_key_alias, caller.user, facts.requestedModel, d.id];
+  withTeamAlias(values, caller);
+  const key = seriesKey(values);
   let series = calls.get(key);
   if (series === undefined) {
     series = newCallSeries(metrics, facts);
@@ -274,6 +287,7 @@ export function recordRequest(
     requestedModel,
     statusCode,
   ];
+  withTeamAlias(values, caller);
   const key = seriesKey(values);
   let requests = cache.requests.get(key);
   if (requests === undefined) {
@@ -281,6 +295,8 @@ export function recordRequest(
       hashed_api_key: caller.hashed_api_key,
       api_key_alias: caller.api_key_alias,
       user: caller.user,
+      team: caller.team,
+      team_alias: caller.team_alias,
       route,
       requested_model: requestedModel,
       status_code: statusCode,
@@ -298,6 +314,8 @@ export function recordRequest(
       hashed_api_key: caller.hashed_api_key,
       api_key_alias: caller.api_key_alias,
       user: caller.user,
+      team: caller.team,
+      team_alias: caller.team_alias,
       route,
       requested_model: requestedModel,
       exception_status: statusCode,

@@ -6,9 +6,10 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { OutputRequest } from "../cost/reservation.js";
+import type { TextExtractor } from "../guardrails/types.js";
 import type { CachedAnswer } from "../response-cache/types.js";
 import type { UpstreamResponse } from "../router/router.js";
-import type { CallContext, CallType, EndpointBody, PipelineDeps, TextExtractor } from "./types.js";
+import type { CallContext, CallType, EndpointBody, PipelineDeps } from "./types.js";
 
 /** One model API served by the pipeline. `B` is its validated request body. */
 export interface Endpoint<B extends EndpointBody = EndpointBody> {

@@ -1,28 +1,25 @@
 /**
- * The types every endpoint's pipeline shares, in one module the steps, the endpoints, the guardrails, streaming,
- * accounting and tracing import (nothing here imports them back):
+ * The types every endpoint's pipeline shares, in one module the steps and the endpoints import:
  *
  * - {@link CallContext}: one call's state, made by the parse step and filled in step by step;
  * - {@link PipelineDeps}: what the steps are built from;
- * - the seams other features plug into: guardrails ({@link CallGuard}, implemented under `guardrails/`) and
- *   observers of finished calls ({@link CallObserver}, e.g. tracing). `buildApp(deps)` takes them as `guard` and
- *   `observers`; the pipeline calls them at fixed steps: `guard.checkInput` after admission, before the upstream
- *   call (`steps/guard-input.ts`); `guard.checkOutput` / `guard.streamOutput` on the answer (`steps/answer.ts`);
- *   `observer.onCallFinished` once per call that got past parsing, after the response (`steps/account.ts`);
- * - {@link Usage} and {@link CallerLabels}.
+ * - the seams other features plug into: guardrails (`CallGuard`, declared below the pipeline in
+ *   `guardrails/types.ts` and implemented there) and observers of finished calls ({@link CallObserver}, e.g.
+ *   tracing). `buildApp(deps)` takes them as `guard` and `observers`; the pipeline calls them at fixed steps:
+ *   `guard.checkInput` after admission, before the upstream call (`steps/guard-input.ts`); `guard.checkOutput` /
+ *   `guard.streamOutput` on the answer (`steps/answer.ts`); `observer.onCallFinished` once per call that got past
+ *   parsing, after the response (`steps/account.ts`).
  *
- * Decision names follow LiteLLM's guardrails: `hook` is its `mode` / hook type (`pre_call`, `post_call`),
- * `guardrail` its `guardrail_name`; entity names are Presidio's (`EMAIL_ADDRESS`, `PHONE_NUMBER`, …).
+ * Shared types live at the level of their lowest user: `Usage` in `usage/types.ts`, `CallerLabels` in
+ * `metrics/metrics.ts`, the guard seam in `guardrails/types.ts`.
  */
 import type { FastifyBaseLogger } from "fastify";
-import type { Usage } from "../accounting/usage.js";
 import type { AuthContext } from "../auth/types.js";
 import type { Deployment } from "../config/types.js";
 import type { OutputRequest, Reservation } from "../cost/reservation.js";
-import type { GatewayError } from "../errors/gateway-error.js";
-import type { TextSlot } from "../guardrails/text/slots.js";
+import type { CallGuard, GuardDecision } from "../guardrails/types.js";
 import type { Admission, Admitter } from "../limits/types.js";
-import type { GatewayMetrics } from "../metrics/metrics.js";
+import type { CallerLabels, GatewayMetrics } from "../metrics/metrics.js";
 import type { JsonText } from "../plugins/json-body.js";
 import type { ResponseCache } from "../response-cache/index.js";
 import type { CallCacheState } from "../response-cache/types.js";
@@ -31,18 +28,7 @@ import type { CallAbort } from "../router/call-abort.js";
 import type { RoutePlan, Router, UpstreamResponse } from "../router/router.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
-
-export type { Usage } from "../accounting/usage.js";
-
-/** Labels identifying the caller on every metric. */
-export interface CallerLabels {
-  hashed_api_key: string;
-  api_key_alias: string;
-  user: string;
-}
-
-/** Every text a model reads in a body, as slots the guardrails read and may rewrite (`guardrails/text/slots.ts`). */
-export type TextExtractor = (body: Record<string, unknown>) => TextSlot[];
+import type { Usage } from "../usage/types.js";
 
 /**
  * LiteLLM's `call_type` of a spend row (`LiteLLM_SpendLogs.call_type`, LiteLLM's `CallTypes` enum): the async
@@ -193,85 +179,6 @@ export interface CallContext<B extends EndpointBody = EndpointBody> {
   /** The response cache's state of the call (cache-lookup step), when the call is cacheable. */
   cache: CallCacheState | undefined;
 }
-
-/** Guardrails seam. Every method may be slow (a classifier, Presidio); the call waits for it. */
-export interface CallGuard {
-  /**
-   * Before the upstream call: every text `texts` finds in `call.body` (the endpoint's extractor). May rewrite
-   * them (masking) and returns its decisions, with `rewritten: false` when it did not rewrite anything.
-   * To block, throw a {@link GatewayError} (e.g. 400 `guardrail_violation`); push the blocking decision onto
-   * `call.decisions` first so the response headers and the observers see it. The reservation is released.
-   */
-  checkInput(call: CallContext, texts: TextExtractor): Promise<GuardOutcome>;
-  /**
-   * A non-streamed answer: `completion` is the upstream's parsed JSON in the endpoint's answer shape (an OpenAI
-   * `chat.completion` object for chat), `texts` the endpoint's extractor of its model-written text.
-   * May rewrite it in place (masking; say so with `rewritten: true`, and the client gets the rewritten object) or throw a {@link GatewayError} to
-   * block (the client gets that error instead; the call is still paid for: the upstream was used).
-   */
-  checkOutput(call: CallContext, completion: unknown, texts: TextExtractor): Promise<GuardOutcome>;
-  /**
-   * A streamed answer in chat completion chunks: a per-call {@link StreamOutputGuard}, or undefined when no
-   * output guard applies.
-   */
-  streamOutput(call: CallContext): StreamOutputGuard | undefined;
-}
-
-/** What a guard check decided. */
-export interface GuardOutcome {
-  decisions: GuardDecision[];
-  /**
-   * `checkOutput`: true when it rewrote the completion it was given (masking). Only then does the answer step
-   * serialise it again; otherwise the upstream's bytes go to the client as they came.
-   *
-   * `checkInput`: false promises that `call.body` is as it was; only then may the client's own JSON text go
-   * upstream (`providers/openai-compatible/forward-json.ts`). Anything else (true, or left out) and `call.body` is serialised.
-   */
-  rewritten?: boolean;
-}
-
-/** One guardrail's decision on one call. */
-export interface GuardDecision {
-  /** `pii`, `prompt_injection`, or a LiteLLM `guardrail_name`. Letters, digits, `_`, `-`, `.` only. */
-  guardrail: string;
-  /** LiteLLM hook type. */
-  hook: "pre_call" | "post_call";
-  action: "allow" | "mask" | "block" | "error";
-  /** `monitor`: the decision is recorded but not acted upon. */
-  mode: "enforce" | "monitor";
-  /** Presidio entity names found, e.g. `EMAIL_ADDRESS`. */
-  entities?: string[];
-  /** P(INJECTION) for `prompt_injection`, 0..1. */
-  score?: number;
-  /** Time the guardrail took, ms. */
-  latencyMs: number;
-  /** Free text for logs and traces (never the guarded content itself). */
-  detail?: string;
-}
-
-/**
- * A per-call output guard for a stream. The relay feeds it every upstream SSE `data:` payload (a
- * `chat.completion.chunk` JSON string, after the gateway's own usage handling; never `[DONE]`), in order:
- *
- * - `onData` returns the payloads to send to the client now (the one given, rewritten, and/or payloads it held
- *   earlier, in order), or `"hold"` to keep this one back (buffer mode). Returning `[payload]` passes it through
- *   (report mode).
- * - `onEnd` is called once when the upstream finished cleanly: `release` are the payloads still to send (then
- *   `[DONE]`), or `block` replaces the rest of the stream by an error event (no `[DONE]`). Not called when the
- *   upstream failed or the client left.
- *
- * Both may return a promise; the relay stops reading the upstream while it waits. A throw from either ends the
- * stream like a block: with the thrown {@link GatewayError}, or a 500 `guardrail_error` for anything else.
- */
-export interface StreamOutputGuard {
-  onData(payload: string): string[] | "hold" | Promise<string[] | "hold">;
-  onEnd(): StreamOutputEnd | Promise<StreamOutputEnd>;
-}
-
-/** The end of a guarded stream: release what was held, or block. Either way with the decisions taken. */
-export type StreamOutputEnd =
-  | { decisions: GuardDecision[]; release: string[] }
-  | { decisions: GuardDecision[]; block: GatewayError };
 
 /** What happened to a finished call, for {@link CallObserver}s. */
 export interface CallResult {

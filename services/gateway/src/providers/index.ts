@@ -22,7 +22,6 @@ export function adapterFor(provider: ProviderName): ProviderAdapter {
 
 export { openAICompatiblePrefixes } from "./openai-compatible/adapter.js";
 export type {
-  Price,
   ProviderAdapter,
   ProviderFacts,
   UpstreamAnswer,

@@ -5,8 +5,9 @@
  * seconds old), `namespace` (entries of this namespace only) and `use-cache` (look up and store in `default_off`
  * mode). The `cache` member never goes upstream.
  */
+
+import type { ResponseCacheSettings } from "../config/cache-settings.js";
 import { invalidRequest } from "../errors/gateway-error.js";
-import type { ResponseCacheSettings } from "./settings.js";
 
 /** The controls of one request, validated. */
 export interface CacheControls {

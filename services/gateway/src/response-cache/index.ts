@@ -7,11 +7,11 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Registry } from "prom-client";
 import type { RedisConnection } from "../cache/redis.js";
+import type { ResponseCacheSettings } from "../config/cache-settings.js";
 import type { Deployment } from "../config/types.js";
 import type { Clock } from "../time/clock.js";
 import { groupVersions } from "./key.js";
 import { type ResponseCacheMetrics, responseCacheMetrics } from "./metrics.js";
-import type { ResponseCacheSettings } from "./settings.js";
 import { MemoryCacheStore } from "./store-memory.js";
 import { RedisCacheStore } from "./store-redis.js";
 import type { CacheStore } from "./types.js";

@@ -17,7 +17,7 @@
  */
 import { createHash } from "node:crypto";
 import type { AuthContext } from "../auth/types.js";
-import type { CacheableCallType, ResponseCacheScope } from "./settings.js";
+import type { CacheableCallType, ResponseCacheScope } from "../config/cache-settings.js";
 
 /** Members that change how an answer is delivered, logged or booked, never what it says. */
 export const DELIVERY_FIELDS: ReadonlySet<string> = new Set([

@@ -4,7 +4,7 @@
  * implemented yet; it would implement {@link CacheStore} with a `lookup` by embedding beside `get`, and the
  * lookup step would ask it after an exact miss.
  */
-import type { Usage } from "../accounting/usage.js";
+import type { Usage } from "../usage/types.js";
 
 /** One stored answer. */
 export interface CachedAnswer {

@@ -2,17 +2,24 @@
  * Reads of the spend log: raw rows (`/spend/logs`) and the usage aggregates the key console shows, for one
  * user or one key. Days are UTC calendar days; money USD; tokens prompt + completion.
  */
-import type { UsageBreakdown } from "../accounting/usage.js";
+import { LONG_CONTEXT_THRESHOLD } from "../cost/bill.js";
 import type { Queryable } from "../db/transaction.js";
+import type { UsageBreakdown } from "../usage/types.js";
 import { toIso } from "../users/records.js";
 
 /** Whose usage: one user's, one key's, or (`{}`) every request of the platform. */
-export type UsageScope = { userId: string } | { keyHash: string } | Record<string, never>;
+export type UsageScope =
+  | { userId: string }
+  | { keyHash: string }
+  | { teamId: string }
+  | Record<string, never>;
 
 /** Filters of {@link querySpendLogs}; times epoch ms, `endTime` exclusive. */
 export interface SpendLogFilter {
   keyHash?: string | undefined;
   userId?: string | undefined;
+  /** The team of the key that made the call (`team_id` of the row). */
+  teamId?: string | undefined;
   startTime?: number | undefined;
   endTime?: number | undefined;
   limit: number;
@@ -90,6 +97,7 @@ export async function querySpendLogs(db: Queryable, filter: SpendLogFilter) {
   const where = whereClause([
     ["api_key = ?", filter.keyHash],
     ["user_id = ?", filter.userId],
+    ["team_id = ?", filter.teamId],
     ["start_time >= ?", iso(filter.startTime)],
     ["start_time < ?", iso(filter.endTime)],
   ]);
@@ -104,38 +112,67 @@ export async function querySpendLogs(db: Queryable, filter: SpendLogFilter) {
 const DAY_MS = 86_400_000;
 const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/**
+ * Sums over a set of spend rows: USD, tokens, requests. `cached_tokens`: prompt tokens read from the provider's
+ * prompt cache (`usage_details.cache_read`; rows billed from estimates have none); `failed_requests`: rows with
+ * an error status (the upstream's error, or 499 when the client left), of `requests`.
+ */
 type Totals = {
   spend: number;
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  cached_tokens: number;
   requests: number;
+  failed_requests: number;
 };
-const SUMS = `COALESCE(sum(spend), 0) AS spend, COALESCE(sum(prompt_tokens), 0) AS prompt_tokens,
-  COALESCE(sum(completion_tokens), 0) AS completion_tokens, COALESCE(sum(total_tokens), 0) AS total_tokens,
-  count(*) AS requests`;
+/** The cache reads of a spend row (`s`), tokens, 0 when it has no breakdown. */
+const CACHE_READ = `COALESCE((s.usage_details->>'cache_read')::bigint, 0)`;
+const SUMS = `COALESCE(sum(s.spend), 0) AS spend, COALESCE(sum(s.prompt_tokens), 0) AS prompt_tokens,
+  COALESCE(sum(s.completion_tokens), 0) AS completion_tokens, COALESCE(sum(s.total_tokens), 0) AS total_tokens,
+  COALESCE(sum(${CACHE_READ}), 0) AS cached_tokens, count(*) AS requests,
+  count(*) FILTER (WHERE s.status >= 400) AS failed_requests`;
 const totalsOf = (row: Totals | undefined): Totals => ({
   spend: row?.spend ?? 0,
   prompt_tokens: row?.prompt_tokens ?? 0,
   completion_tokens: row?.completion_tokens ?? 0,
   total_tokens: row?.total_tokens ?? 0,
+  cached_tokens: row?.cached_tokens ?? 0,
   requests: row?.requests ?? 0,
+  failed_requests: row?.failed_requests ?? 0,
 });
 
 /**
- * Usage of one user, one key or the platform over the last `days` UTC days ending today (per `now`, epoch ms):
+ * Usage of one user, one key, one team (its keys' calls) or the platform over `days` UTC days ending with `endDay`
+ * (`YYYY-MM-DD`, default today per `now`, epoch ms):
  * totals, one entry per day (days without use are zeros, oldest first), per model alias, per key (with its
- * display name), and the 50 most recent requests.
+ * display name), the 50 most recent requests, and `cache_reads`: the prompt-cache reads per deployment
+ * (`model_id`, the spend row's `deployment_id`) and price tier (`long_context`: prompts over 200,000 tokens), so
+ * that a reader with the deployments' prices (`/model/info`) can say what caching saved.
  */
-export async function queryUsage(db: Queryable, scope: UsageScope, days: number, now: number) {
-  const firstDay = Math.floor(now / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
+export async function queryUsage(
+  db: Queryable,
+  scope: UsageScope,
+  days: number,
+  now: number,
+  endDay?: string,
+) {
+  const lastDay = endDay === undefined ? Math.floor(now / DAY_MS) * DAY_MS : Date.parse(endDay);
+  const firstDay = lastDay - (days - 1) * DAY_MS;
   const [column, value] =
-    "userId" in scope ? ["s.user_id", scope.userId] : "keyHash" in scope ? ["s.api_key", scope.keyHash] : [];
+    "userId" in scope
+      ? ["s.user_id", scope.userId]
+      : "keyHash" in scope
+        ? ["s.api_key", scope.keyHash]
+        : "teamId" in scope
+          ? ["s.team_id", scope.teamId]
+          : [];
   // The platform's scope matches every row: `$1 IS NULL` keeps the parameters' numbering.
   const match = column === undefined ? "$1::text IS NULL" : `${column} = $1`;
-  const scoped = `FROM spend_logs s WHERE ${match} AND s.start_time >= $2`;
-  const params = [value ?? null, new Date(firstDay).toISOString()];
-  const [totals, daily, byModel, byKey, recent] = await Promise.all([
+  const period = "s.start_time >= $2 AND s.start_time < $3";
+  const scoped = `FROM spend_logs s WHERE ${match} AND ${period}`;
+  const params = [value ?? null, new Date(firstDay).toISOString(), new Date(lastDay + DAY_MS).toISOString()];
+  const [totals, daily, byModel, byKey, recent, cacheReads] = await Promise.all([
     db.query<Totals>(`SELECT ${SUMS} ${scoped}`, params),
     db.query<Totals & { day: string }>(
       `SELECT to_char(s.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, ${SUMS} ${scoped} GROUP BY day`,
@@ -146,14 +183,20 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
       params,
     ),
     db.query<Totals & { api_key: string | null; key_name: string | null; key_alias: string | null }>(
-      `SELECT s.api_key, k.key_name, COALESCE(k.key_alias, max(s.key_alias)) AS key_alias, ${SUMS.replaceAll("(spend", "(s.spend")}
+      `SELECT s.api_key, k.key_name, COALESCE(k.key_alias, max(s.key_alias)) AS key_alias, ${SUMS}
        FROM spend_logs s LEFT JOIN keys k ON k.token = s.api_key
-       WHERE ${match} AND s.start_time >= $2
+       WHERE ${match} AND ${period}
        GROUP BY s.api_key, k.key_name, k.key_alias ORDER BY spend DESC, s.api_key`,
       params,
     ),
     db.query<LogRow>(
       `SELECT ${LOG_COLUMNS} ${scoped} ORDER BY s.start_time DESC, s.request_id LIMIT 50`,
+      params,
+    ),
+    db.query<{ model_id: string | null; long_context: boolean; cached_tokens: number }>(
+      `SELECT s.deployment_id AS model_id, s.prompt_tokens > ${LONG_CONTEXT_THRESHOLD} AS long_context,
+         sum(${CACHE_READ}) AS cached_tokens
+       ${scoped} AND ${CACHE_READ} > 0 GROUP BY model_id, long_context ORDER BY model_id, long_context`,
       params,
     ),
   ]);
@@ -162,7 +205,7 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
     ...("userId" in scope ? { user_id: scope.userId } : "keyHash" in scope ? { api_key: scope.keyHash } : {}),
     days,
     start_date: dayString(firstDay),
-    end_date: dayString(now),
+    end_date: dayString(lastDay),
     totals: totalsOf(totals.rows[0]),
     daily: Array.from({ length: days }, (_, i) => {
       const date = dayString(firstDay + i * DAY_MS);
@@ -176,5 +219,6 @@ export async function queryUsage(db: Queryable, scope: UsageScope, days: number,
       ...totalsOf(row),
     })),
     recent: recent.rows.map(presentLog),
+    cache_reads: cacheReads.rows,
   };
 }

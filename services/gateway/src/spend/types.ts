@@ -1,4 +1,4 @@
-import type { UsageBreakdown } from "../accounting/usage.js";
+import type { UsageBreakdown } from "../usage/types.js";
 
 /** One row of the spend log: one request through the gateway. */
 export interface SpendLogRow {

@@ -10,7 +10,7 @@ import type pg from "pg";
 import { NO_PERIOD_START, updateWithBudgetEvents } from "../budgets/warnings.js";
 import { withTransaction } from "../db/transaction.js";
 import { memberKey } from "../teams/records.js";
-import { currentPeriod } from "../users/budget-period.js";
+import { currentPeriod } from "../time/budget-period.js";
 import type { SpendLogRow } from "./types.js";
 
 // `usage_details` comes as one JSON array for the batch (one JSON.stringify, no per-element escaping), its i-th
@@ -157,8 +157,8 @@ async function addSpend(
          budget_reset_at = CASE WHEN p.rolled THEN p.reset_at ELSE t.budget_reset_at END
      FROM p LEFT JOIN d ON d.id = p.id
      WHERE t.${idColumn} = p.id`;
-  // Budget events (webhooks) are recorded for keys and users; teams and their members record none yet.
-  const events = table === "keys" || table === "users";
+  // Budget events (webhooks) are recorded for keys, users and teams; a member's budget in a team records none.
+  const events = table !== "team_memberships";
   const statement = events ? updateWithBudgetEvents(table, update) : update;
   await client.query(
     `WITH d AS (SELECT id, sum(amount) AS delta FROM unnest($1::text[], $2::numeric[]) AS x(id, amount) GROUP BY id),

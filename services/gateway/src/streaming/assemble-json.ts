@@ -16,13 +16,14 @@
  *   (`stream_options.include_usage`), else the prompt estimate and the output counted.
  *
  * Output is counted by an {@link OutputMeter} as chunks arrive: a chunk that would take the count past the
- * meter's limit is not taken, reading stops, every unfinished choice (and every expected choice not yet begun)
+ * meter's limit is not taken unless a top-up raises the limit first; else reading stops, every unfinished choice (and every expected choice not yet begun)
  * gets `finish_reason: "length"`, and `usage` is the prompt estimate plus the output counted (the upstream's was
  * never read).
  */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { GatewayError } from "../errors/gateway-error.js";
 import { chunkText, type OutputMeter } from "./output-meter.js";
+import { ParkedEvents, type TopUp } from "./output-top-up.js";
 
 /** The JSON answer assembled from a stream, and how the stream ended. */
 export interface AssembledAnswer {
@@ -151,6 +152,8 @@ function upstreamFailed(event: Json): GatewayError {
  * @param promptTokens the prompt estimate, for the usage of an answer that was cut.
  * @param choices how many choices the call asked for (`n`): those not begun when the answer is cut are added
  *   empty, with `finish_reason: "length"`.
+ * @param topUp asks the budgets for more output when a chunk would pass the meter's limit (as a relayed stream
+ *   does, `output-top-up.ts`); the answer is cut only when none is granted. Absent: cut at the limit.
  * @throws GatewayError 502 `upstream_error` when the stream carried an error event or no chunk at all; what
  *   reading the upstream throws (a timeout, a reset, the client's abort).
  */
@@ -159,7 +162,9 @@ export async function assembleJson(
   meter: OutputMeter,
   promptTokens: number,
   choices: number,
+  topUp?: TopUp,
 ): Promise<AssembledAnswer> {
+  const parked = new ParkedEvents(meter, topUp);
   const states = new Map<number, ChoiceState>();
   let head: Json | undefined;
   let usage: unknown;
@@ -167,7 +172,7 @@ export async function assembleJson(
   let done = false;
   let failure: GatewayError | undefined;
   const onEvent = (event: EventSourceMessage) => {
-    if (done || cut || failure !== undefined) return;
+    if (done || cut || failure !== undefined || parked.holds(event)) return;
     if (event.data === "[DONE]") {
       done = true;
       return;
@@ -183,13 +188,14 @@ export async function assembleJson(
       failure = upstreamFailed(chunk);
       return;
     }
+    // The head first: a stream cut at its first chunk still answers with the upstream's id and model.
+    head ??= {};
+    for (const field of HEAD_FIELDS) if (chunk[field] != null) head[field] = chunk[field];
     if (!meter.fits(chunkText(chunk))) {
-      cut = true;
+      if (!parked.park(event)) cut = true;
       return;
     }
     meter.commit();
-    head ??= {};
-    for (const field of HEAD_FIELDS) if (chunk[field] != null) head[field] = chunk[field];
     if (isObject(chunk.usage)) usage = chunk.usage;
     if (!Array.isArray(chunk.choices)) return;
     for (const choice of chunk.choices) {
@@ -207,6 +213,7 @@ export async function assembleJson(
   const decoder = new TextDecoder();
   for await (const piece of upstream) {
     parser.feed(decoder.decode(piece, { stream: true }));
+    await parked.resume(onEvent);
     if (done || cut || failure !== undefined) break;
   }
   if (failure !== undefined) throw failure;

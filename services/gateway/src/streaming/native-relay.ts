@@ -1,8 +1,9 @@
 import type { ServerResponse } from "node:http";
 import type { EventSourceMessage } from "eventsource-parser";
-import { withOutput } from "../accounting/provider-usage.js";
 import type { GatewayError } from "../errors/gateway-error.js";
-import type { GuardDecision, StreamOutputGuard, Usage } from "../pipeline/types.js";
+import type { GuardDecision, StreamOutputGuard } from "../guardrails/types.js";
+import { withOutput } from "../usage/provider-usage.js";
+import type { Usage } from "../usage/types.js";
 import { DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS, endIdleClient } from "./client-flow.js";
 import type { OutputMeter } from "./output-meter.js";
 import { ParkedEvents, type TopUp } from "./output-top-up.js";

@@ -3,16 +3,17 @@
  * `data: [DONE]`; OpenAI API reference, "Streaming") to the client event by event, as each arrives: no
  * buffering beyond one partial event. Along the way it picks up the usage chunk (sent when
  * `stream_options.include_usage` is true) and, when the gateway asked for usage on the client's behalf,
- * keeps it from the client (the usage is read with its breakdown, `accounting/provider-usage.ts`): the usage-only chunk is dropped and the `"usage": null` that the upstream adds
+ * keeps it from the client (the usage is read with its breakdown, `usage/provider-usage.ts`): the usage-only chunk is dropped and the `"usage": null` that the upstream adds
  * to every other chunk is removed, so the client sees what a stream without `include_usage` looks like
  * (OpenAI API reference, chat completion chunk object: `usage` is "only present if" it was asked for).
  */
 
 import type { ServerResponse } from "node:http";
 import type { EventSourceMessage } from "eventsource-parser";
-import { openAiUsage } from "../accounting/provider-usage.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { GuardDecision, StreamOutputEnd, StreamOutputGuard, Usage } from "../pipeline/types.js";
+import type { GuardDecision, StreamOutputEnd, StreamOutputGuard } from "../guardrails/types.js";
+import { openAiUsage } from "../usage/provider-usage.js";
+import type { Usage } from "../usage/types.js";
 import { DEFAULT_STREAM_CLIENT_IDLE_TIMEOUT_MS, endIdleClient } from "./client-flow.js";
 import { chunkText, type OutputMeter } from "./output-meter.js";
 import { ParkedEvents, type TopUp } from "./output-top-up.js";

@@ -5,7 +5,7 @@
  * and the error event of a stream that failed or timed out after its headers were sent (the OpenAI error
  * object as the `data:` of one event; no `[DONE]` follows, so clients see the stream did not finish).
  */
-import type { Usage } from "../pipeline/types.js";
+import type { Usage } from "../usage/types.js";
 
 /** A stream ended by the gateway's own clock: the idle timeout between chunks or the maximum duration. */
 export class StreamTimeoutError extends Error {

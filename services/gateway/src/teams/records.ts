@@ -3,6 +3,8 @@
  * LiteLLM's `LiteLLM_TeamTable` and `LiteLLM_TeamMembership` (litellm/proxy/_types.py in BerriAI/litellm).
  * Times are epoch ms, money USD, limits per minute.
  */
+
+import type { ObjectPermission } from "../auth/types.js";
 import {
   epochOrNull,
   LIMIT_COLUMNS,
@@ -23,6 +25,11 @@ export interface TeamRecord extends LimitFields {
   /** Model aliases the team's keys may call (fallbacks included); empty = all. */
   models: string[];
   metadata: Record<string, unknown>;
+  /**
+   * LiteLLM's team `object_permission`, the MCP part: the MCP servers and tools the team's keys may reach
+   * (`mcp/permissions.ts` combines it with the key's own); null: none granted.
+   */
+  objectPermission: ObjectPermission | null;
   /** A blocked team's keys are refused (401) until `/team/unblock`. */
   blocked: boolean;
   createdAt: number;
@@ -56,6 +63,7 @@ export const TEAM_COLUMNS = [
   "blocked",
   "created_at",
   "updated_at",
+  "object_permission",
 ] as const;
 
 /** The `team_memberships` columns, in the order {@link membershipFromRow} reads them. */
@@ -78,6 +86,7 @@ export function teamFromRow(row: Row, prefix = ""): TeamRecord {
     teamAlias: stringOrNull(row[`${prefix}team_alias`]),
     models: Array.isArray(models) ? (models as string[]) : [],
     metadata: (row[`${prefix}metadata`] as Record<string, unknown> | null) ?? {},
+    objectPermission: (row[`${prefix}object_permission`] as ObjectPermission | null | undefined) ?? null,
     blocked: row[`${prefix}blocked`] === true,
     createdAt: epochOrNull(row[`${prefix}created_at`]) ?? 0,
     updatedAt: epochOrNull(row[`${prefix}updated_at`]) ?? 0,
@@ -112,6 +121,7 @@ export function presentTeam(team: TeamRecord, members: MemberWithRole[], now: nu
     models: team.models,
     ...presentLimits(team, now),
     metadata: team.metadata,
+    object_permission: team.objectPermission,
     blocked: team.blocked,
     members_with_roles: members,
     // LiteLLM keeps the admins' and members' ids in `admins` / `members` beside `members_with_roles`.

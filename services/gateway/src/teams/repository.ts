@@ -2,6 +2,7 @@
  * SQL for the `teams` and `team_memberships` tables. Times are epoch ms in and out; the caller's clock decides
  * "now".
  */
+import type { ObjectPermission } from "../auth/types.js";
 import { patchAssignments } from "../db/patch.js";
 import type { Queryable } from "../db/transaction.js";
 import {
@@ -31,14 +32,16 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Fields of a new team (limits validated by the caller). */
 export type NewTeam = NewLimits &
-  Pick<TeamRecord, "teamId" | "teamAlias" | "models" | "metadata" | "blocked">;
+  Pick<TeamRecord, "teamId" | "teamAlias" | "models" | "metadata" | "blocked"> &
+  Partial<Pick<TeamRecord, "objectPermission">>;
 
 /** Inserts a team; null when a team with that id exists already. */
 export async function insertTeam(db: Queryable, team: NewTeam, now: number): Promise<TeamRecord | null> {
   const result = await db.query(
     `INSERT INTO teams (team_id, team_alias, models, ${LIMIT_COLUMNS.join(", ")}, metadata, blocked, created_at,
-       updated_at)
-     VALUES (${placeholders(3 + LIMIT_COLUMNS.length + 3)}, $${3 + LIMIT_COLUMNS.length + 3})
+       updated_at, object_permission)
+     VALUES (${placeholders(3 + LIMIT_COLUMNS.length + 3)}, $${3 + LIMIT_COLUMNS.length + 3},
+       $${3 + LIMIT_COLUMNS.length + 4})
      ON CONFLICT (team_id) DO NOTHING ${RETURNING_TEAM}`,
     [
       team.teamId,
@@ -48,6 +51,7 @@ export async function insertTeam(db: Queryable, team: NewTeam, now: number): Pro
       JSON.stringify(team.metadata),
       team.blocked,
       iso(now),
+      team.objectPermission == null ? null : JSON.stringify(team.objectPermission),
     ],
   );
   const row = result.rows[0];
@@ -74,10 +78,19 @@ export interface TeamPatch extends LimitPatch {
   team_alias?: string | null;
   models?: string[];
   metadata?: Record<string, unknown>;
+  /** LiteLLM's `object_permission` (null clears it). */
+  object_permission?: ObjectPermission | null;
   blocked?: boolean;
 }
 
-const TEAM_PATCH_COLUMNS = ["team_alias", "models", ...LIMIT_PATCH_COLUMNS, "metadata", "blocked"] as const;
+const TEAM_PATCH_COLUMNS = [
+  "team_alias",
+  "models",
+  ...LIMIT_PATCH_COLUMNS,
+  "metadata",
+  "object_permission",
+  "blocked",
+] as const;
 
 /**
  * Applies a patch; returns the updated team, or null when there is none with that id. A new `budget_duration`
@@ -142,13 +155,26 @@ export interface MemberView {
 }
 
 /** The memberships of these teams (with each user's email), oldest first. */
-export async function listMembers(db: Queryable, teamIds: string[]): Promise<MemberView[]> {
-  if (teamIds.length === 0) return [];
+export function listMembers(db: Queryable, teamIds: string[]): Promise<MemberView[]> {
+  return membershipsWhere(db, "team_id", teamIds);
+}
+
+/** The team memberships of these users (with each user's email), oldest first. */
+export function listMembershipsOfUsers(db: Queryable, userIds: string[]): Promise<MemberView[]> {
+  return membershipsWhere(db, "user_id", userIds);
+}
+
+async function membershipsWhere(
+  db: Queryable,
+  column: "team_id" | "user_id",
+  ids: string[],
+): Promise<MemberView[]> {
+  if (ids.length === 0) return [];
   const result = await db.query(
     `SELECT ${MEMBERSHIP_COLUMNS.map((c) => `m.${c}`).join(", ")}, u.user_email AS user_email
      FROM team_memberships m JOIN users u ON u.user_id = m.user_id
-     WHERE m.team_id = ANY($1::text[]) ORDER BY m.created_at, m.user_id`,
-    [teamIds],
+     WHERE m.${column} = ANY($1::text[]) ORDER BY m.created_at, m.user_id`,
+    [ids],
   );
   return result.rows.map((row) => ({
     member: membershipFromRow(row),

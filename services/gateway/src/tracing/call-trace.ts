@@ -3,8 +3,9 @@
  * reference to the request objects (so the queue keeps no request alive). Times are epoch ms, costs USD,
  * usage in tokens.
  */
-import type { GuardDecision } from "../pipeline/types.js";
-import type { CaptureContent } from "./settings.js";
+
+import type { CaptureContent } from "../config/trace-settings.js";
+import type { GuardDecision } from "../guardrails/types.js";
 import type { UsageDetails } from "./usage-details.js";
 
 /** One model call, finished (answered, refused after admission, or failed). */
@@ -75,9 +76,9 @@ function randomTraceId(): string {
   return out;
 }
 
-/** The input and output a trace carries under a capture mode (see CaptureContent). */
+/** The input and output a trace (of a model call or a tool call) carries under a capture mode (see CaptureContent). */
 export function capturedContent(
-  call: CallTrace,
+  call: Pick<CallTrace, "input" | "output">,
   capture: CaptureContent,
   maxChars: number,
 ): { input?: unknown; output?: unknown } {

@@ -9,7 +9,9 @@
  * A trace: a root span named for the endpoint (`CallTrace.name`: `chat.completions`, `responses`, `embeddings`,
  * `completions`, `anthropic.messages`), also the trace's name, carrying the trace's user, session, tags and
  * metadata; a child generation `<operation> <alias>` (e.g. `chat general`) with the deployment's model, parameters, input/output, usage and cost; one child
- * `guardrail` observation per guardrail decision. Spans are built after the call from its `CallTrace`, so
+ * `guardrail` observation per guardrail decision. An MCP tool call (`recordToolCall`): a root span
+ * `mcp.tools.call` and a child observation of Langfuse's type `tool` named `<server>-<tool>`, with the arguments,
+ * the result, the server, the cost per query and the status in its metadata, and its guardrail observations. Spans are built after the call from its `CallTrace`, so
  * nothing here runs on the request path but `record()`, which queues and returns.
  */
 import { LangfuseSpanProcessor } from "@langfuse/otel";
@@ -23,13 +25,14 @@ import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { BasicTracerProvider, type IdGenerator, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { FastifyBaseLogger } from "fastify";
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { GuardDecision } from "../pipeline/types.js";
+import type { TraceSettings } from "../config/trace-settings.js";
+import type { GuardDecision } from "../guardrails/types.js";
 import { BoundedBatchExporter } from "./bounded-exporter.js";
 import { type CallTrace, capturedContent } from "./call-trace.js";
-import type { TraceSettings } from "./settings.js";
+import { TOOL_CALL_TRACE_NAME, type ToolCallTrace, type ToolCallTracer } from "./tool-call-trace.js";
 
-/** Records finished calls as traces. */
-export interface CallTracer {
+/** Records finished calls (model calls and MCP tool calls) as traces. */
+export interface CallTracer extends ToolCallTracer {
   /** Queues the trace of a finished call; never throws, never waits. */
   record(call: CallTrace): void;
   /** Sends what is queued (best effort). */
@@ -166,7 +169,51 @@ export function createLangfuseTracer(settings: TraceSettings, deps: TracerDeps):
     }
   }
 
-  function guardrailSpan(decision: GuardDecision, call: CallTrace, parent: typeof ROOT_CONTEXT): void {
+  function recordToolCall(call: ToolCallTrace): void {
+    try {
+      ids.next = call.traceId;
+      const content = capturedContent(call, settings.capture, settings.maxContentChars);
+      const failed = call.status >= 500 ? call.outcome : undefined;
+      const root = tracer.startSpan(
+        TOOL_CALL_TRACE_NAME,
+        { startTime: new Date(call.startTime), attributes: toolRootAttributes(call, content) },
+        ROOT_CONTEXT,
+      );
+      const parent = trace.setSpan(ROOT_CONTEXT, root);
+      for (const decision of call.guardrails) guardrailSpan(decision, call, parent);
+      const tool = tracer.startSpan(
+        call.name,
+        {
+          startTime: new Date(call.startTime),
+          attributes: createObservationAttributes("tool", {
+            ...content,
+            level: levelOf(call.status),
+            statusMessage: failed,
+            metadata: {
+              mcp_server: call.mcpServer,
+              tool: call.tool,
+              status_code: call.status,
+              status: call.outcome,
+              cost_usd: call.costUsd,
+            },
+          }),
+        },
+        parent,
+      );
+      endSpan(tool, call.endTime, failed);
+      endSpan(root, call.endTime, failed);
+    } catch (error) {
+      log.warn({ err: error, requestId: call.requestId }, "could not record the tool call's trace");
+    } finally {
+      ids.next = undefined;
+    }
+  }
+
+  function guardrailSpan(
+    decision: GuardDecision,
+    call: { startTime: number; endTime: number },
+    parent: typeof ROOT_CONTEXT,
+  ): void {
     const start = decision.hook === "pre_call" ? call.startTime : call.endTime - decision.latencyMs;
     const span = tracer.startSpan(
       `guardrail ${decision.guardrail}`,
@@ -191,6 +238,7 @@ export function createLangfuseTracer(settings: TraceSettings, deps: TracerDeps):
 
   return {
     record,
+    recordToolCall,
     flush: () => provider.forceFlush(),
     async shutdown(timeoutMs: number) {
       let timer: NodeJS.Timeout | undefined;
@@ -236,6 +284,21 @@ function rootAttributes(call: CallTrace, content: Content): Attributes {
   if (call.deploymentId)
     attributes[`${LangfuseOtelSpanAttributes.TRACE_METADATA}.model_id`] = call.deploymentId;
   if (call.errorType) attributes[`${LangfuseOtelSpanAttributes.TRACE_METADATA}.error_type`] = call.errorType;
+  return attributes;
+}
+
+function toolRootAttributes(call: ToolCallTrace, content: Content): Attributes {
+  const attributes: Attributes = {
+    ...createTraceAttributes(content),
+    ...createObservationAttributes("span", { ...content, level: levelOf(call.status) }),
+    [LangfuseOtelSpanAttributes.TRACE_NAME]: TOOL_CALL_TRACE_NAME,
+    [LangfuseOtelSpanAttributes.TRACE_TAGS]: ["mcp", call.mcpServer],
+    [`${LangfuseOtelSpanAttributes.TRACE_METADATA}.request_id`]: call.requestId,
+    [`${LangfuseOtelSpanAttributes.TRACE_METADATA}.mcp_server`]: call.mcpServer,
+    [`${LangfuseOtelSpanAttributes.TRACE_METADATA}.status_code`]: String(call.status),
+  };
+  if (call.userId) attributes[LangfuseOtelSpanAttributes.TRACE_USER_ID] = call.userId;
+  if (call.keyAlias) attributes[`${LangfuseOtelSpanAttributes.TRACE_METADATA}.key_alias`] = call.keyAlias;
   return attributes;
 }
 

@@ -7,10 +7,11 @@
  * conversation id there), or `metadata.session_id` in the body (LiteLLM's Langfuse convention). Tags: the
  * model alias, `cache_hit` for a call answered from the response cache, plus the request's `metadata.tags` strings.
  */
+
+import type { CaptureContent } from "../config/trace-settings.js";
 import type { CallContext, CallObserver, CallResult, CallType } from "../pipeline/types.js";
 import { type CallTrace, traceIdFor } from "./call-trace.js";
 import type { CallTracer } from "./langfuse-tracer.js";
-import type { CaptureContent } from "./settings.js";
 import { usageDetailsOf } from "./usage-details.js";
 
 /** Request fields recorded as the generation's model parameters (OpenAI chat completion request names). */

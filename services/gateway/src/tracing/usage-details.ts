@@ -7,8 +7,9 @@
  * `input_cache_creation` (5-minute writes) and `input_cache_creation_1h`, `input_audio_tokens`,
  * `output_reasoning_tokens`, `output_audio_tokens`; `total` is the call's total. Parts that are 0 are left out.
  */
-import type { Usage } from "../accounting/usage.js";
+
 import type { ProviderName } from "../config/types.js";
+import type { Usage } from "../usage/types.js";
 
 /** Token counts by Langfuse usage type (see the module comment). */
 export type UsageDetails = Record<string, number>;

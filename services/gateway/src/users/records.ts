@@ -3,7 +3,7 @@
  * are read, what a new row and an update write). Times are epoch ms, money USD, limits per minute.
  */
 import type { LimitSubject } from "../limits/types.js";
-import { afterDuration, currentPeriod } from "./budget-period.js";
+import { afterDuration, currentPeriod } from "../time/budget-period.js";
 
 /** Budget and rate limits of a key or a user (null = unlimited / lifetime). */
 export interface LimitFields {

@@ -30,7 +30,7 @@ async function setup() {
         "SELECT scope, scope_id, threshold::float8 AS threshold, payload FROM budget_events ORDER BY scope, threshold",
       )
     ).rows;
-  return { pool, clock: opened.clock, token: key.body.token as string, events };
+  return { app, pool, clock: opened.clock, token: key.body.token as string, events };
 }
 
 describe("budget events (80 % and 100 %) recorded by the spend writer", () => {
@@ -89,8 +89,11 @@ describe("budget events (80 % and 100 %) recorded by the spend writer", () => {
       event: "budget_exceeded",
       threshold: 1,
       scope: "key",
+      event_group: "key",
       user: "ann",
       key_alias: "ann-app",
+      team_id: null,
+      team_alias: null,
       budget: "1",
       spend: "1.00",
       period_end: null,
@@ -105,5 +108,48 @@ describe("budget events (80 % and 100 %) recorded by the spend writer", () => {
       ["key", 0.8, "budget_threshold_reached", "1.4"],
       ["key", 1, "budget_exceeded", "1.4"],
     ]);
+  });
+
+  it("records a team's events (event_group team, its id and alias), and names the team of a team key's events", async () => {
+    const { app, pool, clock, events } = await setup();
+    await call(app, "POST", "/team/new", {
+      team_id: "search",
+      team_alias: "Search",
+      max_budget: 1,
+      members_with_roles: [{ role: "user", user_id: "ann" }],
+    });
+    await call(app, "POST", "/team/member_update", {
+      team_id: "search",
+      user_id: "ann",
+      max_budget_in_team: 0.1,
+    });
+    const teamKey = await call(app, "POST", "/key/generate", {
+      team_id: "search",
+      user_id: "ann",
+      max_budget: 2,
+    });
+    const token = teamKey.body.token as string;
+    const row = (spend: number) => spendRow({ keyHash: token, userId: "ann", teamId: "search", spend });
+    await writeSpendBatch(pool, [row(0.5), row(0.35)], clock.now());
+    const recorded = await events();
+    // The team's 80 %; the key is at 42 % of its own budget; the member's 0.1 in the team records nothing, and
+    // a team key's spend is not the user's (ann's personal budget of 10 saw none of it).
+    expect(recorded.map((e) => [e.scope, e.scope_id, e.threshold])).toEqual([["team", "search", 0.8]]);
+    expect(recorded[0].payload).toEqual({
+      event: "budget_threshold_reached",
+      threshold: 0.8,
+      scope: "team",
+      event_group: "team",
+      user: null,
+      key_alias: null,
+      team_id: "search",
+      team_alias: "Search",
+      budget: "1",
+      spend: "0.85",
+      period_end: null,
+    });
+    await writeSpendBatch(pool, [row(0.8)], clock.now());
+    const keyEvent = (await events()).find((e) => e.scope === "key");
+    expect(keyEvent?.payload).toMatchObject({ event_group: "key", team_id: "search", team_alias: "Search" });
   });
 });

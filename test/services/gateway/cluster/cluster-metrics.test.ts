@@ -10,7 +10,7 @@ import type { LimitSubject } from "../../../../services/gateway/src/limits/types
 import { createMetrics } from "../../../../services/gateway/src/metrics/metrics.js";
 import { recordCallMetrics } from "../../../../services/gateway/src/metrics/record-call.js";
 
-const caller = { hashed_api_key: "h1", api_key_alias: "a", user: "u" };
+const caller = { hashed_api_key: "h1", api_key_alias: "a", user: "u", team: "", team_alias: "" };
 const deployment = { litellm_model_name: "m", model_id: "d1", api_provider: "openai" };
 
 /** One worker's registry after `calls` calls, with the given deployment state and limits sharing. */

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadOperatorEnv, operatorEnvFile } from "../../../../services/gateway/src/config/dotenv.js";
 import { readEnv } from "../../../../services/gateway/src/config/env.js";
-import { TraceSettingsError } from "../../../../services/gateway/src/tracing/settings.js";
+import { TraceSettingsError } from "../../../../services/gateway/src/config/trace-settings.js";
 
 function envFile(text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), "gw-dotenv-")), ".env");

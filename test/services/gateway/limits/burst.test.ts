@@ -3,8 +3,9 @@
  * late, which must not let either instance admit calls that the shared budget would refuse.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CallGuard } from "../../../../services/gateway/src/guardrails/types.js";
 import type { Limits } from "../../../../services/gateway/src/limits/index.js";
-import type { CallGuard, CallResult } from "../../../../services/gateway/src/pipeline/types.js";
+import type { CallResult } from "../../../../services/gateway/src/pipeline/types.js";
 import { systemClock } from "../../../../services/gateway/src/time/clock.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { openLimits } from "../../../helpers/limits.js";

@@ -33,7 +33,16 @@ describe("per-key series", () => {
     const tokens = new Counter({
       name: "litellm_input_tokens_metric_total",
       help: "Input (prompt) tokens",
-      labelNames: ["hashed_api_key", "api_key_alias", "user", "requested_model", "model", "model_id"],
+      labelNames: [
+        "hashed_api_key",
+        "api_key_alias",
+        "user",
+        "team",
+        "team_alias",
+        "requested_model",
+        "model",
+        "model_id",
+      ],
       registers: [referenceRegistry],
     });
     const remaining = new Gauge({
@@ -57,6 +66,8 @@ describe("per-key series", () => {
         hashed_api_key: k.toString(16).padStart(64, "0"),
         api_key_alias: `key-${k}`,
         user: "",
+        team: "",
+        team_alias: "",
       };
       const totalMs = ((i * 7919) % 400_000) / 3;
       recordCallMetrics(m, {

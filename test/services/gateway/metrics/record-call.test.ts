@@ -8,6 +8,7 @@ import { createMetrics, type GatewayMetrics } from "../../../../services/gateway
 import {
   type CallMetricFacts,
   recordCallMetrics,
+  recordRequest,
   recordTimeToFirstToken,
 } from "../../../../services/gateway/src/metrics/record-call.js";
 import { keySubject, userSubject } from "../limits/subjects.js";
@@ -27,7 +28,7 @@ const KEY = "ab".repeat(32);
 
 function facts(extra: Partial<CallMetricFacts> = {}): CallMetricFacts {
   return {
-    caller: { hashed_api_key: KEY, api_key_alias: "ci", user: "alice" },
+    caller: { hashed_api_key: KEY, api_key_alias: "ci", user: "alice", team: "", team_alias: "" },
     subjects: [],
     requestedModel: "general",
     deployment,
@@ -72,6 +73,47 @@ describe("recordCallMetrics", () => {
     expect(await sample(m, "litellm_overhead_latency_metric_sum", { model_group: "general" })).toBeCloseTo(
       0.2,
     );
+  });
+
+  it("labels a team key's requests, failures, spend and tokens with LiteLLM's team and team_alias", async () => {
+    const m = createMetrics();
+    const caller = { hashed_api_key: KEY, api_key_alias: "ci", user: "", team: "t-1", team_alias: "Search" };
+    recordCallMetrics(m, facts({ caller }));
+    recordRequest(m, caller, "/v1/chat/completions", "general", 200, undefined);
+    recordRequest(m, caller, "/v1/chat/completions", "general", 429, "rate_limit_error");
+    const team = { team: "t-1", team_alias: "Search" };
+    expect(await sample(m, "litellm_spend_metric_total", team)).toBe(0.25);
+    expect(await sample(m, "litellm_total_tokens_metric_total", team)).toBe(18);
+    expect(await sample(m, "litellm_input_tokens_metric_total", team)).toBe(11);
+    expect(await sample(m, "litellm_output_tokens_metric_total", team)).toBe(7);
+    expect(
+      await sample(m, "litellm_proxy_total_requests_metric_total", { ...team, status_code: "200" }),
+    ).toBe(1);
+    expect(await sample(m, "litellm_proxy_failed_requests_metric_total", team)).toBe(1);
+    // A call without a team is its own series, labelled with empty team and team_alias.
+    recordCallMetrics(m, facts());
+    expect(await sample(m, "litellm_spend_metric_total", { team: "", team_alias: "" })).toBe(0.25);
+    expect(await sample(m, "litellm_spend_metric_total", team)).toBe(0.25);
+  });
+
+  it("starts new series when a team's alias changes under the same key", async () => {
+    const m = createMetrics();
+    const caller = (team_alias: string) => ({
+      hashed_api_key: KEY,
+      api_key_alias: "ci",
+      user: "",
+      team: "t-1",
+      team_alias,
+    });
+    recordCallMetrics(m, facts({ caller: caller("Search") }));
+    recordRequest(m, caller("Search"), "/v1/chat/completions", "general", 200, undefined);
+    recordCallMetrics(m, facts({ caller: caller("Find") }));
+    recordRequest(m, caller("Find"), "/v1/chat/completions", "general", 200, undefined);
+    recordCallMetrics(m, facts({ caller: caller("") }));
+    for (const alias of ["Search", "Find", ""]) {
+      expect(await sample(m, "litellm_spend_metric_total", { team: "t-1", team_alias: alias })).toBe(0.25);
+    }
+    expect(await sample(m, "litellm_proxy_total_requests_metric_total", { team_alias: "Find" })).toBe(1);
   });
 
   it("counts the usage breakdown under LiteLLM's token-detail names, sparse (no series for a part never reported)", async () => {
@@ -158,7 +200,12 @@ describe("recordCallMetrics", () => {
 
   it("sets no budget series for the master key", async () => {
     const m = createMetrics();
-    recordCallMetrics(m, facts({ caller: { hashed_api_key: "master_key", api_key_alias: "", user: "" } }));
+    recordCallMetrics(
+      m,
+      facts({
+        caller: { hashed_api_key: "master_key", api_key_alias: "", user: "", team: "", team_alias: "" },
+      }),
+    );
     const text = await m.registry.metrics();
     expect(text).not.toMatch(
       /^litellm_(remaining_api_key_budget|api_key_max_budget|user_max_budget)_metric\{/m,

@@ -20,13 +20,9 @@ import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-u
 import { deployment } from "../../../helpers/gateway.js";
 import { openLimits } from "../../../helpers/limits.js";
 import { deleteKeys, uniquePrefix } from "../../../helpers/redis.js";
-import {
-  type ChatHarness,
-  rowsRecorder,
-  startChatHarness,
-  VIRTUAL_KEY,
-} from "../endpoints/chat-completions/harness.js";
+import { type ChatHarness, rowsRecorder, startChatHarness } from "../endpoints/chat-completions/harness.js";
 import { keySubject } from "../limits/subjects.js";
+import { modelRequest, priced, sendCall, sum } from "./invariant-calls.js";
 
 const DEAD_URL = "http://127.0.0.1:9/v1";
 const prefix = uniquePrefix("invariant");
@@ -50,9 +46,6 @@ afterAll(async () => {
   await deleteKeys(prefix);
   for (const f of [chat, backup, forbidden, legacy]) await f?.close();
 });
-
-const priced = (price: number) =>
-  `      input_cost_per_token: ${price}\n      output_cost_per_token: ${price}\n`;
 
 /** `general` (the harness's, $0.00001) and the aliases behind it; `flaky` is down and falls back. */
 const moreConfig = () =>
@@ -96,36 +89,9 @@ function request(c: Call): { path: string; body: Record<string, unknown> } {
   const content = c.text === "" ? "hi" : c.text;
   switch (c.endpoint) {
     case "chat":
-      return {
-        path: "/v1/chat/completions",
-        body: {
-          model: c.model,
-          messages: [{ role: "user", content }],
-          stream: c.stream,
-          n: c.n,
-          ...(c.cap === undefined ? {} : { max_tokens: c.cap }),
-        },
-      };
     case "responses":
-      return {
-        path: "/v1/responses",
-        body: {
-          model: c.model,
-          input: content,
-          stream: c.stream,
-          ...(c.cap === undefined ? {} : { max_output_tokens: c.cap }),
-        },
-      };
     case "messages":
-      return {
-        path: "/v1/messages",
-        body: {
-          model: c.model,
-          max_tokens: c.cap ?? 100,
-          messages: [{ role: "user", content }],
-          stream: c.stream,
-        },
-      };
+      return modelRequest(c.endpoint, { model: c.model, content, stream: c.stream, cap: c.cap, n: c.n });
     case "completions":
       return {
         path: "/v1/completions",
@@ -143,18 +109,10 @@ function request(c: Call): { path: string; body: Record<string, unknown> } {
 }
 
 /** Sends a call and reads its answer to the end (a stream too). */
-async function send(h: ChatHarness, c: Call): Promise<number> {
+const send = (h: ChatHarness, c: Call) => {
   const { path, body } = request(c);
-  const res = await fetch(`${h.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${VIRTUAL_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  await res.text();
-  return res.status;
-}
-
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return sendCall(h, path, body);
+};
 
 /** The seed CI runs, then seeds that once broke the invariant (none yet), each kept as a regression case. */
 const SEEDS = [2028];

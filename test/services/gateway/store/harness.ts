@@ -16,6 +16,7 @@ import { createAdminRoutes } from "../../../../services/gateway/src/routes/admin
 import type { SpendLogRow } from "../../../../services/gateway/src/spend/types.js";
 import { createStore, type Store, type StoreOptions } from "../../../../services/gateway/src/store/index.js";
 import type { Clock } from "../../../../services/gateway/src/time/clock.js";
+import { createTestDatabase } from "../../../helpers/postgres.js";
 
 export const MASTER_KEY = "sk-master-test-key-0123456789";
 
@@ -154,4 +155,25 @@ export function spendRow(overrides: Partial<SpendLogRow> = {}): SpendLogRow {
     stream: false,
     ...overrides,
   };
+}
+
+/**
+ * A fresh database with a store and the admin app on it (a manual clock), for a test file's `beforeAll`; `close`
+ * (for its `afterAll`) closes the app and the store and drops the database.
+ */
+export async function adminAppOnFreshDatabase(): Promise<{
+  store: Store;
+  clock: ManualClock;
+  app: FastifyInstance;
+  close: () => Promise<void>;
+}> {
+  const db = await createTestDatabase();
+  const opened = await openStore(db.url);
+  const app = await adminApp(opened);
+  const close = async () => {
+    await app.close();
+    await opened.store.close();
+    await db.drop();
+  };
+  return { store: opened.store, clock: opened.clock, app, close };
 }

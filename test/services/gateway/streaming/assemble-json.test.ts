@@ -156,6 +156,63 @@ describe("assembleJson", () => {
     expect(meter.tokens).toBeLessThanOrEqual(10);
   });
 
+  it("answers a stream cut at its first chunk with an empty choice (finish_reason length), not a 502", async () => {
+    // A server that ignores the cap writes more in its first chunk than the call may take.
+    const body = sse([
+      chunk([delta(0, { role: "assistant", content: "far too many words at once" })]),
+      "[DONE]",
+    ]);
+    const { answer, cut } = await assembleJson(body, new OutputMeter(1, undefined), 3, 1);
+    expect(cut).toBe(true);
+    expect(openAISchemaErrors("CreateChatCompletionResponse", answer)).toEqual([]);
+    expect(answer.id).toBe(head.id);
+    const choices = answer.choices as Array<{ finish_reason: string; message: { content: string } }>;
+    expect(choices.map((c) => [c.finish_reason, c.message.content])).toEqual([["length", ""]]);
+  });
+
+  it("takes top-ups past the meter's limit while they are granted, then cuts", async () => {
+    const words = Array.from({ length: 30 }, (_, i) => chunk([delta(0, { content: `word${i} ` })]));
+    const grants: number[] = [];
+    // Two grants of 10 tokens, then none.
+    const topUp = async () => {
+      const granted = grants.length < 2 ? 10 : 0;
+      grants.push(granted);
+      return granted;
+    };
+    const meter = new OutputMeter(10, undefined);
+    const { answer, cut } = await assembleJson(sse([...words, "[DONE]"]), meter, 3, 1, topUp);
+    expect(cut).toBe(true);
+    expect(grants).toEqual([10, 10, 0]);
+    expect(meter.tokens).toBeGreaterThan(20);
+    expect(meter.tokens).toBeLessThanOrEqual(30);
+    const choices = answer.choices as Array<{ finish_reason: string; message: { content: string } }>;
+    expect(choices[0]!.finish_reason).toBe("length");
+    // The parked chunks were replayed in order: the text is a prefix of the whole.
+    const whole = Array.from({ length: 30 }, (_, i) => `word${i} `).join("");
+    expect(whole.startsWith(choices[0]!.message.content)).toBe(true);
+    // More than the first 10 tokens' worth, less than the whole.
+    const taken = choices[0]!.message.content.split(" ").length - 1;
+    expect(taken).toBeGreaterThan(5);
+    expect(taken).toBeLessThan(30);
+  });
+
+  it("finishes whole when a top-up covers the rest", async () => {
+    const words = Array.from({ length: 15 }, (_, i) =>
+      chunk([delta(0, { content: `w${i} ` }, i === 14 ? "stop" : null)]),
+    );
+    const { answer, cut } = await assembleJson(
+      sse([...words, "[DONE]"]),
+      new OutputMeter(10, undefined),
+      3,
+      1,
+      async () => 100,
+    );
+    expect(cut).toBe(false);
+    const choices = answer.choices as Array<{ finish_reason: string; message: { content: string } }>;
+    expect(choices[0]!.finish_reason).toBe("stop");
+    expect(choices[0]!.message.content.split(" ").length - 1).toBe(15);
+  });
+
   it("assembles a legacy completions stream into a valid text_completion", async () => {
     const text = (t: string, finish: string | null = null) => ({
       id: "cmpl-1",

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { StreamOutputGuard } from "../../../../services/gateway/src/pipeline/types.js";
+import type { StreamOutputGuard } from "../../../../services/gateway/src/guardrails/types.js";
 import { OutputMeter } from "../../../../services/gateway/src/streaming/output-meter.js";
 import {
   type RelayOptions,

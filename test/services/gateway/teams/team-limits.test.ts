@@ -4,12 +4,15 @@
  * member's `max_budget_in_team` binds while the rest of the team goes on; team rpm is shared by the team's keys
  * across instances; the owner's personal budget does not bind a team key (LiteLLM's rule); team `models` bind
  * the team's keys and the fallbacks of their route plan; a team blocked on one instance is refused on the other;
- * spend rows carry `team_id`.
+ * spend rows carry `team_id`; a team key's calls carry the `team`/`team_alias` metric labels; a team budget used
+ * up across both instances posts its 80 % and exhausted webhook events once each.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
+import { type FakeSlackWebhook, startFakeSlackWebhook } from "../../../fixtures/slack-webhook.js";
 import { adminCall, deployment, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
+import { metricValue } from "../../../helpers/metrics.js";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
 import { deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "../../../helpers/redis.js";
 
@@ -19,6 +22,7 @@ const priced = "      input_cost_per_token: 0.0001\n      output_cost_per_token:
 let upstream: FakeUpstream;
 let flaky: FakeUpstream;
 let premium: FakeUpstream;
+let hook: FakeSlackWebhook;
 let db: TestDatabase;
 let prefix: string;
 let a: TestGateway;
@@ -40,8 +44,12 @@ function config(): string {
 const start = () =>
   startTestGateway(
     config(),
-    { DATABASE_URL: db.url, REDIS_URL },
-    { store: { flushIntervalMs: 50 }, limits: { keyPrefix: prefix } },
+    { DATABASE_URL: db.url, REDIS_URL, BUDGET_WEBHOOK_URL: hook.url },
+    {
+      store: { flushIntervalMs: 50 },
+      limits: { keyPrefix: prefix },
+      budgetSender: { intervalMs: 100, initialBackoffMs: 200 },
+    },
   );
 
 const admin = <T = Record<string, unknown>>(method: "GET" | "POST", path: string, body?: unknown) =>
@@ -105,6 +113,7 @@ beforeAll(async () => {
   flaky = await startFakeUpstream({ record: false });
   premium = await startFakeUpstream({ record: false, honourMaxTokens: true });
   flaky.failNext(1_000_000, 500);
+  hook = await startFakeSlackWebhook();
   db = await createTestDatabase();
   prefix = uniquePrefix("teams");
   a = await start();
@@ -114,20 +123,23 @@ beforeAll(async () => {
 afterAll(async () => {
   await a?.close();
   await b?.close();
-  await Promise.all([upstream?.close(), flaky?.close(), premium?.close()]);
+  await Promise.all([upstream?.close(), flaky?.close(), premium?.close(), hook?.close()]);
   await db?.drop();
   await deleteKeys(prefix);
 });
 
 describe("a team budget", () => {
-  it("is shared by the team's keys on both instances: a concurrent burst never books past it", async () => {
+  it("is shared by the team's keys on both instances: a concurrent burst of three keys never books past it", async () => {
     await ok("POST", "/team/new", { team_id: "burst", max_budget: 0.05 });
-    const [k1, k2] = [await teamKey("burst"), await teamKey("burst")];
-    const calls = Array.from({ length: 40 }, (_, i) => chat(i % 2 === 0 ? a : b, (i % 4 < 2 ? k1 : k2).key));
+    const keys = [await teamKey("burst"), await teamKey("burst"), await teamKey("burst")];
+    // Each key on each instance (i mod 2 picks the instance, i mod 3 the key).
+    const calls = Array.from({ length: 42 }, (_, i) =>
+      chat(i % 2 === 0 ? a : b, (keys[i % 3] as { key: string }).key),
+    );
     const results = await Promise.all(calls);
     const served = results.filter((r) => r.status === 200);
     const refused = results.filter((r) => r.status === 429);
-    expect(served.length + refused.length).toBe(40);
+    expect(served.length + refused.length).toBe(42);
     expect(served.length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) {
@@ -135,12 +147,61 @@ describe("a team budget", () => {
       expect(r.body.error.message).toContain('Team budget ("burst")');
     }
     const { logged, booked } = await teamSpend("burst", served.length);
-    const logs = await admin<{ team_id: string | null }[]>("GET", `/spend/logs?api_key=${k1.token}`);
+    const logs = await admin<{ team_id: string | null }[]>("GET", `/spend/logs?api_key=${keys[0]?.token}`);
     expect(logs.body.length).toBeGreaterThan(0);
     expect(logs.body.every((row) => row.team_id === "burst")).toBe(true);
     expect(logged).toBeGreaterThan(0);
     expect(logged).toBeLessThanOrEqual(0.05);
     expect(booked).toBeCloseTo(logged, 10);
+    // Every served call is counted under the team's label, on the instance that served it.
+    const servedOn = async (gw: TestGateway) =>
+      metricValue(gw.gateway.metrics.registry, "litellm_proxy_total_requests_metric_total", {
+        team: "burst",
+        team_alias: "",
+        status_code: "200",
+      });
+    expect((await servedOn(a)) + (await servedOn(b))).toBe(served.length);
+  });
+
+  it("posts its 80 % and exhausted webhook events once each, though both instances book and refuse", async () => {
+    await ok("POST", "/team/new", { team_id: "alerts", team_alias: "Alerts", max_budget: 0.05 });
+    const [k1, k2] = [await teamKey("alerts"), await teamKey("alerts")];
+    let refusal: Awaited<ReturnType<typeof chat>> | undefined;
+    // One call at a time, until a refusal by settled spend alone (what records budget_exceeded): a call settles
+    // just after its answer, so a refusal that still counts the last call's reservation is tried again.
+    for (let i = 0; i < 60 && refusal === undefined; i++) {
+      const res = await chat(i % 2 === 0 ? a : b, (i % 4 < 2 ? k1 : k2).key);
+      if (res.status === 200) continue;
+      if (/reserved by calls in flight/.test(res.body.error?.message)) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      refusal = res;
+    }
+    expect(refusal?.body.error.type).toBe("budget_exceeded");
+    await chat(b, k2.key); // refused again on the other instance: still one event
+    const teamEvents = () => hook.bodies.filter((body) => body.team_id === "alerts");
+    await waitFor("both team events delivered", async () => teamEvents().length >= 2, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a duplicate would arrive by now
+    const events = teamEvents().sort((x, y) => Number(x.threshold) - Number(y.threshold));
+    expect(events).toEqual([
+      expect.objectContaining({
+        event: "budget_threshold_reached",
+        threshold: 0.8,
+        scope: "team",
+        event_group: "team",
+        team_alias: "Alerts",
+        budget: "0.05",
+        text: expect.stringMatching(/^Team Alerts: 80% of budget reached/),
+      }),
+      expect.objectContaining({
+        event: "budget_exceeded",
+        threshold: 1,
+        scope: "team",
+        event_group: "team",
+        text: expect.stringMatching(/^Team Alerts: budget exhausted/),
+      }),
+    ]);
   });
 
   it("binds a member's budget in the team while the rest of the team goes on", async () => {

@@ -5,13 +5,16 @@
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
+import {
+  readTraceSettings,
+  type TraceSettings,
+} from "../../../../services/gateway/src/config/trace-settings.js";
 import type { CallTrace } from "../../../../services/gateway/src/tracing/call-trace.js";
 import { traceIdFor } from "../../../../services/gateway/src/tracing/call-trace.js";
 import {
   type CallTracer,
   createLangfuseTracer,
 } from "../../../../services/gateway/src/tracing/langfuse-tracer.js";
-import { readTraceSettings, type TraceSettings } from "../../../../services/gateway/src/tracing/settings.js";
 import { startFakeLangfuse } from "../../../fixtures/langfuse.js";
 import { metricValue } from "../../../helpers/metrics.js";
 

@@ -4,8 +4,8 @@
  * them, zero parts left out.
  */
 import { describe, expect, it } from "vitest";
-import { anthropicUsage, openAiUsage } from "../../../../services/gateway/src/accounting/provider-usage.js";
 import { usageDetailsOf } from "../../../../services/gateway/src/tracing/usage-details.js";
+import { anthropicUsage, openAiUsage } from "../../../../services/gateway/src/usage/provider-usage.js";
 
 const sum = (details: Record<string, number>, part: string) =>
   Object.entries(details)

@@ -39,7 +39,7 @@ export function BudgetBar({
           mt={4}
           color={COLORS[state]}
           variant="light"
-          c="dark.8"
+          c="var(--console-on-light)"
           tt="none"
           size={size === "xs" ? "sm" : "md"}
           data-testid={testId}

@@ -21,7 +21,14 @@ export function ChartTable({ title, rows }: { title: string; rows: ChartRow[] })
           Show as a table
         </Text>
       </summary>
-      <Table.ScrollContainer minWidth={300}>
+      <Table.ScrollContainer
+        minWidth={300}
+        type="native"
+        // In a narrow column it scrolls sideways: a keyboard then reaches the columns out of sight.
+        tabIndex={0}
+        role="region"
+        aria-label={`${title} (table)`}
+      >
         <Table>
           <caption style={{ captionSide: "top", textAlign: "left" }}>{title}</caption>
           <Table.Thead>

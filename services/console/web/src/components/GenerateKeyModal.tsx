@@ -12,7 +12,7 @@ import {
   TextInput,
 } from "@mantine/core";
 import { useEffect, useRef, useState } from "react";
-import { ApiError, api, type CreatedKey, type Me, type UserRecord } from "../api";
+import { ApiError, api, type ConsoleTeam, type CreatedKey, type Me, type UserRecord } from "../api";
 import { budget, perMinute } from "../format";
 import { FormButtons, KeyFormFields } from "./KeyFormFields";
 import { KeySnippets } from "./KeySnippets";
@@ -66,22 +66,38 @@ const ownerFilter =
  *
  * Without `owners` it makes a key of the signed-in chat user (`POST /api/keys`); with `owners` (the Admin
  * view) a key of the user chosen from the list or typed, or of no user when left empty (`POST /api/admin/keys`).
+ * With `team` (the Teams view) a key of that team for its services (`POST /api/teams/:teamId/keys`), bound by
+ * the team's limits (shown as the hints).
  */
 export function GenerateKeyModal({
   me,
   opened,
   onClose,
   owners,
+  team,
 }: {
   me: Me;
   opened: boolean;
   onClose: (created: boolean) => void;
   owners?: KeyOwners;
+  team?: ConsoleTeam;
 }) {
   const [owner, setOwner] = useState("");
   const ownerId = owner.trim();
   const ownerRecord = owners?.users.find((u) => u.user_id === ownerId) ?? null;
-  const account = owners === undefined ? me.account : ownerRecord;
+  const account = team ?? (owners === undefined ? me.account : ownerRecord);
+  const whose =
+    team !== undefined
+      ? `Team ${team.team_alias ?? team.team_id}`
+      : owners === undefined
+        ? "Your account"
+        : "This user";
+  const path =
+    team !== undefined
+      ? `/api/teams/${encodeURIComponent(team.team_id)}/keys`
+      : owners === undefined
+        ? "/api/keys"
+        : "/api/admin/keys";
   const [name, setName] = useState("");
   const [limits, setLimits] = useState(NO_LIMITS);
   const [expiry, setExpiry] = useState<string | null>("90d");
@@ -135,7 +151,7 @@ export function GenerateKeyModal({
     setBusy(true);
     setError(null);
     try {
-      const key = await api<CreatedKey>("POST", owners === undefined ? "/api/keys" : "/api/admin/keys", {
+      const key = await api<CreatedKey>("POST", path, {
         ...(owners === undefined ? {} : { user_id: ownerId === "" ? null : ownerId }),
         name: name.trim(),
         ...limitRequest(limits, undefined),
@@ -163,7 +179,7 @@ export function GenerateKeyModal({
         closeOnClickOutside={false}
         closeOnEscape={false}
         size="xl"
-        title={owners === undefined ? "Your new key" : "The new key"}
+        title={owners === undefined && team === undefined ? "Your new key" : "The new key"}
         centered
       >
         <Stack>
@@ -213,7 +229,15 @@ export function GenerateKeyModal({
   }
 
   return (
-    <Modal opened={opened} onClose={close} title="Generate a key" size="lg" centered>
+    <Modal
+      opened={opened}
+      onClose={close}
+      title={
+        team === undefined ? "Generate a key" : `Generate a key for team ${team.team_alias ?? team.team_id}`
+      }
+      size="lg"
+      centered
+    >
       <form onSubmit={submit}>
         <Stack gap="sm">
           {owners !== undefined && (
@@ -241,8 +265,7 @@ export function GenerateKeyModal({
           )}
           {account !== null && (
             <Text size="sm" c="dimmed" data-testid="account-limits">
-              {owners === undefined ? "Your account" : "This user"}: budget{" "}
-              {budget(account.max_budget, account.budget_duration)},{" "}
+              {whose}: budget {budget(account.max_budget, account.budget_duration)},{" "}
               {perMinute(account.rpm_limit, "requests")}, {perMinute(account.tpm_limit, "tokens")}. A key's
               limits can only be tighter.
             </Text>

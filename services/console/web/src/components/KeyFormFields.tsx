@@ -48,16 +48,33 @@ export function KeyFormFields({
         allowDeselect={false}
         error={errors("duration")}
       />
-      <MultiSelect
-        label="Models"
-        placeholder={models.length === 0 ? "all models" : undefined}
-        data={available}
-        value={models}
-        onChange={onModels}
-        clearable
-        error={errors("models")}
-      />
+      <ModelsSelect models={models} onModels={onModels} available={available} error={errors("models")} />
     </SimpleGrid>
+  );
+}
+
+/** The models a key or team may call, chosen from `available` (none chosen = every model). */
+export function ModelsSelect({
+  models,
+  onModels,
+  available,
+  error,
+}: {
+  models: string[];
+  onModels: (next: string[]) => void;
+  available: string[];
+  error: string | undefined;
+}) {
+  return (
+    <MultiSelect
+      label="Models"
+      placeholder={models.length === 0 ? "all models" : undefined}
+      data={available}
+      value={models}
+      onChange={onModels}
+      clearable
+      error={error}
+    />
   );
 }
 

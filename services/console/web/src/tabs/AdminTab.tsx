@@ -19,7 +19,7 @@ import { DownloadCsv } from "../components/DownloadCsv";
 import { EditLimitsModal } from "../components/EditLimitsModal";
 import { GenerateKeyModal } from "../components/GenerateKeyModal";
 import { Loaded } from "../components/Loaded";
-import { PeriodPicker } from "../components/PeriodPicker";
+import { PeriodRange } from "../components/PeriodRange";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
 import { budget, count, gatewayRoleLabel, perMinute, usd } from "../format";
@@ -32,8 +32,8 @@ import { Stat } from "./ProfileTab";
  * generate a key for a user or of no user (the operator's own).
  */
 export function AdminTab({ me }: { me: Me }) {
-  const [days, setDays] = useState("30");
-  const spend = useFetch<PlatformSpend>(`/api/admin/spend?days=${days}`);
+  const [period, setPeriod] = useState("days=30");
+  const spend = useFetch<PlatformSpend>(`/api/admin/spend?${period}`);
   const users = useFetch<{ users: UserRecord[] }>("/api/admin/users");
   const [editing, setEditing] = useState<UserRecord | null>(null);
   const [viewing, setViewing] = useState<UserRecord | null>(null);
@@ -57,8 +57,8 @@ export function AdminTab({ me }: { me: Me }) {
       <Group justify="space-between">
         <Text fw={600}>Platform spend</Text>
         <Group gap="sm">
-          <PeriodPicker value={days} onChange={setDays} />
-          <DownloadCsv href={`/api/admin/spend/export.csv?days=${days}`} />
+          <PeriodRange onChange={setPeriod} />
+          <DownloadCsv href={`/api/admin/spend/export.csv?${period}`} />
         </Group>
       </Group>
       <Loaded result={spend} what="the platform's spend">

@@ -97,7 +97,7 @@ function KeyCards({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
           key={k.token}
           radius={0}
           p="sm"
-          style={{ borderBottom: "1px solid var(--mantine-color-gray-3)" }}
+          style={{ borderBottom: "1px solid var(--mantine-color-default-border)" }}
         >
           <Group justify="space-between" wrap="nowrap" align="flex-start">
             <KeyName k={k} />
@@ -157,7 +157,7 @@ function WideKeyTable({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
   );
 }
 
-/** A key's own limits; without any, the account's apply. */
+/** A key's own limits; without any, its team's (a team key) or its owner's account's apply. */
 function KeyLimits({ k }: { k: ConsoleKey }) {
   const own = [
     k.max_budget === null ? null : `budget ${budget(k.max_budget, k.budget_duration)}`,
@@ -168,7 +168,7 @@ function KeyLimits({ k }: { k: ConsoleKey }) {
   if (own.length === 0) {
     return (
       <Text size="xs" c="dimmed">
-        account limits
+        {k.team_id == null ? "account limits" : "team limits"}
       </Text>
     );
   }

@@ -117,22 +117,41 @@ export function ProfileTab({ me }: { me: Me }) {
   );
 }
 
-/** Spend, requests, input and output tokens of a period, as four figures. */
+/**
+ * Spend, requests, input and output tokens of a period, as four figures; under the requests, how many were
+ * answered and how many failed (an error after the provider was called, or the client left: the calls the
+ * gateway books; calls it refused before calling a provider are not among them).
+ */
 export function UsageStats({ totals }: { totals: UsageTotals }) {
   return (
     <SimpleGrid cols={{ base: 2, sm: 4 }}>
       <Stat label="Spend" value={usd(totals.spend)} />
-      <Stat label="Requests" value={count(totals.requests)} />
+      <Stat
+        label="Requests"
+        value={count(totals.requests)}
+        note={`${count(totals.requests - totals.failed_requests)} answered · ${count(totals.failed_requests)} failed`}
+        testId="requests-stat"
+      />
       <Stat label="Input tokens" value={count(totals.prompt_tokens)} />
       <Stat label="Output tokens" value={count(totals.completion_tokens)} />
     </SimpleGrid>
   );
 }
 
-/** A labelled number. */
-export function Stat({ label, value }: { label: string; value: string }) {
+/** A labelled number, with a line of `note` under it when given. */
+export function Stat({
+  label,
+  value,
+  note,
+  testId,
+}: {
+  label: string;
+  value: string;
+  note?: string;
+  testId?: string;
+}) {
   return (
-    <Card withBorder radius="md" padding="sm">
+    <Card withBorder radius="md" padding="sm" data-testid={testId}>
       <Text size="xs" c="dimmed">
         {label}
       </Text>
@@ -141,6 +160,11 @@ export function Stat({ label, value }: { label: string; value: string }) {
           {value}
         </Text>
       </Group>
+      {note !== undefined && (
+        <Text size="xs" c="dimmed">
+          {note}
+        </Text>
+      )}
     </Card>
   );
 }

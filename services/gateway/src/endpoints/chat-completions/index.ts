@@ -9,10 +9,11 @@
  * then it gets the cap they can pay for as `max_completion_tokens` (OpenAI's current name, which reasoning models
  * require and vLLM, llama.cpp and Anthropic's compatibility layer accept; `cost/reservation.ts`).
  */
-import { openAiUsage } from "../../accounting/provider-usage.js";
+
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
+import { openAiUsage } from "../../usage/provider-usage.js";
 import { chatCompletionsCache, wholeChatCompletion } from "./cache.js";
 import { type ChatCompletionRequest, parseChatCompletion } from "./schema.js";
 import { chatCompletionTexts, chatRequestTexts } from "./texts.js";

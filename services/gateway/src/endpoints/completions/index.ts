@@ -11,11 +11,12 @@
  * ask. The input guardrails read `prompt` and `suffix`; the output guard reads each choice's `text`, of a
  * non-streamed answer and of a stream's chunks alike.
  */
-import { openAiUsage } from "../../accounting/provider-usage.js";
+
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
+import { openAiUsage } from "../../usage/provider-usage.js";
 import { completionsCache, wholeTextCompletion } from "./cache.js";
 import { type CompletionRequest, completionChoices, parseCompletion } from "./schema.js";
 import { completionAnswerTexts, completionRequestTexts } from "./texts.js";

@@ -7,14 +7,15 @@
  * carry no text); the answer is vectors, so no output guard applies. `encoding_format: "base64"` is passed
  * through: the upstream encodes.
  */
-import { openAiUsage } from "../../accounting/provider-usage.js";
+
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { replayAnswer } from "../../pipeline/steps/cache-replay.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
-import type { Usage } from "../../pipeline/types.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { openAiUsage } from "../../usage/provider-usage.js";
+import type { Usage } from "../../usage/types.js";
 import { type EmbeddingRequest, parseEmbedding } from "./schema.js";
 import { embeddingInputTexts } from "./texts.js";
 

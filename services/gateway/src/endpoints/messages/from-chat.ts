@@ -7,7 +7,7 @@
  * `cache_read_input_tokens`). A stop sequence ends the answer as `end_turn`: chat completions do not say
  * which stop sequence matched.
  */
-import { openAiUsage } from "../../accounting/provider-usage.js";
+import { openAiUsage } from "../../usage/provider-usage.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -12,7 +12,6 @@
  * speaks OpenAI's chat completions serves Anthropic's clients.
  */
 
-import { anthropicUsage } from "../../accounting/provider-usage.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
@@ -20,6 +19,7 @@ import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { CallContext } from "../../pipeline/types.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
+import { anthropicUsage } from "../../usage/provider-usage.js";
 import { assemblingReader, messagesCache, wholeMessage } from "./cache.js";
 import { fromChatCompletion } from "./from-chat.js";
 import { messagesEventReader } from "./native-events.js";

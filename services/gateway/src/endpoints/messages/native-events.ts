@@ -13,9 +13,9 @@
  *   timeout or guard block with an `error` event in Anthropic's error shape.
  */
 
-import { anthropicUsage, withOutput } from "../../accounting/provider-usage.js";
 import { anthropicErrorBody } from "../../errors/anthropic-error.js";
 import type { EventText, NativeEvent, NativeEventReader } from "../../streaming/native-relay.js";
+import { anthropicUsage, withOutput } from "../../usage/provider-usage.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -19,13 +19,14 @@
  * refused with a 400 `invalid_request_error` (`param: previous_response_id`): send the whole conversation as
  * `input` instead.
  */
-import { responsesApiUsage } from "../../accounting/provider-usage.js";
+
 import { invalidRequest } from "../../errors/gateway-error.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
+import { responsesApiUsage } from "../../usage/provider-usage.js";
 import { completedResponseReader, responsesCache, wholeResponse } from "./cache.js";
 import { responsesEventReader } from "./native-events.js";
 import { checkPrevious, idNotingReader, recordRelayed } from "./ownership.js";

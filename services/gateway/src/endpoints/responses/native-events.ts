@@ -10,9 +10,10 @@
  *   `max_output_tokens`, the usage booked); a failure, timeout or guard block with an `error` event and
  *   `response.failed`, each with the next `sequence_number` after the upstream's last.
  */
-import { responsesApiUsage } from "../../accounting/provider-usage.js";
-import type { Usage } from "../../pipeline/types.js";
+
 import type { EventText, NativeEvent, NativeEventReader } from "../../streaming/native-relay.js";
+import { responsesApiUsage } from "../../usage/provider-usage.js";
+import type { Usage } from "../../usage/types.js";
 import { responseUsage } from "./response-object.js";
 
 type Obj = Record<string, unknown>;

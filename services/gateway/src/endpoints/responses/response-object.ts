@@ -9,8 +9,8 @@
  * always null on this path.
  */
 import { randomBytes } from "node:crypto";
-import { openAiUsage } from "../../accounting/provider-usage.js";
-import type { Usage } from "../../pipeline/types.js";
+import { openAiUsage } from "../../usage/provider-usage.js";
+import type { Usage } from "../../usage/types.js";
 import type { ResponsesRequest } from "./schema.js";
 
 type Obj = Record<string, unknown>;

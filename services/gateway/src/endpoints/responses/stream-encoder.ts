@@ -14,8 +14,9 @@
  *
  * Only the first choice is read (the Responses API has no `n`).
  */
-import { openAiUsage } from "../../accounting/provider-usage.js";
+
 import type { StreamEncoder } from "../../streaming/relay-sse.js";
+import { openAiUsage } from "../../usage/provider-usage.js";
 import {
   functionCallItem,
   incompleteReason,

@@ -5,7 +5,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CallAmounts, callerLabels, measureCall, recordCall } from "../../accounting/call-accounting.js";
 import { recordRequest } from "../../metrics/record-call.js";
-import type { CallContext, CallResult, PipelineDeps, Usage } from "../types.js";
+import type { Usage } from "../../usage/types.js";
+import type { CallContext, CallResult, PipelineDeps } from "../types.js";
 
 /** Status recorded for a client that left before its answer was complete (nginx's "client closed request"). */
 export const CLIENT_CLOSED_REQUEST = 499;
@@ -175,7 +176,7 @@ export function requestedModelLabel(call: CallContext | undefined): string {
 /** Label value for a model name that is not registered. */
 export const UNKNOWN_MODEL_LABEL = "unknown";
 
-const NO_CALLER = { hashed_api_key: "", api_key_alias: "", user: "" };
+const NO_CALLER = { hashed_api_key: "", api_key_alias: "", user: "", team: "", team_alias: "" };
 
 /** Counts a finished model request in the request and failure counters. */
 function countRequest(deps: PipelineDeps, request: FastifyRequest, status: number, errorType?: string): void {

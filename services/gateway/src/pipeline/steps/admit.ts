@@ -10,11 +10,12 @@
  * any), so each try is clean.
  */
 
+import type { AuthContext } from "../../auth/types.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../cost/estimate.js";
 import { byteBound, tokenizerBound } from "../../cost/input-bound.js";
 import { affordableCap, type Reservation, type ReservationInput, reserve } from "../../cost/reservation.js";
 import { BudgetRefusal } from "../../limits/rules.js";
-import type { Admitter } from "../../limits/types.js";
+import type { Admission, AdmissionRequest, Admitter } from "../../limits/types.js";
 import type { TopUp } from "../../streaming/output-top-up.js";
 import type { CallContext } from "../types.js";
 
@@ -25,8 +26,8 @@ import type { CallContext } from "../types.js";
  */
 export async function admit(call: CallContext, admitter: Admitter | undefined): Promise<void> {
   const { auth } = call;
-  const limited = auth.kind === "virtual" && auth.subjects.length > 0 && admitter !== undefined;
-  const budgetInForce = limited && auth.subjects.some((s) => s.maxBudget !== null);
+  const limited = isLimited(auth, admitter);
+  const budgetInForce = limited && auth.kind === "virtual" && auth.subjects.some((s) => s.maxBudget !== null);
   const deployments = call.route?.deployments ?? [];
   let input: ReservationInput = {
     // A free call (count_tokens) reserves nothing; without a budget only rate limits read the cheap estimate.
@@ -38,7 +39,7 @@ export async function admit(call: CallContext, admitter: Admitter | undefined): 
   hold(call, reserve(input), budgetInForce);
   if (!limited) return;
   try {
-    call.admission = await admitter.admit(admissionRequest(call));
+    call.admission = await admitAs(auth, admitter, admissionRequest(call));
     return;
   } catch (error) {
     if (!(error instanceof BudgetRefusal) || call.free) throw error;
@@ -48,7 +49,7 @@ export async function admit(call: CallContext, admitter: Admitter | undefined): 
       input = { ...input, promptTokens: counted };
       hold(call, reserve(input), budgetInForce);
       try {
-        call.admission = await admitter.admit(admissionRequest(call));
+        call.admission = await admitAs(auth, admitter, admissionRequest(call));
         return;
       } catch (again) {
         if (!(again instanceof BudgetRefusal)) throw again;
@@ -58,21 +59,45 @@ export async function admit(call: CallContext, admitter: Admitter | undefined): 
     const capped = call.outputRequest.cap === undefined ? affordableCap(input, refusal.available) : undefined;
     if (capped === undefined) throw refusal;
     hold(call, capped, budgetInForce);
-    call.admission = await admitter.admit(admissionRequest(call));
+    call.admission = await admitAs(auth, admitter, admissionRequest(call));
   }
 }
 
 /**
- * Admits a call answered from the response cache: it counts as one request against rpm (and holds a parallel
- * slot while it is answered) like any other, but reserves nothing and counts no tokens: it reaches no upstream.
- * A key whose budget is spent is still refused, as for a free call.
+ * Whether `auth`'s calls are counted and budgeted: a virtual key with limit subjects (the key, its user, or its
+ * team and its membership there), when the gateway has an admitter. The master key never is.
+ */
+function isLimited(auth: AuthContext, admitter: Admitter | undefined): admitter is Admitter {
+  return auth.kind === "virtual" && auth.subjects.length > 0 && admitter !== undefined;
+}
+
+/**
+ * Admits one call of `auth` through the admitter, the same way for every kind of call: the model routes
+ * (above) and other calls the gateway serves at a cost known before they run (a `/mcp` tools/call at its
+ * server's cost per query, `mcp/tool-call.ts`). Counts it against every subject's rate limits (`rpm_limit`, and
+ * `tpm_limit` by `estimatedTokens`) and reserves `estimatedCost` (USD) against their budgets. The subjects are
+ * `auth`'s (`VirtualKeyAuth.subjects`).
+ * @returns the admission to settle or release, or undefined when `auth` is not limited (master key, a key
+ *   without subjects, no admitter).
+ * @throws GatewayError 429 `rate_limit_error` / `budget_exceeded` from the admitter.
+ */
+export async function admitAs(
+  auth: AuthContext,
+  admitter: Admitter | undefined,
+  request: Omit<AdmissionRequest, "subjects">,
+): Promise<Admission | undefined> {
+  if (!isLimited(auth, admitter)) return undefined;
+  return admitter.admit({ ...request, subjects: auth.kind === "virtual" ? auth.subjects : [] });
+}
+
+/**
+ * Admits a call answered from the response cache ({@link admitAs}): it counts as one request against rpm (and
+ * holds a parallel slot while it is answered) like any other, but reserves nothing and counts no tokens: it
+ * reaches no upstream. A key whose budget is spent is still refused, as for a free call.
  * @throws GatewayError 429 `rate_limit_error` / `budget_exceeded` from the admitter.
  */
 export async function admitCacheHit(call: CallContext, admitter: Admitter | undefined): Promise<void> {
-  const { auth } = call;
-  if (auth.kind !== "virtual" || auth.subjects.length === 0 || admitter === undefined) return;
-  call.admission = await admitter.admit({
-    subjects: auth.subjects,
+  call.admission = await admitAs(call.auth, admitter, {
     model: call.body.model,
     estimatedCost: 0,
     estimatedTokens: 0,
@@ -120,10 +145,9 @@ export function withTopUp(call: CallContext): { topUp?: TopUp } {
   return { topUp };
 }
 
-function admissionRequest(call: CallContext) {
-  const { auth, reservation } = call;
+function admissionRequest(call: CallContext): Omit<AdmissionRequest, "subjects"> {
+  const { reservation } = call;
   return {
-    subjects: auth.kind === "virtual" ? auth.subjects : [],
     model: call.body.model,
     estimatedCost: reservation!.cost,
     estimatedTokens: call.promptEstimate + call.completionEstimate,

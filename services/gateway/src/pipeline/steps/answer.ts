@@ -13,6 +13,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
+import type { GuardDecision, TextExtractor } from "../../guardrails/types.js";
 import { recordTimeToFirstToken } from "../../metrics/record-call.js";
 import type { UpstreamResponse } from "../../router/router.js";
 import { assembleJson } from "../../streaming/assemble-json.js";
@@ -21,15 +22,9 @@ import { OutputMeter, tokenizerFor } from "../../streaming/output-meter.js";
 import { relaySse, type StreamEncoder } from "../../streaming/relay-sse.js";
 import { classifyStreamFailure, isStreamTimeout, StreamTimeoutError } from "../../streaming/stream-end.js";
 import { StreamText } from "../../streaming/stream-text.js";
+import type { Usage } from "../../usage/types.js";
 import { observerHeaders } from "../observers.js";
-import {
-  type CallContext,
-  DEFAULT_MAX_STREAM_DURATION_MS,
-  type GuardDecision,
-  type PipelineDeps,
-  type TextExtractor,
-  type Usage,
-} from "../types.js";
+import { type CallContext, DEFAULT_MAX_STREAM_DURATION_MS, type PipelineDeps } from "../types.js";
 import {
   book,
   CLIENT_CLOSED_REQUEST,
@@ -71,7 +66,7 @@ export function decisionHeaders(decisions: readonly GuardDecision[]): Record<str
 export interface JsonAnswerFormat {
   /**
    * The answer's usage in chat completions' names (tokens) with its breakdown (read by
-   * `accounting/provider-usage.ts`), undefined when it has none.
+   * `usage/provider-usage.ts`), undefined when it has none.
    */
   usage(answer: unknown): Usage | undefined;
   /** What tracing records as the output (a copy: the answer may still be rewritten), e.g. chat's first message. */
@@ -104,7 +99,7 @@ const notJson = () =>
 
 /**
  * Answers a non-streamed call with the upstream's JSON, read as `format` says; a call sent as a stream because its
- * deployment ignores output caps is cut at its reservation and assembled into that JSON first ({@link readAssembled}).
+ * deployment ignores output caps is cut where its reservation (and its top-ups, as a relayed stream takes them) ends and assembled into that JSON first ({@link readAssembled}).
  * @throws GatewayError 502 when the upstream body is not JSON; whatever the output guard throws to block.
  */
 export async function answerJson(
@@ -189,11 +184,13 @@ export async function readAssembled(
   const meter = new OutputMeter(call.outputLimit, tokenizerFor(upstream.deployment.upstreamModel));
   const deadline = streamDeadline(upstream, deps);
   try {
+    const { topUp } = withTopUp(call);
     const { answer } = await assembleJson(
       upstream.body,
       meter,
       call.promptEstimate,
       call.outputRequest.choices,
+      topUp,
     );
     return answer;
   } catch (error) {

@@ -4,7 +4,7 @@
  * `message.tool_calls` (input as a JSON string), `stop_reason` → `finish_reason`, `usage` → chat's usage.
  * Thinking blocks are not passed on (chat completions has no field for them).
  */
-import { anthropicUsage } from "../../accounting/provider-usage.js";
+import { anthropicUsage } from "../../usage/provider-usage.js";
 
 /** Anthropic's `usage` object (tokens; Anthropic API reference, Messages, `usage`). */
 export interface AnthropicUsage {

@@ -44,6 +44,7 @@ export const ADMIN_ROUTES = [
   ["GET", "/spend/logs"],
   ["GET", "/spend/usage"],
   ["GET", "/audit/logs"],
+  ["POST", "/audit/event"],
 ] as const;
 
 /**

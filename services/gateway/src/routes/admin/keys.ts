@@ -35,7 +35,7 @@ import {
   updateKey,
 } from "../../keys/repository.js";
 import { findMembership, findTeam } from "../../teams/repository.js";
-import { afterDuration } from "../../users/budget-period.js";
+import { afterDuration } from "../../time/budget-period.js";
 import { findUser } from "../../users/repository.js";
 import { type AdminContext, adminRoute, publishChanges } from "./context.js";
 import { notFound, parse } from "./validation.js";
@@ -244,7 +244,12 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
         now,
       );
       if (changed !== null) {
-        const target = { keyAlias: changed.keyAlias, keyHash: token, userId: changed.userId };
+        const target = {
+          keyAlias: changed.keyAlias,
+          keyHash: token,
+          userId: changed.userId,
+          teamId: changed.teamId,
+        };
         const [before, after] = [presentKey(existing, now), presentKey(changed, now)];
         await appendChange(client, who, { action: "key.update", target, before, after }, now);
       }
@@ -270,7 +275,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
       for (const key of revokedNow) {
         const was = found.get(key.token);
         if (was === undefined || was.revokedAt !== null) continue; // revoked before: nothing changed
-        const target = { keyAlias: key.keyAlias, keyHash: key.token, userId: key.userId };
+        const target = { keyAlias: key.keyAlias, keyHash: key.token, userId: key.userId, teamId: key.teamId };
         const [before, after] = [presentKey(was, now), presentKey(key, now)];
         await appendChange(client, who, { action: "key.delete", target, before, after }, now);
       }

@@ -1,7 +1,8 @@
 /**
  * Spend reads: `/spend/logs` (LiteLLM's `LiteLLM_SpendLogs` row shape, newest first) and `/spend/usage`, the
- * aggregates the key console shows for one user, one key or the whole platform (per day over 7/30/90 days with empty days as
- * zeros, per model, per key, the 50 most recent requests).
+ * aggregates the key console shows for one user, one key, one team or the whole platform (per day over `days`
+ * days ending with `end_date`, default today, with empty days as zeros; per model, per key, the 50 most recent
+ * requests), and LiteLLM's spend-by-team report `/global/spend/teams` (`spend/team-report.ts`).
  */
 
 import {
@@ -14,6 +15,7 @@ import type { FastifyInstance } from "fastify";
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { toKeyHash } from "../../keys/key-material.js";
 import { querySpendLogs, queryUsage, type UsageScope } from "../../spend/queries.js";
+import { globalSpendByTeam } from "../../spend/team-report.js";
 import { type AdminContext, adminRoute } from "./context.js";
 import { parse } from "./validation.js";
 
@@ -27,7 +29,7 @@ export const rangeEnd = (v: string | undefined) =>
     ? undefined
     : Math.min(Date.parse(v) + (isDateOnly(v) ? DAY_MS : 0), LAST_DATE_MS + DAY_MS - 1);
 
-/** Registers /spend/logs and /spend/usage. */
+/** Registers /spend/logs, /spend/usage and /global/spend/teams. */
 export function registerSpendRoutes(app: FastifyInstance, context: AdminContext): void {
   const { pool, clock } = context;
 
@@ -41,6 +43,7 @@ export function registerSpendRoutes(app: FastifyInstance, context: AdminContext)
     return querySpendLogs(pool, {
       keyHash: query.api_key === undefined ? undefined : toKeyHash(query.api_key),
       userId: query.user_id,
+      teamId: query.team_id,
       startTime,
       endTime,
       limit: query.limit,
@@ -54,7 +57,11 @@ export function registerSpendRoutes(app: FastifyInstance, context: AdminContext)
         ? { userId: query.user_id }
         : query.api_key !== undefined
           ? { keyHash: toKeyHash(query.api_key) }
-          : {};
-    return queryUsage(pool, scope, query.days, clock.now());
+          : query.team_id !== undefined
+            ? { teamId: query.team_id }
+            : {};
+    return queryUsage(pool, scope, query.days, clock.now(), query.end_date);
   });
+
+  adminRoute(app, "GET", "/global/spend/teams", async () => globalSpendByTeam(pool, clock.now()));
 }

@@ -6,7 +6,7 @@
  * to its cached team keys at once.
  *
  * Deleting a team revokes its keys (LiteLLM deletes them; revoking keeps their spend history) and removes its
- * memberships.
+ * memberships; each revoked key and each ended membership gets its own audit row (`cascade-audit.ts`).
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -33,6 +33,7 @@ import {
   membersWithRoles,
   updateTeam,
 } from "../../teams/repository.js";
+import { auditEndedMemberships, auditRevokedKeys } from "./cascade-audit.js";
 import { type AdminContext, adminRoute, publishChanges } from "./context.js";
 import { addMembers } from "./team-members.js";
 import { teamView, unknownTeam } from "./team-view.js";
@@ -58,7 +59,9 @@ export function registerTeamRoutes(app: FastifyInstance, context: AdminContext):
           budgetDuration: body.budget_duration ?? null,
           tpmLimit: body.tpm_limit ?? null,
           rpmLimit: body.rpm_limit ?? null,
+          maxParallelRequests: body.max_parallel_requests ?? null,
           metadata: body.metadata ?? {},
+          objectPermission: body.object_permission ?? null,
           blocked: body.blocked ?? false,
         },
         now,
@@ -98,7 +101,9 @@ export function registerTeamRoutes(app: FastifyInstance, context: AdminContext):
           budget_duration: fields.budget_duration,
           tpm_limit: fields.tpm_limit,
           rpm_limit: fields.rpm_limit,
+          max_parallel_requests: fields.max_parallel_requests,
           metadata: fields.metadata === null ? {} : fields.metadata,
+          object_permission: fields.object_permission,
           blocked: fields.blocked ?? undefined,
         },
         now,
@@ -156,13 +161,14 @@ export function registerTeamRoutes(app: FastifyInstance, context: AdminContext):
       const revoked: KeyRecord[] = [];
       for (const team of found) {
         const { keys } = await listKeys(client, { teamId: team.teamId }, 1, 100_000);
-        revoked.push(
-          ...(await revokeKeys(
-            client,
-            keys.map((k) => k.token),
-            now,
-          )),
+        const revokedNow = await revokeKeys(
+          client,
+          keys.map((k) => k.token),
+          now,
         );
+        revoked.push(...revokedNow);
+        await auditRevokedKeys(client, who, keys, revokedNow, now);
+        await auditEndedMemberships(client, who, await listMembers(client, [team.teamId]), now);
         const before = await teamView(client, team, now);
         await appendChange(
           client,

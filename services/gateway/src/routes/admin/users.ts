@@ -26,8 +26,10 @@ import { withTransaction } from "../../db/transaction.js";
 import type { KeyRecord } from "../../keys/records.js";
 import { presentKey } from "../../keys/records.js";
 import { listKeys, revokeKeys } from "../../keys/repository.js";
+import { listMembershipsOfUsers } from "../../teams/repository.js";
 import { presentUser, type UserRecord } from "../../users/records.js";
 import { deleteUsers, findUser, insertUserIfAbsent, listUsers, updateUser } from "../../users/repository.js";
+import { auditEndedMemberships, auditRevokedKeys } from "./cascade-audit.js";
 import { type AdminContext, adminRoute, publishChanges } from "./context.js";
 import { notFound, parse } from "./validation.js";
 
@@ -163,13 +165,14 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
         const user = await findUser(client, userId, true);
         if (user === null) throw notFound(`No user with user_id "${userId}".`, "user_ids");
         const owned = await listKeys(client, { userId }, 1, 100_000);
-        keys.push(
-          ...(await revokeKeys(
-            client,
-            owned.keys.map((k) => k.token),
-            now,
-          )),
+        const revokedNow = await revokeKeys(
+          client,
+          owned.keys.map((k) => k.token),
+          now,
         );
+        keys.push(...revokedNow);
+        await auditRevokedKeys(client, who, owned.keys, revokedNow, now);
+        await auditEndedMemberships(client, who, await listMembershipsOfUsers(client, [userId]), now);
         const before = presentUser(user, now);
         await appendChange(
           client,
@@ -184,6 +187,7 @@ export function registerUserRoutes(app: FastifyInstance, context: AdminContext):
     // Every instance refuses the revoked keys at once (the messages carry them as they were, owner included).
     await publishChanges(context, { keys: revoked });
     request.log.info({ userIds, revokedKeys: revoked.length }, "users deleted");
-    return { deleted_users: userIds, deleted_keys: revoked.map((k) => k.token) };
+    // LiteLLM answers the number of users deleted (its delete_user returns Prisma's delete_many count).
+    return userIds.length;
   });
 }

@@ -6,12 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayError } from "../../../../../services/gateway/src/errors/gateway-error.js";
 import type {
-  CallContext,
   CallGuard,
-  CallObserver,
-  CallResult,
   GuardDecision,
   StreamOutputGuard,
+} from "../../../../../services/gateway/src/guardrails/types.js";
+import type {
+  CallContext,
+  CallObserver,
+  CallResult,
 } from "../../../../../services/gateway/src/pipeline/types.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
 import { waitFor } from "../../../../helpers/redis.js";

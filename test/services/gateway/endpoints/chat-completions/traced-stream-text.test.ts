@@ -6,12 +6,8 @@
  * stream and masks a word by rewriting the payloads that carry it.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type {
-  CallContext,
-  CallGuard,
-  CallObserver,
-  StreamOutputGuard,
-} from "../../../../../services/gateway/src/pipeline/types.js";
+import type { CallGuard, StreamOutputGuard } from "../../../../../services/gateway/src/guardrails/types.js";
+import type { CallContext, CallObserver } from "../../../../../services/gateway/src/pipeline/types.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
 import { waitFor } from "../../../../helpers/redis.js";
 import { sseData } from "../../../../helpers/sse.js";

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayError } from "../../../../../services/gateway/src/errors/gateway-error.js";
-import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
+import type { CallGuard } from "../../../../../services/gateway/src/guardrails/types.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../../../../fixtures/anthropic-messages.js";
 import { sseData } from "../../../../helpers/sse.js";
 import {

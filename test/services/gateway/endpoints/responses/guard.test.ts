@@ -5,7 +5,7 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
+import type { CallGuard } from "../../../../../services/gateway/src/guardrails/types.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
 import { openAISchemaErrors } from "../../../../helpers/openapi.js";
 import { type ChatHarness, startChatHarness, VIRTUAL_KEY } from "../chat-completions/harness.js";

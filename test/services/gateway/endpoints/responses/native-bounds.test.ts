@@ -6,7 +6,7 @@
  * stream output guard reads and may rewrite its text.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
+import type { CallGuard } from "../../../../../services/gateway/src/guardrails/types.js";
 import {
   type FakeResponsesUpstream,
   startFakeResponsesUpstream,

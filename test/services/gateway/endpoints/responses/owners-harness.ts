@@ -4,8 +4,8 @@
  * master key, with an OpenAI client per virtual key.
  */
 import OpenAI from "openai";
+import type { CallGuard } from "../../../../../services/gateway/src/guardrails/types.js";
 import type { LimitSubject } from "../../../../../services/gateway/src/limits/types.js";
-import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
 import {
   type FakeResponsesUpstream,
   startFakeResponsesUpstream,

@@ -7,7 +7,7 @@
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallGuard } from "../../../../../services/gateway/src/pipeline/types.js";
+import type { CallGuard } from "../../../../../services/gateway/src/guardrails/types.js";
 import type { FakeResponsesUpstream } from "../../../../fixtures/openai-responses.js";
 import { rejectionOf } from "../../../../helpers/rejection.js";
 import { keySubject } from "../../limits/subjects.js";

@@ -106,6 +106,48 @@ describe("the audit log", () => {
     expect((await client.auditLogs()).total).toBe(1);
   });
 
+  it("records the console's sign-in events as their actor, from the browser's address, and refuses others", async () => {
+    const db = await database();
+    const { app, client } = await gateway(db.url);
+    await client
+      .as("console:user:alice")
+      .recordAuditEvent({ action: "console.sign_in", user_id: "alice", source_ip: "203.0.113.7" });
+    await client.as("console:operator:anonymous").recordAuditEvent({
+      action: "console.sign_in_failed",
+      source_ip: "2001:db8::1",
+      reason: "bad_master_key",
+    });
+    await client.as("console:operator:master-key").recordAuditEvent({ action: "console.sign_out" });
+    const { logs } = await client.auditLogs();
+    expect(logs.map((r) => [r.actor, r.action, r.user_id, r.source_ip, r.after])).toEqual([
+      ["console:operator:master-key", "console.sign_out", null, "127.0.0.1", null],
+      [
+        "console:operator:anonymous",
+        "console.sign_in_failed",
+        null,
+        "2001:db8::1",
+        { reason: "bad_master_key" },
+      ],
+      ["console:user:alice", "console.sign_in", "alice", "203.0.113.7", null],
+    ]);
+    expect((await client.auditLogs({ action: "console.sign_in" })).total).toBe(1);
+    // Only the console's events, in their shape: an admin write's action or a made-up address is 400.
+    for (const payload of [
+      { action: "key.generate" },
+      { action: "console.sign_in", source_ip: "<script>" },
+      { action: "console.sign_in", extra: 1 },
+    ]) {
+      const res = await app.inject({
+        method: "POST",
+        url: "/audit/event",
+        payload,
+        headers: { authorization: `Bearer ${MASTER_KEY}` },
+      });
+      expect(res.statusCode).toBe(400);
+    }
+    expect((await client.auditLogs()).total).toBe(3);
+  });
+
   it("refuses UPDATE, DELETE and TRUNCATE of its rows, to the gateway's own database role too", async () => {
     const db = await database();
     const { client } = await gateway(db.url);

@@ -52,6 +52,7 @@ describe("/team/new, /team/info, /team/list, /team/update", () => {
       budget_duration: "30d",
       tpm_limit: 50_000,
       rpm_limit: 600,
+      max_parallel_requests: 4,
       models: ["general"],
       members_with_roles: [{ role: "admin", user_id: "lead" }],
       metadata: { cost_center: "CC-1" },
@@ -62,6 +63,7 @@ describe("/team/new, /team/info, /team/list, /team/update", () => {
       max_budget: 100,
       budget_duration: "30d",
       spend: 0,
+      max_parallel_requests: 4,
       models: ["general"],
       blocked: false,
       members_with_roles: [{ role: "admin", user_id: "lead", user_email: null }],
@@ -90,9 +92,19 @@ describe("/team/new, /team/info, /team/list, /team/update", () => {
     expect(parsed.keys.map((k) => k.token)).toEqual([key.body.token]);
     expect(parsed.team_memberships).toMatchObject([{ user_id: "lead", role: "admin", spend: 0 }]);
 
-    const updated = await call(app, "POST", "/team/update", { team_id: "ml", max_budget: 50, models: null });
+    const updated = await call(app, "POST", "/team/update", {
+      team_id: "ml",
+      max_budget: 50,
+      models: null,
+      max_parallel_requests: 2,
+    });
     expect(updated.status).toBe(200);
-    expect(teamRecord.parse(updated.body)).toMatchObject({ max_budget: 50, models: [], rpm_limit: 600 });
+    expect(teamRecord.parse(updated.body)).toMatchObject({
+      max_budget: 50,
+      models: [],
+      rpm_limit: 600,
+      max_parallel_requests: 2,
+    });
 
     await newTeam({ team_id: "web", team_alias: "Web" });
     const list = await call(app, "GET", "/team/list");
@@ -232,6 +244,25 @@ describe("team keys", () => {
     expect((await call(app, "GET", "/key/list", undefined, key)).status).toBe(401);
     expect((await call(app, "GET", "/team/info?team_id=blockme")).status).toBe(404);
     expect((await call(app, "POST", "/team/delete", { team_ids: ["blockme"] })).status).toBe(404);
+  });
+
+  it("audits what deleting a team takes with it: each key it revokes and each membership it ends", async () => {
+    await call(app, "POST", "/user/new", { user_id: "leaving-member" });
+    await newTeam({ team_id: "gone", members_with_roles: [{ role: "user", user_id: "leaving-member" }] });
+    const made = await call(app, "POST", "/key/generate", { team_id: "gone", user_id: "leaving-member" });
+    expect((await call(app, "POST", "/team/delete", { team_ids: ["gone"] })).status).toBe(200);
+    const { body } = await call(app, "GET", "/audit/logs?team_id=gone&page_size=100");
+    const rows = body.logs as { action: string; key_hash_prefix: string | null; user_id: string | null }[];
+    expect(rows.map((r) => r.action).sort()).toEqual([
+      "key.delete",
+      "key.generate",
+      "team.delete",
+      "team.member_add",
+      "team.member_delete",
+      "team.new",
+    ]);
+    expect(rows.find((r) => r.action === "key.delete")?.key_hash_prefix).toBe(made.body.token.slice(0, 12));
+    expect(rows.find((r) => r.action === "team.member_delete")?.user_id).toBe("leaving-member");
   });
 
   it("audits every team write", async () => {

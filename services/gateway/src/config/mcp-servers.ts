@@ -24,11 +24,13 @@
  * never echoed in a message (they hold credentials).
  */
 import { z } from "zod";
-import { type EnvRefs, envRef } from "../config/env-refs.js";
-import type { KeySet } from "../config/litellm-keys.js";
-import { describe, isMapping, type Path } from "../config/messages.js";
-import type { Report } from "../config/report.js";
-import { DEFAULT_MAX_RESULT_BYTES } from "./result-size.js";
+import { type EnvRefs, envRef } from "./env-refs.js";
+import type { KeySet } from "./litellm-keys.js";
+import { describe, isMapping, type Path } from "./messages.js";
+import type { Report } from "./report.js";
+
+/** The default limit of a tool's result (`max_result_bytes`), bytes of JSON: 1 MiB (`mcp/result-size.ts`). */
+export const DEFAULT_MAX_RESULT_BYTES = 1_048_576;
 
 /** How the gateway reaches one upstream MCP server. */
 export type McpTransport =

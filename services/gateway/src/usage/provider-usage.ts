@@ -5,7 +5,7 @@
  * ({@link anthropicUsage}). Every reader takes the upstream's parsed JSON as it came (missing, null or non-numeric
  * fields count as 0) and returns undefined when there is no usage to read. No I/O, no throws.
  */
-import type { Usage, UsageBreakdown } from "./usage.js";
+import type { Usage, UsageBreakdown } from "./types.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);

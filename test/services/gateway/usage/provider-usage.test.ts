@@ -4,7 +4,7 @@
  * front of an Anthropic model may send them in an OpenAI-shaped `usage`.
  */
 import { describe, expect, it } from "vitest";
-import { anthropicUsage, openAiUsage } from "../../../../services/gateway/src/accounting/provider-usage.js";
+import { anthropicUsage, openAiUsage } from "../../../../services/gateway/src/usage/provider-usage.js";
 
 const split = { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 200 };
 

@@ -1,0 +1,57 @@
+/**
+ * Resources through `/mcp` (MCP `resources/list`, `resources/read`), passed through from the upstream servers
+ * that declare the `resources` capability and that the caller may reach (`permissions.ts`: a server the caller
+ * may not reach shows none). A resource is listed with its name server-prefixed (`<server>-<name>`, like tools)
+ * and its `uri` unchanged, so a client reads it by the URI it listed; two servers listing the same URI: the first
+ * declared owns it. Resource templates are not passed through.
+ */
+import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/types.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { FastifyBaseLogger } from "fastify";
+import type { AuthContext } from "../auth/types.js";
+import { forCaller, listReachable, prefixedName } from "./reachable.js";
+import type { McpUpstream } from "./upstream.js";
+
+/** MCP's JSON-RPC error code for a resource that does not exist (specification, "Resources": error handling). */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/** The resources `auth` may read, each named `<server>-<name>`; a server that fails is left out (logged). */
+export async function listResources(
+  upstreams: readonly McpUpstream[],
+  auth: AuthContext,
+  log: FastifyBaseLogger,
+): Promise<Resource[]> {
+  const listed = await listReachable(upstreams, auth, log, "resources/list", (u) => u.resources());
+  const seen = new Set<string>();
+  const resources: Resource[] = [];
+  for (const { upstream, items } of listed) {
+    for (const resource of items) {
+      if (seen.has(resource.uri)) continue;
+      seen.add(resource.uri);
+      resources.push({ ...resource, name: prefixedName(upstream, resource.name) });
+    }
+  }
+  return resources;
+}
+
+/**
+ * Reads the resource at `uri` from the reachable server that lists it.
+ * @throws McpError {@link RESOURCE_NOT_FOUND} when no server the caller may reach lists it (nothing is asked
+ *   upstream); InternalError when the owning server is unreachable, slow or fails.
+ */
+export async function readResource(
+  upstreams: readonly McpUpstream[],
+  auth: AuthContext,
+  log: FastifyBaseLogger,
+  uri: string,
+  signal?: AbortSignal,
+): Promise<ReadResourceResult> {
+  const listed = await listReachable(upstreams, auth, log, "resources/list", (u) => u.resources());
+  const owner = listed.find(({ items }) => items.some((r) => r.uri === uri));
+  if (owner === undefined) {
+    throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`, {
+      uri: uri.slice(0, 200),
+    });
+  }
+  return forCaller(() => owner.upstream.readResource(uri, signal));
+}

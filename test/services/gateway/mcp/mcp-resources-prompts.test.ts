@@ -1,0 +1,109 @@
+/**
+ * Resources and prompts through `/mcp` (Postgres, Redis, the gateway in process; an SDK server over Streamable
+ * HTTP and `@modelcontextprotocol/server-everything` over stdio upstream): listed under server-prefixed names
+ * from the servers the caller may reach, read and got through the gateway; a server the key may not reach shows
+ * none of them, and reading or getting one of its resources or prompts answers as if it did not exist.
+ */
+import { createRequire } from "node:module";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MASTER_KEY } from "../../../helpers/gateway.js";
+import { type McpTestGateway, startMcpTestGateway } from "../../../helpers/mcp-gateway.js";
+
+const everything = createRequire(import.meta.url).resolve(
+  "@modelcontextprotocol/server-everything/dist/index.js",
+);
+
+let stack: McpTestGateway;
+
+beforeAll(async () => {
+  stack = await startMcpTestGateway(
+    (url) => `model_list: []
+mcp_servers:
+  tools:
+    url: ${url}
+  everything:
+    transport: stdio
+    command: ${process.execPath}
+    args: ["${everything}", "stdio"]
+`,
+    { name: "mcp-resources-prompts" },
+  );
+}, 30_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function mcpError(call: Promise<unknown>): Promise<McpError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(McpError);
+  return error as McpError;
+}
+
+describe("resources and prompts on /mcp", () => {
+  it("passes through every reachable server's resources and prompts under prefixed names (master key)", async () => {
+    const client = await stack.connect(MASTER_KEY);
+    const { resources } = await client.listResources();
+    expect(resources).toContainEqual(
+      expect.objectContaining({ name: "tools-readme", uri: "test://notes/readme", mimeType: "text/plain" }),
+    );
+    expect(resources.some((r) => r.name.startsWith("everything-"))).toBe(true);
+    const { prompts } = await client.listPrompts();
+    const names = prompts.map((p) => p.name);
+    expect(names).toContain("tools-greet");
+    expect(names.some((n) => n.startsWith("everything-"))).toBe(true);
+    const fromEverything = resources.find((r) => r.name.startsWith("everything-"));
+    const read = await client.readResource({ uri: fromEverything?.uri as string });
+    expect(read.contents[0]?.uri).toBe(fromEverything?.uri);
+  }, 20_000);
+
+  it("reads a resource and gets a prompt for a key granted their server", async () => {
+    const client = await stack.connect(
+      (
+        await stack.newKey({
+          object_permission: { mcp_servers: ["tools"], mcp_tool_permissions: { tools: ["echo"] } },
+        })
+      ).key,
+    );
+    const read = await client.readResource({ uri: "test://notes/readme" });
+    expect(read.contents).toEqual([
+      { uri: "test://notes/readme", mimeType: "text/plain", text: "Read me first." },
+    ]);
+    const prompt = await client.getPrompt({ name: "tools-greet", arguments: { name: "Ada" } });
+    expect(prompt.messages).toEqual([{ role: "user", content: { type: "text", text: "Say hello to Ada." } }]);
+  });
+
+  it("shows a key none of a server it may not reach, and refuses to read or get from it", async () => {
+    const master = await stack.connect(MASTER_KEY);
+    const hidden = (await master.listResources()).resources.find((r) => r.name.startsWith("everything-"));
+    const client = await stack.connect(
+      (
+        await stack.newKey({
+          object_permission: { mcp_servers: ["tools"] },
+        })
+      ).key,
+    );
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.name)).toEqual(["tools-readme"]);
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["tools-greet"]);
+    const unread = await mcpError(client.readResource({ uri: hidden?.uri as string }));
+    expect(unread.code).toBe(-32002);
+    const everythingPrompt = (await master.listPrompts()).prompts.find((p) =>
+      p.name.startsWith("everything-"),
+    );
+    const unknown = await mcpError(client.getPrompt({ name: everythingPrompt?.name as string }));
+    expect(unknown.code).toBe(-32602);
+    expect(unknown.message).toContain("Unknown prompt");
+  }, 20_000);
+
+  it("shows nothing to a key without grants", async () => {
+    const client = await stack.connect((await stack.newKey({})).key);
+    expect((await client.listResources()).resources).toEqual([]);
+    expect((await client.listPrompts()).prompts).toEqual([]);
+    expect((await mcpError(client.readResource({ uri: "test://notes/readme" }))).code).toBe(-32002);
+  });
+});
