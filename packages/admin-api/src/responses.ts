@@ -155,6 +155,12 @@ export const spendLog = z.looseObject({
   stream: z.boolean(),
   /** The token breakdown; null when the upstream reported no usage (billed from estimates); absent from older gateways. */
   usage_details: usageDetails.nullable().optional(),
+  /** Answered from the response cache (LiteLLM's `cache_hit`); absent from older gateways. */
+  cache_hit: z.boolean().optional(),
+  /** The response cache's key of the call (LiteLLM's `cache_key`), or null. */
+  cache_key: z.string().nullable().optional(),
+  /** USD a cache hit saved (what the stored call cost); 0 for other rows. */
+  cache_saved_spend: z.number().optional(),
 });
 export type SpendLog = z.infer<typeof spendLog>;
 

@@ -280,4 +280,15 @@ ALTER TABLE audit_log ADD COLUMN team_id text;
     // the team's MCP grants, which its keys inherit or are narrowed by (mcp/permissions.ts); NULL: none.
     sql: `ALTER TABLE teams ADD COLUMN object_permission jsonb;`,
   },
+  {
+    id: 12,
+    name: "spend_logs_cache_hit",
+    // The response cache (response-cache/): LiteLLM's spend log columns `cache_hit` and `cache_key`, and what a
+    // hit saved (USD, the cost of the call that was stored; 0 for other rows), for the usage views.
+    sql: `
+ALTER TABLE spend_logs ADD COLUMN cache_hit boolean NOT NULL DEFAULT false;
+ALTER TABLE spend_logs ADD COLUMN cache_key text;
+ALTER TABLE spend_logs ADD COLUMN cache_saved_spend numeric NOT NULL DEFAULT 0;
+`,
+  },
 ];

@@ -26,7 +26,8 @@ export interface SpendLogFilter {
 }
 
 const LOG_COLUMNS = `request_id, api_key, key_alias, user_id, model_group, model, deployment_id, prompt_tokens,
-  completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type, usage_details, team_id`;
+  completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type, usage_details, team_id, cache_hit,
+  cache_key, cache_saved_spend`;
 
 type LogRow = {
   request_id: string;
@@ -47,6 +48,9 @@ type LogRow = {
   call_type: string;
   usage_details: UsageBreakdown | null;
   team_id: string | null;
+  cache_hit: boolean;
+  cache_key: string | null;
+  cache_saved_spend: number;
 };
 
 /** A spend log row on the wire: LiteLLM's `LiteLLM_SpendLogs` names (`startTime`, `user`, …) plus ours. */
@@ -70,6 +74,9 @@ function presentLog(row: LogRow) {
     status: row.status,
     stream: row.stream,
     usage_details: row.usage_details,
+    cache_hit: row.cache_hit,
+    cache_key: row.cache_key,
+    cache_saved_spend: row.cache_saved_spend,
   };
 }
 

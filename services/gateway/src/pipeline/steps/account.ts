@@ -83,6 +83,7 @@ export function book(call: CallContext, deps: PipelineDeps, measured: MeasuredCa
       upstreamMs: measured.upstreamMs,
       estimatedPromptTokens: call.promptEstimate,
       upstreamHeaders: upstream.headers,
+      ...(call.cache === undefined ? {} : { cacheKey: call.cache.key }),
     },
     measured.amounts,
     status,
