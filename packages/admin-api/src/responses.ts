@@ -196,6 +196,10 @@ export const usageTotals = z.looseObject({
   requests: z.number(),
   /** Of `requests`, those answered with an error status (the provider's error, or 499: the client left). */
   failed_requests: z.number(),
+  /** Of `requests`, those answered from the gateway's response cache (spend 0; `cache_hit` in /spend/logs). */
+  cache_hits: z.number(),
+  /** What those cache hits would have cost, USD (the spend rows' `cache_saved_spend`). */
+  cache_saved_spend: z.number(),
 });
 export type UsageTotals = z.infer<typeof usageTotals>;
 

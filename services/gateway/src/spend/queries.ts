@@ -115,7 +115,9 @@ const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /**
  * Sums over a set of spend rows: USD, tokens, requests. `cached_tokens`: prompt tokens read from the provider's
  * prompt cache (`usage_details.cache_read`; rows billed from estimates have none); `failed_requests`: rows with
- * an error status (the upstream's error, or 499 when the client left), of `requests`.
+ * an error status (the upstream's error, or 499 when the client left), of `requests`; `cache_hits`: rows answered
+ * from the gateway's response cache (`cache_hit`, docs/cache.md), of `requests`, and `cache_saved_spend` what those
+ * hits would have cost (USD).
  */
 type Totals = {
   spend: number;
@@ -125,13 +127,16 @@ type Totals = {
   cached_tokens: number;
   requests: number;
   failed_requests: number;
+  cache_hits: number;
+  cache_saved_spend: number;
 };
 /** The cache reads of a spend row (`s`), tokens, 0 when it has no breakdown. */
 const CACHE_READ = `COALESCE((s.usage_details->>'cache_read')::bigint, 0)`;
 const SUMS = `COALESCE(sum(s.spend), 0) AS spend, COALESCE(sum(s.prompt_tokens), 0) AS prompt_tokens,
   COALESCE(sum(s.completion_tokens), 0) AS completion_tokens, COALESCE(sum(s.total_tokens), 0) AS total_tokens,
   COALESCE(sum(${CACHE_READ}), 0) AS cached_tokens, count(*) AS requests,
-  count(*) FILTER (WHERE s.status >= 400) AS failed_requests`;
+  count(*) FILTER (WHERE s.status >= 400) AS failed_requests, count(*) FILTER (WHERE s.cache_hit) AS cache_hits,
+  COALESCE(sum(s.cache_saved_spend), 0) AS cache_saved_spend`;
 const totalsOf = (row: Totals | undefined): Totals => ({
   spend: row?.spend ?? 0,
   prompt_tokens: row?.prompt_tokens ?? 0,
@@ -140,6 +145,8 @@ const totalsOf = (row: Totals | undefined): Totals => ({
   cached_tokens: row?.cached_tokens ?? 0,
   requests: row?.requests ?? 0,
   failed_requests: row?.failed_requests ?? 0,
+  cache_hits: row?.cache_hits ?? 0,
+  cache_saved_spend: row?.cache_saved_spend ?? 0,
 });
 
 /**

@@ -67,6 +67,17 @@ describe("chat completions (JSON)", () => {
     expect(hit).toMatchObject({ cache_hit: true, spend: 0, cache_key: cacheKey, status: 200 });
     expect(hit?.cache_saved_spend).toBeCloseTo(cost, 10);
     expect(hit?.total_tokens).toBe(miss?.total_tokens);
+    // /spend/usage (the console's Usage) counts the hit apart, with what it saved; its spend is the miss's alone.
+    const usage = await adminCall<{ totals: Record<string, number> }>(
+      gw,
+      "GET",
+      `/spend/usage?api_key=${token}&days=1`,
+    );
+    expect(usage.status).toBe(200);
+    const { totals } = usage.body;
+    expect(totals).toMatchObject({ requests: 2, cache_hits: 1 });
+    expect(totals.cache_saved_spend).toBeCloseTo(cost, 10);
+    expect(totals.spend).toBeCloseTo(cost, 10);
 
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
     expect(metrics).toMatch(
