@@ -43,7 +43,7 @@ export interface BrowserConsole {
  */
 export async function startBrowserConsole(
   email = "ada@example.com",
-  options: { chat?: boolean } = {},
+  options: { chat?: boolean; gatewayConfig?: string } = {},
 ): Promise<BrowserConsole> {
   const chat = options.chat !== false;
   execFileSync(
@@ -52,7 +52,11 @@ export async function startBrowserConsole(
     { cwd: repoRoot, stdio: "inherit" },
   );
   mkdirSync(SHOTS, { recursive: true });
-  const stack = await startConsoleStack({ webRoot: join(repoRoot, "services/console/dist/web"), chat });
+  const stack = await startConsoleStack({
+    webRoot: join(repoRoot, "services/console/dist/web"),
+    chat,
+    ...(options.gatewayConfig === undefined ? {} : { gatewayConfig: options.gatewayConfig }),
+  });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
