@@ -143,3 +143,21 @@ export async function a11yViolations(page: Page): Promise<AxeViolation[]> {
 export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
   return (await a11yViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
 }
+
+/**
+ * Screenshots `page` as `name` at both {@link VIEWPORTS} (full page, into {@link SHOTS}) and returns its serious
+ * and critical axe-core violations at each width, one line each; leaves the page at the first width.
+ */
+export async function shootBoth(page: Page, name: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const viewport of VIEWPORTS) {
+    await page.setViewportSize(viewport);
+    await page.waitForTimeout(150); // charts and dialogs re-measure on resize
+    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true });
+    for (const v of await seriousA11yViolations(page)) {
+      found.push(`${name} at ${viewport.width} px: ${v.id} ${v.help} — ${v.targets.join(", ")}`);
+    }
+  }
+  await page.setViewportSize(VIEWPORTS[0]);
+  return found;
+}

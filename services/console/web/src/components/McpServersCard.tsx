@@ -1,4 +1,4 @@
-import { Badge, Card, Code, Group, Stack, Table, Text, Title } from "@mantine/core";
+import { Badge, Card, Code, Group, Stack, Text, Title } from "@mantine/core";
 import type { McpServer } from "../api";
 import { Loaded, type LoadResult } from "./Loaded";
 
@@ -23,47 +23,35 @@ export function McpServersCard({ result }: { result: LoadResult<{ servers: McpSe
             data.servers.length === 0 ? (
               <Text c="dimmed">The gateway declares no MCP server (mcp_servers in its config).</Text>
             ) : (
-              <Table.ScrollContainer minWidth={720}>
-                <Table verticalSpacing="xs">
-                  <Table.Thead>
-                    <Table.Tr>
-                      <Table.Th>Server</Table.Th>
-                      <Table.Th>Transport</Table.Th>
-                      <Table.Th>Keys</Table.Th>
-                      <Table.Th>Tools</Table.Th>
-                    </Table.Tr>
-                  </Table.Thead>
-                  <Table.Tbody>
-                    {data.servers.map((s) => (
-                      <Table.Tr key={s.server_name}>
-                        <Table.Td>
-                          <Text fw={600}>{s.server_name}</Text>
-                          <Text size="xs" c="dimmed">
-                            {s.url ?? s.command}
-                          </Text>
-                        </Table.Td>
-                        <Table.Td>{s.transport}</Table.Td>
-                        <Table.Td>{s.allow_all_keys ? "all keys" : "granted keys"}</Table.Td>
-                        <Table.Td>
-                          {s.status === "unhealthy" ? (
-                            <Badge color="red" variant="light">
-                              {s.health_check_error ?? "unreachable"}
-                            </Badge>
-                          ) : (
-                            <Group gap={4}>
-                              {s.tools.map((t) => (
-                                <Code key={t.name} title={t.description}>
-                                  {t.name}
-                                </Code>
-                              ))}
-                            </Group>
-                          )}
-                        </Table.Td>
-                      </Table.Tr>
-                    ))}
-                  </Table.Tbody>
-                </Table>
-              </Table.ScrollContainer>
+              <Stack gap="md">
+                {data.servers.map((s) => (
+                  <Stack key={s.server_name} gap={4} data-testid="mcp-server">
+                    <Group gap="xs" wrap="wrap">
+                      <Text fw={600}>{s.server_name}</Text>
+                      <Badge variant="light">{s.transport}</Badge>
+                      <Badge variant="light" color={s.allow_all_keys ? "orange" : "gray"}>
+                        {s.allow_all_keys ? "all keys" : "granted keys"}
+                      </Badge>
+                    </Group>
+                    <Text size="xs" c="dimmed" style={{ overflowWrap: "anywhere" }}>
+                      {[s.description, s.url ?? s.command].filter(Boolean).join(" · ")}
+                    </Text>
+                    {s.status === "unhealthy" ? (
+                      <Text size="sm" c="red">
+                        {s.health_check_error ?? "Could not be listed."}
+                      </Text>
+                    ) : (
+                      <Group gap={4} wrap="wrap">
+                        {s.tools.map((t) => (
+                          <Code key={t.name} title={t.description}>
+                            {t.name}
+                          </Code>
+                        ))}
+                      </Group>
+                    )}
+                  </Stack>
+                ))}
+              </Stack>
             )
           }
         </Loaded>
