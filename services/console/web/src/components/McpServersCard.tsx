@@ -11,7 +11,7 @@ export function McpServersCard({ result }: { result: LoadResult<{ servers: McpSe
   return (
     <Card withBorder radius="md" data-testid="mcp-servers">
       <Stack gap="sm">
-        <Title order={3} size="h4">
+        <Title order={2} size="h4">
           MCP servers
         </Title>
         <Text size="sm" c="dimmed">
