@@ -2,8 +2,9 @@
  * A key's MCP grants in Chromium against a real gateway with a real SDK-made MCP server upstream: the
  * console administrator sees the declared server and its tools (`<server>-<tool>`) in All keys, chooses the
  * server and one of its tools for a key in the edit dialog, and the gateway saves the key's
- * `object_permission` (audited as the administrator); the key then lists exactly that tool on `/mcp`. The
- * user's own edit dialog (API keys) has no MCP field. Screenshots at 1280×800 and 390×844, axe-core clean.
+ * `object_permission` (audited as the administrator); the key then lists exactly that tool on `/mcp`; a key
+ * generated in the Admin view gets its server the same way. The user's own generate and edit dialogs (API keys)
+ * have no MCP field. Screenshots at 1280×800 and 390×844, axe-core clean.
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,11 +34,17 @@ describe.skipIf(skipReason !== undefined)(`MCP grants in the console in Chromium
     await upstream?.close();
   });
 
-  it("the user's own edit dialog has no MCP field", async () => {
+  it("the user's own generate and edit dialogs have no MCP field", async () => {
     await page.goto(`${ctx.stack.url}/keys`); // the first visit provisions ada's gateway user
     await page.getByRole("button", { name: "Generate key" }).waitFor();
     await ctx.stack.admin.generateKey({ user_id: ctx.userId, key_alias: "own-key" });
     await page.reload();
+    await page.getByRole("button", { name: "Generate key" }).click();
+    const generate = page.getByRole("dialog", { name: "Generate a key" });
+    await generate.getByLabel("Name").waitFor();
+    expect(await generate.getByTestId("mcp-grant").count()).toBe(0);
+    await generate.getByRole("button", { name: "Cancel" }).click();
+    await generate.waitFor({ state: "detached" });
     const row = page.getByTestId("key-row").filter({ hasText: "own-key" });
     await row.getByRole("button", { name: /^Edit/ }).locator("visible=true").click();
     const dialog = page.getByRole("dialog", { name: /^Edit key/ });
@@ -86,6 +93,23 @@ describe.skipIf(skipReason !== undefined)(`MCP grants in the console in Chromium
     } finally {
       await client.close();
     }
+    expect(violations).toEqual([]);
+  }, 90_000);
+
+  it("generates a key of no user with an MCP server granted, in the Admin view", async () => {
+    await page.goto(`${ctx.stack.url}/admin`);
+    await page.getByRole("button", { name: "Generate key", exact: true }).click();
+    const dialog = page.getByRole("dialog", { name: "Generate a key" });
+    await dialog.getByLabel("Name").fill("ops-agent");
+    await dialog.getByLabel("MCP servers").click();
+    await page.getByRole("option", { name: "tools", exact: true }).click();
+    await dialog.getByLabel("Name").click(); // closes the list
+    const violations = await shootBoth(page, "mcp-generate-dialog");
+    await dialog.getByRole("button", { name: "Generate", exact: true }).click();
+    const key = ((await page.getByTestId("new-key").textContent()) ?? "").trim();
+    expect(key).toMatch(/^sk-/);
+    const { info } = await ctx.stack.admin.keyInfo(key);
+    expect(info).toMatchObject({ key_alias: "ops-agent", object_permission: { mcp_servers: ["tools"] } });
     expect(violations).toEqual([]);
   }, 90_000);
 });

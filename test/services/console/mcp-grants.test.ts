@@ -1,7 +1,8 @@
 /**
  * A key's MCP grants (LiteLLM's `object_permission`) through the console, deny by default: only an operator
- * (Admin view) lists the gateway's MCP servers and sets a key's servers and tools; a user naming
- * `object_permission` on their own key (edit or generate) is refused 403 and nothing changes. The grant is
+ * (Admin view) lists the gateway's MCP servers and sets a key's servers and tools (edit or generate); a user
+ * naming `object_permission` on their own key (edit or generate), or a team admin on a team key, is refused 403
+ * and nothing changes. The grant is
  * saved through the gateway's `/key/update`, audited as the operator, and the key then lists exactly the granted
  * tool on `/mcp`. Real gateway (Postgres, Redis) with a real SDK-made MCP server upstream.
  */
@@ -13,12 +14,13 @@ let upstream: TestMcpServer;
 let stack: ConsoleStack;
 let admin: Visitor; // first registered chat account: ADMIN
 let alice: Visitor;
+let aliceId: string;
 
 beforeAll(async () => {
   upstream = await startMcpServer();
   stack = await startConsoleStack({ gatewayConfig: `mcp_servers:\n  tools:\n    url: ${upstream.url}\n` });
   admin = (await chatVisitor(stack, "admin@example.com")).visitor;
-  alice = (await chatVisitor(stack, "alice@example.com")).visitor;
+  ({ visitor: alice, userId: aliceId } = await chatVisitor(stack, "alice@example.com"));
 }, 60_000);
 afterAll(async () => {
   await stack?.close();
@@ -88,6 +90,26 @@ describe("a key's MCP grants", () => {
     });
     expect(cleared.status).toBe(200);
     expect((await stack.admin.keyInfo(token)).info.object_permission ?? null).toBeNull();
+  });
+
+  it("lets an administrator generate a key with a grant; a team admin generating a team key may not grant one (403)", async () => {
+    const object_permission = { mcp_servers: ["tools"] };
+    const made = await admin.request<{ token: string }>("POST", "/api/admin/keys", {
+      body: { name: "ops-agent", object_permission },
+    });
+    expect(made.status, made.text).toBe(201);
+    expect((await stack.admin.keyInfo(made.body.token)).info.object_permission).toEqual(object_permission);
+
+    await aliceKey("provisions-alice");
+    const team = await stack.admin.newTeam({
+      team_alias: "agents",
+      members_with_roles: [{ role: "admin", user_id: aliceId }],
+    });
+    const path = `/api/teams/${team.team_id}/keys`;
+    const refused = await alice.request("POST", path, { body: { name: "svc", object_permission } });
+    expect(refused.status).toBe(403);
+    const allowed = await alice.request("POST", path, { body: { name: "svc" } });
+    expect(allowed.status, allowed.text).toBe(201);
   });
 
   it("refuses a malformed grant with a 400 naming the field", async () => {

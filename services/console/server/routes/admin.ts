@@ -6,7 +6,8 @@
  *   (null = unlimited; omitted = unchanged).
  * - `GET /api/admin/users/:userId/keys`: that user's keys.
  * - `POST /api/admin/keys`: generate a key for any user (`user_id`) or, without `user_id`, a key of no user
- *   (the operator's own use); the body is otherwise `POST /api/keys`'s. The full key is in this response only.
+ *   (the operator's own use); the body is otherwise `POST /api/keys`'s, plus its MCP grants
+ *   (`object_permission`, operators only). The full key is in this response only.
  * - `GET /api/admin/keys`: every key (of a user, of no user, the chat's service key, revoked and expired
  *   ones) with its owner's id and email and `service` (a key whose calls are booked on the chat user they name).
  * - `POST /api/admin/keys/:token`: change any key (the body of `POST /api/keys/:token`, plus its MCP grants,
@@ -16,7 +17,13 @@
  * - `GET /api/admin/spend?days=7|30|90` or `?from=&to=`: platform spend (every request) per day, model and key.
  * - `GET /api/admin/audit?actor=&action=&user_id=&key_alias=&page=&page_size=`: the gateway's audit log.
  */
-import { auditLogsQuery, identifier, limitInput, withBudgetForPeriod } from "@platform/admin-api";
+import {
+  auditLogsQuery,
+  identifier,
+  limitInput,
+  objectPermission,
+  withBudgetForPeriod,
+} from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseForm, parseInput } from "../errors.js";
@@ -37,8 +44,13 @@ const userParams = z.object({ userId: identifier });
 const tokenParams = z.object({
   token: z.string().regex(/^[0-9a-f]{64}$/, { message: "expected a key hash" }),
 });
-/** `POST /api/admin/keys` body: `POST /api/keys`'s, plus the owner (omitted or null: no user). */
-const adminKeyBody = withBudgetForPeriod(createKeyFields.extend({ user_id: identifier.nullish() }));
+/**
+ * `POST /api/admin/keys` body: `POST /api/keys`'s, plus the owner (omitted or null: no user) and the key's MCP
+ * grants (LiteLLM's `object_permission`; omitted or null: none).
+ */
+const adminKeyBody = withBudgetForPeriod(
+  createKeyFields.extend({ user_id: identifier.nullish(), object_permission: objectPermission.nullish() }),
+);
 
 /** Registers the `/api/admin/*` routes (administrators only). */
 export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {

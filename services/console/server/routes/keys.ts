@@ -18,6 +18,7 @@ import {
   keyHash,
   limitInputFields,
   modelList,
+  type ObjectPermission,
   objectPermission,
   withBudgetForPeriod,
 } from "@platform/admin-api";
@@ -205,7 +206,7 @@ export async function generateConsoleKey(
   request: FastifyRequest,
   reply: FastifyReply,
   userId: string | null,
-  body: z.output<typeof createKeyBody>,
+  body: z.output<typeof createKeyBody> & { object_permission?: ObjectPermission | null },
   { owner = "You", teamId = null }: { owner?: string; teamId?: string | null } = {},
 ) {
   const created = await gatewayFor(ctx, request)
@@ -215,6 +216,7 @@ export async function generateConsoleKey(
       key_alias: body.name,
       ...limitsAndLifetime(body),
       models: body.models,
+      object_permission: body.object_permission ?? undefined,
     })
     .catch((error: unknown) => {
       throw inUserTerms(error, body.name, owner);

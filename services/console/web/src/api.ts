@@ -3,6 +3,7 @@
  * (from /api/me); a 401 means the session ended, so the page goes to /unauthorized.
  */
 import type {
+  ObjectPermission as AdminObjectPermission,
   ListedMcpServer,
   SpendLog,
   TeamMembership,
@@ -67,14 +68,8 @@ export interface ConsoleKey {
   last_used_at: string | null;
 }
 
-/**
- * LiteLLM's `object_permission` of a key, the MCP part: the MCP servers it may reach and, per server, the only
- * tools it may use there (upstream names, without the `<server>-` prefix). Set by operators only.
- */
-export interface ObjectPermission {
-  mcp_servers?: string[];
-  mcp_tool_permissions?: Record<string, string[]>;
-}
+/** LiteLLM's `object_permission` of a key, the MCP part (its MCP servers and tools); set by operators only. */
+export type ObjectPermission = AdminObjectPermission;
 
 /** A key as the operator's Keys view lists it: with its owner and its MCP grants. */
 export interface OwnedKey extends ConsoleKey {
