@@ -43,7 +43,7 @@ export interface BrowserConsole {
  */
 export async function startBrowserConsole(
   email = "ada@example.com",
-  options: { chat?: boolean } = {},
+  options: { chat?: boolean; gatewayConfig?: string } = {},
 ): Promise<BrowserConsole> {
   const chat = options.chat !== false;
   execFileSync(
@@ -52,7 +52,11 @@ export async function startBrowserConsole(
     { cwd: repoRoot, stdio: "inherit" },
   );
   mkdirSync(SHOTS, { recursive: true });
-  const stack = await startConsoleStack({ webRoot: join(repoRoot, "services/console/dist/web"), chat });
+  const stack = await startConsoleStack({
+    webRoot: join(repoRoot, "services/console/dist/web"),
+    chat,
+    ...(options.gatewayConfig === undefined ? {} : { gatewayConfig: options.gatewayConfig }),
+  });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -138,4 +142,22 @@ export async function a11yViolations(page: Page): Promise<AxeViolation[]> {
 /** The serious and critical violations of {@link a11yViolations}. */
 export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]> {
   return (await a11yViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/**
+ * Screenshots `page` as `name` at both {@link VIEWPORTS} (full page, into {@link SHOTS}) and returns its serious
+ * and critical axe-core violations at each width, one line each; leaves the page at the first width.
+ */
+export async function shootBoth(page: Page, name: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const viewport of VIEWPORTS) {
+    await page.setViewportSize(viewport);
+    await page.waitForTimeout(150); // charts and dialogs re-measure on resize
+    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true });
+    for (const v of await seriousA11yViolations(page)) {
+      found.push(`${name} at ${viewport.width} px: ${v.id} ${v.help} — ${v.targets.join(", ")}`);
+    }
+  }
+  await page.setViewportSize(VIEWPORTS[0]);
+  return found;
 }

@@ -53,6 +53,8 @@ export interface ConsoleStackOptions {
   webRoot?: string | null;
   /** false: no chat (no MONGO_URI), the console's operator-only mode. Default true (the Mongo fake). */
   chat?: boolean;
+  /** More of the gateway's config file after `model_list` (e.g. an `mcp_servers:` section), YAML. */
+  gatewayConfig?: string;
 }
 
 /** Starts upstream, gateway (Postgres + Redis), Mongo fake and console. */
@@ -61,7 +63,7 @@ export async function startConsoleStack(options: ConsoleStackOptions = {}): Prom
   const db: TestDatabase = await createTestDatabase();
   const prefix = uniquePrefix("console");
   const gateway = await startTestGateway(
-    `model_list:\n${deployment("general", upstream.url, PRICED)}${deployment("fast", upstream.url, PRICED)}`,
+    `model_list:\n${deployment("general", upstream.url, PRICED)}${deployment("fast", upstream.url, PRICED)}${options.gatewayConfig ?? ""}`,
     { DATABASE_URL: db.url, REDIS_URL },
     { store: { flushIntervalMs: 100 }, limits: { keyPrefix: prefix } },
   );

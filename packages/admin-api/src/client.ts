@@ -12,6 +12,7 @@ import {
   auditLogsQuery,
   auditLogsResponse,
 } from "./audit.js";
+import { mcpServerListResponse } from "./mcp.js";
 import {
   type DeleteKeysRequest,
   deleteKeysRequest,
@@ -200,6 +201,13 @@ export class AdminApiClient {
   /** `GET /model/info`: every deployment with its prices (LiteLLM's route; master key). */
   modelInfo() {
     return this.call("GET", "/model/info", modelInfoResponse, {});
+  }
+  /**
+   * `GET /v1/mcp/server` (LiteLLM's MCP server listing; master key): the declared MCP servers with their tools
+   * (`<server>-<tool>`), transport and `allow_all_keys`; never a credential.
+   */
+  mcpServers() {
+    return this.call("GET", "/v1/mcp/server", mcpServerListResponse, {});
   }
   /** `POST /team/new` (LiteLLM's): the team created. 400 when `team_id` exists. */
   newTeam(body: NewTeamRequest) {

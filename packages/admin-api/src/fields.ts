@@ -46,6 +46,7 @@ export const objectPermission = z.strictObject({
     .record(z.string().min(1).max(64), z.array(z.string().min(1).max(128)).max(1000))
     .optional(),
 });
+export type ObjectPermission = z.infer<typeof objectPermission>;
 
 /** Free-form metadata object. */
 export const metadata = z.record(z.string(), z.unknown());

@@ -6,6 +6,7 @@ export * from "./audit.js";
 export * from "./client.js";
 export * from "./fields.js";
 export * from "./limit-input.js";
+export * from "./mcp.js";
 export * from "./requests.js";
 export * from "./responses.js";
 export * from "./team-input.js";

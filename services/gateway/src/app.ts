@@ -18,7 +18,7 @@ import { gatewayErrorHandler } from "./errors/error-handler.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import type { CallGuard } from "./guardrails/types.js";
 import type { Admitter } from "./limits/types.js";
-import { type McpGuard, type McpUpstream, mcpRoutes } from "./mcp/index.js";
+import { type McpGuard, type McpUpstream, mcpRoutes, mcpServerListRoutes } from "./mcp/index.js";
 import { mcpMetrics } from "./mcp/metrics.js";
 import type { GatewayMetrics } from "./metrics/metrics.js";
 import type { CallObserver } from "./pipeline/types.js";
@@ -190,6 +190,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     const metrics = mcpMetrics(deps.metrics.registry);
     const mcp = { ...deps.mcp, admitter: deps.admitter, spend: deps.spend, metrics, clock: deps.clock };
     app.register(mcpRoutes, { deps: mcp });
+    app.register(mcpServerListRoutes, { upstreams: deps.mcp.upstreams });
   }
   if (deps.adminRoutes) app.register(deps.adminRoutes);
   return app;

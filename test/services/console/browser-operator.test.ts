@@ -5,16 +5,13 @@
  * as hints) and is told under the field when a typed user does not exist. A key's budget bar and badge warn
  * from 80 % and say "budget exhausted" from 100 %. Screenshots at 1280×800 and 390×844, axe-core clean.
  */
-import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BrowserConsole,
-  SHOTS,
-  seriousA11yViolations,
+  shootBoth as shootPage,
   skipReason,
   startBrowserConsole,
-  VIEWPORTS,
 } from "../../helpers/console-browser.js";
 import { MASTER_KEY } from "../../helpers/gateway.js";
 import { waitFor } from "../../helpers/redis.js";
@@ -23,19 +20,7 @@ let ctx: BrowserConsole;
 let page: Page;
 
 /** Screenshots `name` at both widths (full page) and collects serious axe-core violations. */
-async function shootBoth(name: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const viewport of VIEWPORTS) {
-    await page.setViewportSize(viewport);
-    await page.waitForTimeout(150); // charts and dialogs re-measure on resize
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true });
-    for (const v of await seriousA11yViolations(page)) {
-      found.push(`${name} at ${viewport.width} px: ${v.id} ${v.help} — ${v.targets.join(", ")}`);
-    }
-  }
-  await page.setViewportSize(VIEWPORTS[0]);
-  return found;
-}
+const shootBoth = (name: string) => shootPage(page, name);
 
 async function openGenerate(from: "toolbar" | string): Promise<void> {
   if (from === "toolbar") {

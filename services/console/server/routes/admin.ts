@@ -6,15 +6,24 @@
  *   (null = unlimited; omitted = unchanged).
  * - `GET /api/admin/users/:userId/keys`: that user's keys.
  * - `POST /api/admin/keys`: generate a key for any user (`user_id`) or, without `user_id`, a key of no user
- *   (the operator's own use); the body is otherwise `POST /api/keys`'s. The full key is in this response only.
+ *   (the operator's own use); the body is otherwise `POST /api/keys`'s, plus its MCP grants
+ *   (`object_permission`, operators only). The full key is in this response only.
  * - `GET /api/admin/keys`: every key (of a user, of no user, the chat's service key, revoked and expired
  *   ones) with its owner's id and email and `service` (a key whose calls are booked on the chat user they name).
- * - `POST /api/admin/keys/:token`: change any key (the body of `POST /api/keys/:token`).
+ * - `POST /api/admin/keys/:token`: change any key (the body of `POST /api/keys/:token`, plus its MCP grants,
+ *   LiteLLM's `object_permission`: operators only, `/key/update` audits the change).
+ * - `GET /api/admin/mcp-servers`: the gateway's declared MCP servers with their tools (`GET /v1/mcp/server`).
  * - `DELETE /api/admin/keys/:token`: revoke any key.
  * - `GET /api/admin/spend?days=7|30|90` or `?from=&to=`: platform spend (every request) per day, model and key.
  * - `GET /api/admin/audit?actor=&action=&user_id=&key_alias=&page=&page_size=`: the gateway's audit log.
  */
-import { auditLogsQuery, identifier, limitInput, withBudgetForPeriod } from "@platform/admin-api";
+import {
+  auditLogsQuery,
+  identifier,
+  limitInput,
+  objectPermission,
+  withBudgetForPeriod,
+} from "@platform/admin-api";
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import { parseForm, parseInput } from "../errors.js";
@@ -24,8 +33,8 @@ import { gatewayFor, type RouteContext } from "./context.js";
 import {
   createKeyFields,
   editConsoleKey,
-  editKeyBody,
   generateConsoleKey,
+  operatorEditKeyBody,
   ownedKey,
   presentKey,
   revokeKey,
@@ -35,8 +44,13 @@ const userParams = z.object({ userId: identifier });
 const tokenParams = z.object({
   token: z.string().regex(/^[0-9a-f]{64}$/, { message: "expected a key hash" }),
 });
-/** `POST /api/admin/keys` body: `POST /api/keys`'s, plus the owner (omitted or null: no user). */
-const adminKeyBody = withBudgetForPeriod(createKeyFields.extend({ user_id: identifier.nullish() }));
+/**
+ * `POST /api/admin/keys` body: `POST /api/keys`'s, plus the owner (omitted or null: no user) and the key's MCP
+ * grants (LiteLLM's `object_permission`; omitted or null: none).
+ */
+const adminKeyBody = withBudgetForPeriod(
+  createKeyFields.extend({ user_id: identifier.nullish(), object_permission: objectPermission.nullish() }),
+);
 
 /** Registers the `/api/admin/*` routes (administrators only). */
 export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Promise<void> {
@@ -72,13 +86,14 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
         user_id: k.user_id,
         user_email: k.user_id === null ? null : (emails.get(k.user_id) ?? null),
         service: k.metadata.user_headers === true,
+        object_permission: k.object_permission ?? null,
       })),
     };
   });
 
   app.post("/api/admin/keys/:token", admin, async (request) => {
     const { token } = parseInput(tokenParams, request.params);
-    const body = parseForm(editKeyBody, request.body);
+    const body = parseForm(operatorEditKeyBody, request.body);
     const key = await ownedKey(ctx, token, null);
     return editConsoleKey(ctx, request, key, body, key.user_id === null ? "You" : "This user");
   });
@@ -88,6 +103,8 @@ export async function adminRoutes(app: FastifyInstance, ctx: RouteContext): Prom
     await ownedKey(ctx, token, null);
     return revokeKey(ctx, request, token);
   });
+
+  app.get("/api/admin/mcp-servers", admin, async () => ({ servers: await ctx.gateway.mcpServers() }));
 
   app.get("/api/admin/spend", admin, async (request) => {
     return platformSpend(ctx.gateway, parseInput(usagePeriod, request.query));

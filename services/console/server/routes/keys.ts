@@ -6,6 +6,7 @@
  * - `POST /api/keys`: generates a key; limits can only be tighter than the account's (the gateway refuses
  *   looser ones with a 400 naming the limit). The full key is in this response only (`no-store`).
  * - `POST /api/keys/:token`: changes one of the user's keys (name, limits, models, a new expiry), audited.
+ *   A key's MCP grants (`object_permission`) are an operator's (`admin.ts`): a user's request naming them is 403.
  * - `DELETE /api/keys/:token`: revokes one of the user's keys (terminal).
  * - `GET /api/models`: model aliases the gateway serves (for the generate form).
  */
@@ -17,11 +18,13 @@ import {
   keyHash,
   limitInputFields,
   modelList,
+  type ObjectPermission,
+  objectPermission,
   withBudgetForPeriod,
 } from "@platform/admin-api";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { invalidRequest, notFound, parseForm, parseInput } from "../errors.js";
+import { forbidden, invalidRequest, notFound, parseForm, parseInput } from "../errors.js";
 import { ensureProvisioned } from "../provisioning.js";
 import { chatUserId, gatewayFor, type RouteContext, sessionOf } from "./context.js";
 
@@ -65,14 +68,40 @@ export const createKeyBody = withBudgetForPeriod(createKeyFields);
  * empty allows every model; `duration` sets a new lifetime from now (at most a year). Limits follow the
  * console's rules and can only be tighter than the owner's (the gateway refuses looser ones).
  */
-export const editKeyBody = withBudgetForPeriod(
-  z.object({
-    name: identifier.optional(),
-    ...limitInputFields,
-    duration: keyLifetime.optional(),
-    models: modelList.nullish(),
-  }),
+const editKeyFields = z.object({
+  name: identifier.optional(),
+  ...limitInputFields,
+  duration: keyLifetime.optional(),
+  models: modelList.nullish(),
+});
+export const editKeyBody = withBudgetForPeriod(editKeyFields);
+
+/**
+ * The operator's edit of any key (`POST /api/admin/keys/:token`): {@link editKeyBody} plus LiteLLM's
+ * `object_permission` (the MCP servers and tools the key may reach, `{mcp_servers, mcp_tool_permissions}`;
+ * null clears it, omitted leaves it), which `/key/update` replaces as a whole.
+ */
+export const operatorEditKeyBody = withBudgetForPeriod(
+  editKeyFields.extend({ object_permission: objectPermission.nullish() }),
 );
+
+/** Body fields only an operator may send: a key's MCP grants (deny by default: a user never grants their own key). */
+const OPERATOR_ONLY_FIELDS = ["object_permission"] as const;
+
+/**
+ * Refuses a user's key request that carries an operator-only field ({@link OPERATOR_ONLY_FIELDS}), rather than
+ * dropping it silently.
+ * @throws ConsoleError 403 `permission_error` naming the field.
+ */
+export function refuseOperatorFields(body: unknown): void {
+  if (typeof body !== "object" || body === null) return;
+  const field = OPERATOR_ONLY_FIELDS.find((f) => f in body);
+  if (field !== undefined) {
+    throw forbidden(
+      `${field} (a key's MCP servers and tools) is set by an operator, in the Admin view's All keys; not on your own keys.`,
+    );
+  }
+}
 
 const tokenParams = z.object({ token: keyHash });
 
@@ -177,7 +206,7 @@ export async function generateConsoleKey(
   request: FastifyRequest,
   reply: FastifyReply,
   userId: string | null,
-  body: z.output<typeof createKeyBody>,
+  body: z.output<typeof createKeyBody> & { object_permission?: ObjectPermission | null },
   { owner = "You", teamId = null }: { owner?: string; teamId?: string | null } = {},
 ) {
   const created = await gatewayFor(ctx, request)
@@ -187,6 +216,7 @@ export async function generateConsoleKey(
       key_alias: body.name,
       ...limitsAndLifetime(body),
       models: body.models,
+      object_permission: body.object_permission ?? undefined,
     })
     .catch((error: unknown) => {
       throw inUserTerms(error, body.name, owner);
@@ -206,7 +236,7 @@ export async function editConsoleKey(
   ctx: RouteContext,
   request: FastifyRequest,
   key: KeyRecord,
-  body: z.output<typeof editKeyBody>,
+  body: z.output<typeof operatorEditKeyBody>,
   owner = "You",
 ) {
   const updated = await gatewayFor(ctx, request)
@@ -215,6 +245,7 @@ export async function editConsoleKey(
       key_alias: body.name,
       ...limitsAndLifetime(body),
       models: body.models === undefined ? undefined : (body.models ?? []),
+      object_permission: body.object_permission,
     })
     .catch((error: unknown) => {
       throw inUserTerms(error, body.name ?? key.key_alias ?? "", owner);
@@ -239,6 +270,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promis
   });
 
   app.post("/api/keys", { config: { access: "user" } }, async (request, reply) => {
+    refuseOperatorFields(request.body);
     const body = parseForm(createKeyBody, request.body);
     await ensureProvisioned(
       sessionOf(request),
@@ -252,6 +284,7 @@ export async function keyRoutes(app: FastifyInstance, ctx: RouteContext): Promis
 
   app.post("/api/keys/:token", { config: { access: "user" } }, async (request) => {
     const { token } = parseInput(tokenParams, request.params);
+    refuseOperatorFields(request.body);
     const body = parseForm(editKeyBody, request.body);
     const key = await ownedKey(ctx, token, chatUserId(request));
     return editConsoleKey(ctx, request, key, body);

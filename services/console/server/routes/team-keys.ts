@@ -3,7 +3,8 @@
  * admins and operators; 403 for anyone else. The full key is in the generate response only (`no-store`), as
  * for personal keys.
  *
- * - `POST /api/teams/:teamId/keys`: body of `POST /api/keys`; the key's `team_id` is the team.
+ * - `POST /api/teams/:teamId/keys`: body of `POST /api/keys`; the key's `team_id` is the team. Like a user, a
+ *   team admin cannot grant MCP servers (`object_permission`: 403); the key inherits the team's grants.
  * - `DELETE /api/teams/:teamId/keys/:token`: revoke one of the team's keys (404 for a key of another team).
  */
 import { keyHash } from "@platform/admin-api";
@@ -12,7 +13,7 @@ import { notFound, parseForm, parseInput } from "../errors.js";
 import { teamFor } from "../teams/access.js";
 import { teamKeys } from "../teams/spend.js";
 import type { RouteContext } from "./context.js";
-import { createKeyBody, generateConsoleKey, revokeKey } from "./keys.js";
+import { createKeyBody, generateConsoleKey, refuseOperatorFields, revokeKey } from "./keys.js";
 import { teamParams } from "./teams.js";
 
 const keyParams = teamParams.extend({ token: keyHash });
@@ -24,6 +25,7 @@ export async function teamKeyRoutes(app: FastifyInstance, ctx: RouteContext): Pr
   app.post("/api/teams/:teamId/keys", sessions, async (request, reply) => {
     const { teamId } = parseInput(teamParams, request.params);
     await teamFor(ctx, request, teamId, "admin");
+    refuseOperatorFields(request.body);
     const body = parseForm(createKeyBody, request.body);
     return generateConsoleKey(ctx, request, reply, null, body, { owner: "The team", teamId });
   });

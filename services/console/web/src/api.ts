@@ -2,7 +2,15 @@
  * The console server's JSON API as the web app uses it. State-changing calls carry the session's CSRF token
  * (from /api/me); a 401 means the session ended, so the page goes to /unauthorized.
  */
-import type { SpendLog, TeamMembership, UsageResponse, UsageTotals, UserRecord } from "@platform/admin-api";
+import type {
+  ObjectPermission as AdminObjectPermission,
+  ListedMcpServer,
+  SpendLog,
+  TeamMembership,
+  UsageResponse,
+  UsageTotals,
+  UserRecord,
+} from "@platform/admin-api";
 
 export type { TeamMembership, UsageResponse, UsageTotals, UserRecord };
 
@@ -60,13 +68,20 @@ export interface ConsoleKey {
   last_used_at: string | null;
 }
 
-/** A key as the operator's Keys view lists it: with its owner. */
+/** LiteLLM's `object_permission` of a key, the MCP part (its MCP servers and tools); set by operators only. */
+export type ObjectPermission = AdminObjectPermission;
+
+/** A key as the operator's Keys view lists it: with its owner and its MCP grants. */
 export interface OwnedKey extends ConsoleKey {
   user_id: string | null;
   user_email: string | null;
   /** The chat's service key (its calls are booked on the chat user they name). */
   service: boolean;
+  object_permission: ObjectPermission | null;
 }
+
+/** One of the gateway's declared MCP servers with its tools (`GET /api/admin/mcp-servers`). */
+export type McpServer = ListedMcpServer;
 
 /** `POST /api/keys` answer: the key, in full, this once. */
 export interface CreatedKey extends ConsoleKey {

@@ -9,6 +9,7 @@ import { McpUpstream } from "./upstream.js";
 
 export type { McpServerConfig } from "../config/mcp-servers.js";
 export { mcpRoutes } from "./route.js";
+export { type ListedMcpServer, mcpServerListRoutes } from "./server-list.js";
 export type { McpGuard } from "./tool-call.js";
 export { McpUpstream } from "./upstream.js";
 

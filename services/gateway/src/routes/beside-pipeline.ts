@@ -44,5 +44,10 @@ export const appRoutesBesidePipeline: readonly OffPipelineRoute[] = [
   { method: "POST", url: "/mcp", why: MCP_WHY },
   { method: "GET", url: "/mcp", why: MCP_STATELESS_WHY },
   { method: "DELETE", url: "/mcp", why: MCP_STATELESS_WHY },
+  {
+    method: "GET",
+    url: "/v1/mcp/server",
+    why: "The master key only (requireMaster): the declared MCP servers and their tools' names for operators; never a credential, header, env value, stdio args or URL query (mcp/server-list.ts); lists tools upstream (cached), calls none.",
+  },
   ...ADMIN_ROUTES.map(([method, url]) => ({ method, url, why: ADMIN_WHY })),
 ];

@@ -1,10 +1,11 @@
 import { Alert, Modal, Stack, Text, TextInput } from "@mantine/core";
 import { useEffect, useState } from "react";
-import { ApiError, api, type ConsoleKey } from "../api";
+import { ApiError, api, type ConsoleKey, type McpServer, type ObjectPermission } from "../api";
 import { budget, day, perMinute } from "../format";
 import { EXPIRIES } from "./GenerateKeyModal";
 import { FormButtons, KeyFormFields } from "./KeyFormFields";
 import { type Ceiling, limitErrors, limitRequest, limitValues } from "./LimitFields";
+import { grantOf, McpGrantField, permissionOf } from "./McpGrantField";
 
 /** Request fields whose refusals show under their own input. */
 const FIELDS = new Set([
@@ -24,17 +25,21 @@ const KEEP = "keep";
  * chosen = every model) and a new expiry counted from today (or the current one kept). The owner's limits
  * (`ceiling`) show as hints; a looser value is refused by the server under its field, never lowered. The
  * browser checks the numbers with the server's own rules first. `path` is where the change is sent
- * (`/api/keys/:token` or `/api/admin/keys/:token`); `onClose(true)` after a save.
+ * (`/api/keys/:token` or `/api/admin/keys/:token`); `onClose(true)` after a save. `mcp` (the operator's All keys
+ * only: a user never grants their own key MCP servers) adds the key's MCP servers and tools, sent as
+ * `object_permission` when changed.
  */
 export function EditKeyModal({
   k,
   path,
   ceiling,
+  mcp,
   onClose,
 }: {
   k: ConsoleKey;
   path: string;
   ceiling: Ceiling | null;
+  mcp?: { servers: McpServer[]; permission: ObjectPermission | null };
   onClose: (saved: boolean) => void;
 }) {
   const [name, setName] = useState(k.key_alias ?? "");
@@ -42,6 +47,8 @@ export function EditKeyModal({
   const [models, setModels] = useState<string[]>(k.models);
   const [available, setAvailable] = useState<string[]>(k.models);
   const [expiry, setExpiry] = useState<string | null>(KEEP);
+  const [grant, setGrant] = useState(grantOf(mcp?.permission ?? null));
+  const [grantChanged, setGrantChanged] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const [saving, setSaving] = useState(false);
   const [checked, setChecked] = useState(false);
@@ -66,6 +73,7 @@ export function EditKeyModal({
         ...limitRequest(limits, null),
         models,
         ...(expiry === KEEP || expiry === null ? {} : { duration: expiry }),
+        ...(mcp !== undefined && grantChanged ? { object_permission: permissionOf(grant) } : {}),
       });
       onClose(true);
     } catch (e) {
@@ -116,6 +124,16 @@ export function EditKeyModal({
             available={available}
             errors={fieldError}
           />
+          {mcp !== undefined && (
+            <McpGrantField
+              servers={mcp.servers}
+              grant={grant}
+              onGrant={(next) => {
+                setGrant(next);
+                setGrantChanged(true);
+              }}
+            />
+          )}
           {error !== null && !FIELDS.has(error.param ?? "") && (
             <Alert color="red" title="Not saved">
               {error.message}

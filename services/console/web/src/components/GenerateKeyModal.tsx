@@ -12,11 +12,20 @@ import {
   TextInput,
 } from "@mantine/core";
 import { useEffect, useRef, useState } from "react";
-import { ApiError, api, type ConsoleTeam, type CreatedKey, type Me, type UserRecord } from "../api";
+import {
+  ApiError,
+  api,
+  type ConsoleTeam,
+  type CreatedKey,
+  type McpServer,
+  type Me,
+  type UserRecord,
+} from "../api";
 import { budget, perMinute } from "../format";
 import { FormButtons, KeyFormFields } from "./KeyFormFields";
 import { KeySnippets } from "./KeySnippets";
 import { limitErrors, limitRequest, NO_LIMITS } from "./LimitFields";
+import { grantOf, McpGrantField, permissionOf } from "./McpGrantField";
 
 /** The lifetimes a key may be given (LiteLLM durations), here and in the edit dialog. */
 export const EXPIRIES = [
@@ -39,10 +48,14 @@ const FIELDS = new Set([
   "models",
 ]);
 
-/** Admin mode of {@link GenerateKeyModal}: the users a key may belong to, and the one chosen first (null: none). */
+/**
+ * Admin mode of {@link GenerateKeyModal}: the users a key may belong to, the one chosen first (null: none), and
+ * the gateway's MCP servers the key may be granted (administrators only grant MCP servers).
+ */
 export interface KeyOwners {
   users: UserRecord[];
   userId: string | null;
+  mcpServers: McpServer[];
 }
 
 /** Users whose id or email contains the typed text (any case). */
@@ -65,7 +78,8 @@ const ownerFilter =
  * with its own Copy button and snippets, until "I've saved it".
  *
  * Without `owners` it makes a key of the signed-in chat user (`POST /api/keys`); with `owners` (the Admin
- * view) a key of the user chosen from the list or typed, or of no user when left empty (`POST /api/admin/keys`).
+ * view) a key of the user chosen from the list or typed, or of no user when left empty (`POST /api/admin/keys`),
+ * with its MCP servers and tools if chosen (`object_permission`).
  * With `team` (the Teams view) a key of that team for its services (`POST /api/teams/:teamId/keys`), bound by
  * the team's limits (shown as the hints).
  */
@@ -102,6 +116,7 @@ export function GenerateKeyModal({
   const [limits, setLimits] = useState(NO_LIMITS);
   const [expiry, setExpiry] = useState<string | null>("90d");
   const [models, setModels] = useState<string[]>([]);
+  const [grant, setGrant] = useState(grantOf(null));
   const [available, setAvailable] = useState<string[]>([]);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
@@ -133,6 +148,7 @@ export function GenerateKeyModal({
     setLimits(NO_LIMITS);
     setExpiry("90d");
     setModels([]);
+    setGrant(grantOf(null));
     setError(null);
     setCreated(null);
     setChecked(false);
@@ -157,6 +173,7 @@ export function GenerateKeyModal({
         ...limitRequest(limits, undefined),
         duration: expiry ?? "90d",
         models: models.length === 0 ? undefined : models,
+        ...(owners === undefined ? {} : { object_permission: permissionOf(grant) ?? undefined }),
       });
       setCreated(key);
     } catch (e) {
@@ -292,6 +309,9 @@ export function GenerateKeyModal({
             available={available}
             errors={fieldError}
           />
+          {owners !== undefined && (
+            <McpGrantField servers={owners.mcpServers} grant={grant} onGrant={setGrant} />
+          )}
           {formError !== null && (
             <Alert color="red" title="Not generated">
               {formError.message}

@@ -14,7 +14,7 @@ import {
   VisuallyHidden,
 } from "@mantine/core";
 import { useMemo, useState } from "react";
-import { api, type ConsoleKey, type Me, type PlatformSpend, type UserRecord } from "../api";
+import { api, type ConsoleKey, type McpServer, type Me, type PlatformSpend, type UserRecord } from "../api";
 import { DownloadCsv } from "../components/DownloadCsv";
 import { EditLimitsModal } from "../components/EditLimitsModal";
 import { GenerateKeyModal } from "../components/GenerateKeyModal";
@@ -39,6 +39,8 @@ export function AdminTab({ me }: { me: Me }) {
   const [viewing, setViewing] = useState<UserRecord | null>(null);
   // The owner of the key being generated: a user id, null for none; undefined while the dialog is closed.
   const [keyFor, setKeyFor] = useState<string | null | undefined>(undefined);
+  // The MCP servers a new key may be granted, read when the generate dialog opens.
+  const mcp = useFetch<{ servers: McpServer[] }>(keyFor === undefined ? null : "/api/admin/mcp-servers");
   const [saved, setSaved] = useState<string | null>(null);
   const [search, setSearch] = useState("");
   const [sort, setSort] = useState<string | null>("spend");
@@ -177,7 +179,11 @@ export function AdminTab({ me }: { me: Me }) {
       <GenerateKeyModal
         me={me}
         opened={keyFor !== undefined}
-        owners={{ users: users.data?.users ?? [], userId: keyFor ?? null }}
+        owners={{
+          users: users.data?.users ?? [],
+          userId: keyFor ?? null,
+          mcpServers: mcp.data?.servers ?? [],
+        }}
         onClose={() => setKeyFor(undefined)}
       />
     </Stack>

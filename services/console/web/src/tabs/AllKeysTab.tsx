@@ -1,8 +1,9 @@
 import { Card, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useMemo, useState } from "react";
-import { api, type ConsoleKey, type OwnedKey, type UserRecord } from "../api";
+import { api, type McpServer, type OwnedKey, type UserRecord } from "../api";
 import { EditKeyModal } from "../components/EditKeyModal";
 import { Loaded } from "../components/Loaded";
+import { McpServersCard } from "../components/McpServersCard";
 import { Notice } from "../components/Notice";
 import { useFetch } from "../useFetch";
 import { KeyTable, ownerLabel } from "./KeyTable";
@@ -41,21 +42,23 @@ export function filterKeys(keys: OwnedKey[], search: string, status: string, sor
 
 /**
  * The operator's Keys view: every key of the platform (of a user, of no user, the chat's service key) with its
- * owner, spend, last use, limits and expiry; find, filter by status, sort, edit and revoke.
+ * owner, spend, last use, limits and expiry; find, filter by status, sort, edit (with the key's MCP servers and
+ * tools, operators only) and revoke; below, the gateway's declared MCP servers and their tools.
  */
 export function AllKeysTab() {
   const keys = useFetch<{ keys: OwnedKey[] }>("/api/admin/keys");
   const users = useFetch<{ users: UserRecord[] }>("/api/admin/users");
+  const mcp = useFetch<{ servers: McpServer[] }>("/api/admin/mcp-servers");
   const [search, setSearch] = useState("");
   const [status, setStatus] = useState<string | null>("active");
   const [sort, setSort] = useState<string | null>("spend");
-  const [editing, setEditing] = useState<ConsoleKey | null>(null);
+  const [editing, setEditing] = useState<OwnedKey | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const shown = useMemo(
     () => filterKeys(keys.data?.keys ?? [], search, status ?? "active", sort ?? "spend"),
     [keys.data, search, status, sort],
   );
-  const owner = editing === null ? null : (editing as OwnedKey).user_id;
+  const owner = editing === null ? null : editing.user_id;
   const ceiling = owner == null ? null : (users.data?.users.find((u) => u.user_id === owner) ?? null);
   return (
     <Stack>
@@ -100,7 +103,7 @@ export function AllKeysTab() {
               <KeyTable
                 keys={shown}
                 withOwner
-                onEdit={setEditing}
+                onEdit={(k) => setEditing(k as OwnedKey)}
                 onRevoke={async (k) => {
                   await api("DELETE", `/api/admin/keys/${k.token}`);
                   setSaved(`Key ${k.key_alias ?? ""} (${k.key_name}) revoked.`);
@@ -111,11 +114,13 @@ export function AllKeysTab() {
           }
         </Loaded>
       </Card>
+      <McpServersCard result={mcp} />
       {editing !== null && (
         <EditKeyModal
           k={editing}
           path={`/api/admin/keys/${editing.token}`}
           ceiling={ceiling}
+          mcp={{ servers: mcp.data?.servers ?? [], permission: editing.object_permission ?? null }}
           onClose={(ok) => {
             if (ok) {
               setSaved(
