@@ -1,8 +1,9 @@
 /**
  * A real gateway with everything that puts series into its /metrics: Postgres (keys, users, spend buffer),
  * Redis (shared limits), trace export to the Langfuse contract fake, a priced deployment on the fake OpenAI
- * upstream, and a user and a virtual key with budgets, so calls through {@link MonitoredGateway.traffic} fill the request, token, spend, latency, TTFT and
- * budget series.
+ * upstream, a user and a virtual key with budgets, and a team with a budget and a key of its own, so calls
+ * through {@link MonitoredGateway.traffic} fill the request, token, spend, latency, TTFT and budget series, the
+ * team-labelled ones too.
  */
 import { startFakeLangfuse } from "../fixtures/langfuse.js";
 import { startFakeUpstream } from "../fixtures/openai-upstream.js";
@@ -17,7 +18,7 @@ export interface MonitoredGateway {
   gateway: TestGateway;
   /** host:port of the gateway, a Prometheus scrape target. */
   target: string;
-  /** `count` chat calls with the virtual key, every other one streamed. */
+  /** `count` chat calls with the virtual key (alias `monitoring-test`), every other one streamed, then one with the team's key. */
   traffic(count: number): Promise<void>;
   /** Stops the gateway (idempotent); the rest stays up until {@link close}. */
   stopGateway(): Promise<void>;
@@ -55,6 +56,14 @@ export async function startMonitoredGateway(suite: string): Promise<MonitoredGat
     budget_duration: "1d",
   })) as { key: string };
   const client = gateway.clientWith(key);
+  await admin(gateway, "/team/new", { team_id: "platform", team_alias: "Platform", max_budget: 20 });
+  const team = (await admin(gateway, "/key/generate", {
+    team_id: "platform",
+    key_alias: "monitoring-team",
+  })) as {
+    key: string;
+  };
+  const teamClient = gateway.clientWith(team.key);
 
   let stopped: Promise<void> | undefined;
   const stopGateway = () => {
@@ -76,6 +85,10 @@ export async function startMonitoredGateway(suite: string): Promise<MonitoredGat
           }
         }
       }
+      await teamClient.chat.completions.create({
+        model: "general",
+        messages: [{ role: "user", content: "team" }],
+      });
     },
     stopGateway,
     async close() {

@@ -39,6 +39,8 @@ describe.skipIf(skip !== undefined)(`a real Prometheus scraping a real gateway $
   let prom: PrometheusProcess;
   let dir: string;
 
+  /** The requests of the key `traffic` uses for all but its one team call each time. */
+  const MINE = 'litellm_proxy_total_requests_metric_total{api_key_alias="monitoring-test"}';
   const total = async (expr: string) =>
     (await prom.query(expr)).data.result.reduce((sum, s) => sum + Number(s.value[1]), 0);
 
@@ -59,15 +61,9 @@ describe.skipIf(skip !== undefined)(`a real Prometheus scraping a real gateway $
     // A plain and a streamed call so the series exist, then the rest once Prometheus has seen them: rates
     // see an increase.
     await gw.traffic(2);
-    await until(
-      "the first calls to be scraped",
-      async () => (await total("litellm_proxy_total_requests_metric_total")) >= 2,
-    );
+    await until("the first calls to be scraped", async () => (await total(MINE)) >= 2);
     await gw.traffic(CALLS - 2);
-    await until(
-      "all calls to be scraped",
-      async () => (await total("litellm_proxy_total_requests_metric_total")) >= CALLS,
-    );
+    await until("all calls to be scraped", async () => (await total(MINE)) >= CALLS);
   }, 60_000);
 
   afterAll(async () => {
@@ -90,7 +86,7 @@ describe.skipIf(skip !== undefined)(`a real Prometheus scraping a real gateway $
   it("returns data for the traffic, token, spend, latency and budget panels", async () => {
     const overview = dashboards().find((d) => d.title === "LiteLLM Overview");
     const panels = (overview?.panels ?? []).filter((p) =>
-      /^(Requests per second|Tokens|Total tokens|Spend|Request latency|Time to first token|Gateway overhead|Key budget|User budget|Remaining key budget)/.test(
+      /^(Requests per second|Tokens|Total tokens|Spend|Request latency|Time to first token|Gateway overhead|Key budget|User budget|Remaining key budget|Team budget|Remaining team budget)/.test(
         p.title,
       ),
     );
