@@ -124,6 +124,8 @@ export const operatorEnvSchema = z.object({
     .transform((v) => v ?? "30d"),
   DEFAULT_TPM_LIMIT: positiveInt(10000),
   DEFAULT_RPM_LIMIT: positiveInt(60),
+  /** A team new console users join as members (the console's DEFAULT_TEAM_ID); unset: none. */
+  DEFAULT_TEAM_ID: optional,
   /**
    * kubernetes: the operator's managed Postgres (server URL with credentials; the stack uses its databases
    * `gateway` and `langfuse`), Redis and MongoDB (URL with its database). Unset: in-cluster StatefulSets.

@@ -49,6 +49,7 @@ export function consoleSpec(base: ServiceFacts, links: ConsoleLinks, image: Imag
       DEFAULT_BUDGET_DURATION: env.DEFAULT_BUDGET_DURATION,
       DEFAULT_TPM_LIMIT: String(env.DEFAULT_TPM_LIMIT),
       DEFAULT_RPM_LIMIT: String(env.DEFAULT_RPM_LIMIT),
+      ...(env.DEFAULT_TEAM_ID === undefined ? {} : { DEFAULT_TEAM_ID: env.DEFAULT_TEAM_ID }),
     },
     publish: [{ internal: HOST_PORTS.console, external: HOST_PORTS.console }],
     healthcheck: httpCheck("node", `http://127.0.0.1:${HOST_PORTS.console}/_health`),

@@ -108,6 +108,7 @@ describe(".env.example", () => {
       "DEFAULT_BUDGET_DURATION",
       "DEFAULT_TPM_LIMIT",
       "DEFAULT_RPM_LIMIT",
+      "DEFAULT_TEAM_ID",
       "BUDGET_WEBHOOK_URL",
     ];
     for (const name of spec) expect(Object.keys(example), name).toContain(name);

@@ -31,6 +31,7 @@ beforeAll(async () => {
         OPENAI_API_KEY: "sk-openai",
         ANTHROPIC_API_KEY: "replace-me",
         BUDGET_WEBHOOK_URL: "https://hooks.slack.com/services/T000/B000/XXXX",
+        DEFAULT_TEAM_ID: "everyone",
       },
     ),
   );
@@ -87,5 +88,6 @@ describe(".env overrides", () => {
     });
     expect(env).not.toHaveProperty("ANTHROPIC_API_KEY");
     expect(container(run, "console").env.DEFAULT_USER_BUDGET).toBe("25");
+    expect(container(run, "console").env.DEFAULT_TEAM_ID).toBe("everyone");
   });
 });

@@ -354,6 +354,7 @@ describe("local stack: wiring", () => {
       COOKIE_DOMAIN: "localhost",
       COOKIE_SAMESITE: "lax",
     });
+    expect(container(run, "console").env).not.toHaveProperty("DEFAULT_TEAM_ID"); // empty in .env.example
   });
 
   it("exports every public URL and the logins", async () => {
