@@ -33,6 +33,7 @@ const ZERO: UsageTotals = {
   cached_tokens: 0,
   requests: 0,
   failed_requests: 0,
+  refused_requests: 0,
 };
 
 /** The sum of two totals. */
@@ -45,6 +46,7 @@ function add(a: UsageTotals, b: UsageTotals): UsageTotals {
     cached_tokens: a.cached_tokens + b.cached_tokens,
     requests: a.requests + b.requests,
     failed_requests: a.failed_requests + b.failed_requests,
+    refused_requests: a.refused_requests + b.refused_requests,
   };
 }
 
@@ -70,6 +72,7 @@ const totalsOf = (row: UsageTotals): UsageTotals => ({
   cached_tokens: row.cached_tokens,
   requests: row.requests,
   failed_requests: row.failed_requests,
+  refused_requests: row.refused_requests,
 });
 
 /** The team's keys as records (the `/key/info` shape `/team/info` lists them in). */

@@ -280,4 +280,13 @@ ALTER TABLE audit_log ADD COLUMN team_id text;
     // the team's MCP grants, which its keys inherit or are narrowed by (mcp/permissions.ts); NULL: none.
     sql: `ALTER TABLE teams ADD COLUMN object_permission jsonb;`,
   },
+  {
+    id: 12,
+    name: "spend-logs-reason",
+    // Why a call failed or was refused (LiteLLM logs failed calls too, their error in the row's metadata): the
+    // OpenAI error type (`budget_exceeded`, `rate_limit_error`, `upstream_error`, …) or the gateway's finer name
+    // where that type is generic (`guardrail_violation`, `key_model_access_denied`); NULL for an answered call.
+    // A refused call's row has spend 0 and no deployment (spend/refusal-row.ts).
+    sql: `ALTER TABLE spend_logs ADD COLUMN reason text;`,
+  },
 ];

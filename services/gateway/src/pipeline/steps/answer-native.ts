@@ -57,6 +57,6 @@ export async function answerNativeStream(
   call.decisions.push(...outcome.guardDecisions);
   const left = res.destroyed && !outcome.completed && !reader.completed;
   const ended = streamEnding(outcome.upstreamError, outcome.blocked, left, outcome.clientIdle);
-  settle(call, deps, outcome.usage, outcome.outputTokens, ended.status);
+  settle(call, deps, outcome.usage, outcome.outputTokens, ended.status, ended.reason);
   finish(deps, request, ended.status, ended.errorType);
 }
