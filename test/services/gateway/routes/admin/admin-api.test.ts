@@ -340,6 +340,7 @@ describe("spend logs and usage", () => {
       cached_tokens: 0,
       requests: 0,
       failed_requests: 0,
+      refused_requests: 0,
     });
     expect(usage.body.totals).toMatchObject({
       spend: 0.875,
