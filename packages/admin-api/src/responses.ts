@@ -234,8 +234,13 @@ export const usageResponse = z.looseObject({
   cache_reads: z.array(
     z.looseObject({ model_id: z.string().nullable(), long_context: z.boolean(), cached_tokens: z.number() }),
   ),
-  /** Failed calls (status >= 400) per `reason` (null: rows recorded before reasons were), most first. */
-  by_reason: z.array(z.looseObject({ reason: z.string().nullable(), requests: z.number() })),
+  /**
+   * Failed calls (status >= 400) per `reason` (null: rows recorded before reasons were) and whether they are
+   * refusals (`refused`: counted in `refused_requests`), most first.
+   */
+  by_reason: z.array(
+    z.looseObject({ reason: z.string().nullable(), refused: z.boolean(), requests: z.number() }),
+  ),
 });
 export type UsageResponse = z.infer<typeof usageResponse>;
 

@@ -152,7 +152,8 @@ const totalsOf = (row: Totals | undefined): Totals => ({
  * display name), the 50 most recent requests, and `cache_reads`: the prompt-cache reads per deployment
  * (`model_id`, the spend row's `deployment_id`) and price tier (`long_context`: prompts over 200,000 tokens), so
  * that a reader with the deployments' prices (`/model/info`) can say what caching saved, and `by_reason`: the
- * failed calls per `reason` (null for rows written before reasons were recorded), most frequent first.
+ * failed calls per `reason` (null for rows written before reasons were recorded) and whether they count as
+ * refused (`refused_requests`), most frequent first.
  */
 export async function queryUsage(
   db: Queryable,
@@ -203,9 +204,9 @@ export async function queryUsage(
        ${scoped} AND ${CACHE_READ} > 0 GROUP BY model_id, long_context ORDER BY model_id, long_context`,
       params,
     ),
-    db.query<{ reason: string | null; requests: number }>(
-      `SELECT s.reason, count(*) AS requests ${scoped} AND s.status >= 400
-       GROUP BY s.reason ORDER BY requests DESC, s.reason`,
+    db.query<{ reason: string | null; refused: boolean; requests: number }>(
+      `SELECT s.reason, s.status BETWEEN 400 AND 498 AS refused, count(*) AS requests ${scoped} AND s.status >= 400
+       GROUP BY s.reason, refused ORDER BY requests DESC, s.reason, refused`,
       params,
     ),
   ]);

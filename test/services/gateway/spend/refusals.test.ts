@@ -125,7 +125,7 @@ describe("refused calls in the spend log", () => {
       failed_requests: 1,
       refused_requests: 1,
     });
-    expect(report.by_reason).toEqual([{ reason: "rate_limit_error", requests: 1 }]);
+    expect(report.by_reason).toEqual([{ reason: "rate_limit_error", refused: true, requests: 1 }]);
     expect(report.recent.map((r) => r.reason)).toEqual(rows.map((r) => r.reason));
   });
 
