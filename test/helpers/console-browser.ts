@@ -39,11 +39,12 @@ export interface BrowserConsole {
 
 /**
  * Builds the bundle, starts the stack, registers `email` (the first account is ADMIN) and opens a page.
- * `chat: false` runs the console without a chat (operator-only mode): no user, no cookie.
+ * `chat: false` runs the console without a chat (operator-only mode): no user, no cookie. `gatewayEnv`: extra
+ * gateway environment (e.g. GUARDRAIL_POLICY).
  */
 export async function startBrowserConsole(
   email = "ada@example.com",
-  options: { chat?: boolean } = {},
+  options: { chat?: boolean; gatewayEnv?: Record<string, string> } = {},
 ): Promise<BrowserConsole> {
   const chat = options.chat !== false;
   execFileSync(
@@ -52,7 +53,11 @@ export async function startBrowserConsole(
     { cwd: repoRoot, stdio: "inherit" },
   );
   mkdirSync(SHOTS, { recursive: true });
-  const stack = await startConsoleStack({ webRoot: join(repoRoot, "services/console/dist/web"), chat });
+  const stack = await startConsoleStack({
+    webRoot: join(repoRoot, "services/console/dist/web"),
+    chat,
+    ...(options.gatewayEnv === undefined ? {} : { gatewayEnv: options.gatewayEnv }),
+  });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
