@@ -7,7 +7,10 @@ import { UsageChart } from "../components/UsageChart";
 import { budget, count, day, perMinute, reasonLabel, roleLabel, usd } from "../format";
 import { useFetch } from "../useFetch";
 
-/** Profile: email, role, available budget, 7-day chart, spend breakdown, per-minute limits, most-used keys. */
+/**
+ * Profile: email, role, available budget, 7-day figures with the refused calls counted by reason, chart, spend
+ * breakdown, per-minute limits, most-used keys.
+ */
 export function ProfileTab({ me }: { me: Me }) {
   const usage = useFetch<UsageResponse>(me.kind === "chat" ? "/api/usage?days=7" : null);
   const account = me.account;
