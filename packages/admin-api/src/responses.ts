@@ -162,6 +162,12 @@ export const spendLog = z.looseObject({
    * A call refused before any upstream answered has spend 0, no tokens and `model` "".
    */
   reason: z.string().nullable().optional(),
+  /** Answered from the response cache (LiteLLM's `cache_hit`); absent from older gateways. */
+  cache_hit: z.boolean().optional(),
+  /** The response cache's key of the call (LiteLLM's `cache_key`), or null. */
+  cache_key: z.string().nullable().optional(),
+  /** USD a cache hit saved (what the stored call cost); 0 for other rows. */
+  cache_saved_spend: z.number().optional(),
 });
 export type SpendLog = z.infer<typeof spendLog>;
 
@@ -202,6 +208,10 @@ export const usageTotals = z.looseObject({
   failed_requests: z.number(),
   /** Of `failed_requests`, the refused ones: a 4xx status but 499 (budget, rate limit, guardrail, model access). */
   refused_requests: z.number(),
+  /** Of `requests`, those answered from the gateway's response cache (spend 0; `cache_hit` in /spend/logs). */
+  cache_hits: z.number(),
+  /** What those cache hits would have cost, USD (the spend rows' `cache_saved_spend`). */
+  cache_saved_spend: z.number(),
 });
 export type UsageTotals = z.infer<typeof usageTotals>;
 

@@ -24,6 +24,7 @@ import type { GatewayMetrics } from "./metrics/metrics.js";
 import type { CallObserver } from "./pipeline/types.js";
 import authPlugin from "./plugins/auth.js";
 import { registerJsonBodyParser } from "./plugins/json-body.js";
+import type { ResponseCache } from "./response-cache/index.js";
 import { ResponseOwnerStore } from "./response-owners/store.js";
 import type { ResponseOwners } from "./response-owners/types.js";
 import type { Router } from "./router/router.js";
@@ -90,6 +91,8 @@ export interface AppDeps {
    * database; default: an in-process one.
    */
   responseOwners?: ResponseOwners;
+  /** The exact response cache (`litellm_settings.cache: true`; `response-cache/`); absent: none. */
+  responseCache?: ResponseCache;
   /**
    * Admin API (/key/*, /user/*, /spend/*); each handler checks for the master key itself. Without a database
    * the gateway passes the plugin that answers 501 "needs DATABASE_URL" on the same paths.
@@ -180,6 +183,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     guard: deps.guard,
     observers: deps.observers ?? [],
     responseOwners: deps.responseOwners ?? new ResponseOwnerStore({ clock: deps.clock }),
+    ...(deps.responseCache === undefined ? {} : { responseCache: deps.responseCache }),
     ...(deps.maxStreamDurationMs === undefined ? {} : { maxStreamDurationMs: deps.maxStreamDurationMs }),
     ...(deps.streamClientIdleTimeoutMs === undefined
       ? {}

@@ -18,6 +18,7 @@ import { createLimits, type LimitsOptions } from "./limits/index.js";
 import { createMcpUpstreams } from "./mcp/index.js";
 import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import type { CallObserver } from "./pipeline/types.js";
+import { createResponseCache } from "./response-cache/index.js";
 import { ResponseOwnerStore } from "./response-owners/store.js";
 import { CapIgnorers } from "./router/cap-ignorers.js";
 import { Router } from "./router/router.js";
@@ -188,6 +189,19 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     log.info({ host: env.trace.host, capture: env.trace.capture }, "traces go to Langfuse");
   }
 
+  // The exact response cache (litellm_settings.cache: true): on the limits' Redis connection, else in process.
+  const responseCache =
+    config.responseCache === undefined
+      ? undefined
+      : createResponseCache({
+          settings: config.responseCache,
+          redis: limits.redis,
+          deployments: config.deployments,
+          registry: metrics.registry,
+          clock,
+          log,
+        });
+
   const mcp = createMcpUpstreams(config.mcpServers ?? [], log);
   closers.push(() => mcp.close());
   const app = buildApp({
@@ -208,6 +222,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     admitter,
     spend: store?.spend,
     responseOwners,
+    ...(responseCache === undefined ? {} : { responseCache }),
     adminRoutes:
       store === undefined
         ? adminNeedsDatabase

@@ -34,6 +34,8 @@ const ZERO: UsageTotals = {
   requests: 0,
   failed_requests: 0,
   refused_requests: 0,
+  cache_hits: 0,
+  cache_saved_spend: 0,
 };
 
 /** The sum of two totals. */
@@ -47,6 +49,8 @@ function add(a: UsageTotals, b: UsageTotals): UsageTotals {
     requests: a.requests + b.requests,
     failed_requests: a.failed_requests + b.failed_requests,
     refused_requests: a.refused_requests + b.refused_requests,
+    cache_hits: a.cache_hits + b.cache_hits,
+    cache_saved_spend: a.cache_saved_spend + b.cache_saved_spend,
   };
 }
 
@@ -73,6 +77,8 @@ const totalsOf = (row: UsageTotals): UsageTotals => ({
   requests: row.requests,
   failed_requests: row.failed_requests,
   refused_requests: row.refused_requests,
+  cache_hits: row.cache_hits,
+  cache_saved_spend: row.cache_saved_spend,
 });
 
 /** The team's keys as records (the `/key/info` shape `/team/info` lists them in). */

@@ -11,7 +11,7 @@ import { priceOf } from "../cost/pricing.js";
 import type { Admission } from "../limits/types.js";
 import type { CallerLabels, GatewayMetrics } from "../metrics/metrics.js";
 import { recordCallMetrics } from "../metrics/record-call.js";
-import type { SpendRecorder } from "../spend/types.js";
+import type { SpendLogRow, SpendRecorder } from "../spend/types.js";
 import type { Usage, UsageBreakdown } from "../usage/types.js";
 
 const MASTER_LABELS: CallerLabels = Object.freeze({
@@ -34,6 +34,14 @@ export function callerLabels(auth: AuthContext): CallerLabels {
   };
 }
 
+/** The spend row's caller columns (key hash, alias, user, team); all null for the master key. */
+export function callerColumns(
+  auth: AuthContext,
+): Pick<SpendLogRow, "keyHash" | "keyAlias" | "userId" | "teamId"> {
+  if (auth.kind !== "virtual") return { keyHash: null, keyAlias: null, userId: null, teamId: null };
+  return { keyHash: auth.keyHash, keyAlias: auth.keyAlias, userId: auth.userId, teamId: auth.teamId ?? null };
+}
+
 /** One call's facts, gathered along the request path. Times are `performance.now()` ms unless noted. */
 export interface CallRecord {
   requestId: string;
@@ -53,6 +61,8 @@ export interface CallRecord {
   upstreamMs: number;
   /** Prompt tokens estimated before the call (used when the upstream reports no usage). */
   estimatedPromptTokens: number;
+  /** The response cache's key of the call, when it was looked up or stored (the spend row's `cache_key`). */
+  cacheKey?: string;
   /** The upstream's response headers (its `x-ratelimit-remaining-*` feed the remaining-limit gauges). */
   upstreamHeaders?: Readonly<Record<string, string | string[] | undefined>>;
   /** Why the call failed though the upstream answered (`upstream_error`, `timeout`, …); undefined when it did not. */
@@ -155,10 +165,7 @@ export function recordCall(
 
   spend?.record({
     requestId: record.requestId,
-    keyHash: record.auth.kind === "virtual" ? record.auth.keyHash : null,
-    keyAlias: record.auth.kind === "virtual" ? record.auth.keyAlias : null,
-    userId: record.auth.kind === "virtual" ? record.auth.userId : null,
-    teamId: record.auth.kind === "virtual" ? (record.auth.teamId ?? null) : null,
+    ...callerColumns(record.auth),
     modelGroup: record.requestedModel,
     model: `${d.provider}/${d.upstreamModel}`,
     deploymentId: d.id,
@@ -173,5 +180,6 @@ export function recordCall(
     callType: record.callType,
     reason: record.reason,
     ...(amounts.breakdown === undefined ? {} : { usageDetails: amounts.breakdown }),
+    ...(record.cacheKey === undefined ? {} : { cacheKey: record.cacheKey }),
   });
 }

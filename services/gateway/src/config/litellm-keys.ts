@@ -131,7 +131,7 @@ export const modelInfoKeys: KeySet = {
 
 /** `litellm_settings`. */
 export const litellmSettingsKeys: KeySet = {
-  used: ["num_retries", "request_timeout", "fallbacks", "allowed_fails"],
+  used: ["num_retries", "request_timeout", "fallbacks", "allowed_fails", "cache", "cache_params"],
   ignored: {
     success_callback: callbacks,
     failure_callback: callbacks,
@@ -142,8 +142,6 @@ export const litellmSettingsKeys: KeySet = {
     modify_params: "the gateway forwards the client's request parameters unchanged",
     set_verbose: "use LOG_LEVEL",
     json_logs: "use LOG_LEVEL",
-    cache: "response caching is not implemented",
-    cache_params: "response caching is not implemented",
     default_fallbacks: noFallbackKind,
     content_policy_fallbacks: noFallbackKind,
     context_window_fallbacks: noFallbackKind,

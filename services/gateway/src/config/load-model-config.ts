@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
+import { readCacheSettings } from "./cache-params.js";
 import { ConfigError } from "./config-error.js";
 import { EnvRefs, envRef } from "./env-refs.js";
 import {
@@ -54,6 +55,7 @@ export interface LoadModelConfigOptions {
  * - Routing settings: router-settings.ts; an unimplemented `routing_strategy` is an error.
  * - `guardrails:` is kept as raw data (`guardrails`) for the guardrails module to parse.
  * - `mcp_servers:` → the upstream MCP servers of `/mcp` (`config/mcp-servers.ts`).
+ * - `litellm_settings.cache` / `cache_params` → the response cache's settings (cache-params.ts).
  * - An empty file, `model_list: []`, `model_list:` or no `model_list` is a valid, empty registry.
  *
  * @param path config file path, absolute or relative to the working directory (GATEWAY_CONFIG).
@@ -150,6 +152,7 @@ function load(report: Report, root: unknown, env: NodeJS.ProcessEnv, created: nu
   const guardrails = readGuardrails(report, root.guardrails);
   const masterKey = readMasterKey(report, refs, general?.master_key);
   const mcpServers = readMcpServers(report, refs, root.mcp_servers);
+  const responseCache = readCacheSettings(report, litellmSettings?.cache, litellmSettings?.cache_params);
   refs.reportUnset();
   const idleSeconds = general?.stream_client_idle_timeout;
   return {
@@ -159,6 +162,7 @@ function load(report: Report, root: unknown, env: NodeJS.ProcessEnv, created: nu
     guardrails,
     mcpServers,
     ...(masterKey === undefined ? {} : { masterKey }),
+    ...(responseCache === undefined ? {} : { responseCache }),
     ...(idleSeconds === undefined ? {} : { streamClientIdleTimeoutMs: idleSeconds * 1000 }),
   };
 }

@@ -81,6 +81,9 @@ export const litellmSettingsSchema = z.object({
   request_timeout: seconds.optional(),
   allowed_fails: count.optional(),
   fallbacks: fallbackList.optional(),
+  /** LiteLLM's response cache switch; `cache_params` is read by config/cache-params.ts. */
+  cache: z.boolean().optional(),
+  cache_params: z.unknown().optional(),
 });
 
 /** `router_settings`. */

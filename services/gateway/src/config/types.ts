@@ -4,6 +4,7 @@
  * environment. Produced by `loadModelConfig` (config/load-model-config.ts).
  */
 
+import type { ResponseCacheSettings } from "./cache-settings.js";
 import type { McpServerConfig } from "./mcp-servers.js";
 import type { PricePart } from "./price-keys.js";
 
@@ -142,6 +143,8 @@ export interface ModelConfig {
   guardrails: unknown[];
   /** `mcp_servers:`, the upstream MCP servers behind `/mcp` (`config/mcp-servers.ts`); absent: none. */
   mcpServers?: McpServerConfig[];
+  /** `litellm_settings.cache: true` with its `cache_params` (config/cache-params.ts); absent: no response cache. */
+  responseCache?: ResponseCacheSettings;
   /** `general_settings.master_key`, resolved; GATEWAY_MASTER_KEY wins over it. */
   masterKey?: string;
   /**

@@ -282,11 +282,22 @@ ALTER TABLE audit_log ADD COLUMN team_id text;
   },
   {
     id: 12,
+    name: "spend_logs_cache_hit",
+    // The response cache (response-cache/): LiteLLM's spend log columns `cache_hit` and `cache_key`, and what a
+    // hit saved (USD, the cost of the call that was stored; 0 for other rows), for the usage views.
+    sql: `
+ALTER TABLE spend_logs ADD COLUMN cache_hit boolean NOT NULL DEFAULT false;
+ALTER TABLE spend_logs ADD COLUMN cache_key text;
+ALTER TABLE spend_logs ADD COLUMN cache_saved_spend numeric NOT NULL DEFAULT 0;
+`,
+  },
+  {
+    id: 13,
     name: "spend-logs-reason",
     // Why a call failed or was refused (LiteLLM logs failed calls too, their error in the row's metadata): the
     // OpenAI error type (`budget_exceeded`, `rate_limit_error`, `upstream_error`, …) or the gateway's finer name
     // where that type is generic (`guardrail_violation`, `key_model_access_denied`); NULL for an answered call.
-    // A refused call's row has spend 0 and no deployment (spend/refusal-row.ts).
+    // A refused call's row has spend 0 and no deployment (pipeline/steps/account.ts, logRefusal).
     sql: `ALTER TABLE spend_logs ADD COLUMN reason text;`,
   },
 ];

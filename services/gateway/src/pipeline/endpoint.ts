@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { OutputRequest } from "../cost/reservation.js";
 import type { TextExtractor } from "../guardrails/types.js";
+import type { CachedAnswer } from "../response-cache/types.js";
 import type { UpstreamResponse } from "../router/router.js";
 import type { CallContext, CallType, EndpointBody, PipelineDeps } from "./types.js";
 
@@ -68,6 +69,26 @@ export interface Endpoint<B extends EndpointBody = EndpointBody> {
   answer(
     call: CallContext<B>,
     upstream: UpstreamResponse,
+    deps: PipelineDeps,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<unknown>;
+  /** How the response cache serves the endpoint (`response-cache/`); absent: its calls are never cached. */
+  readonly cache?: EndpointCache<B>;
+}
+
+/** The response cache's view of one endpoint. */
+export interface EndpointCache<B extends EndpointBody = EndpointBody> {
+  /** Whether a request may be cached at all (Responses: only `store: false`); default every request. */
+  eligible?(body: B): boolean;
+  /**
+   * Answers a hit (`steps/cache-replay.ts`): the entry's answer as the endpoint's JSON, or, for a stream, replayed
+   * as the endpoint's own event stream. Returns the sent reply (JSON) or nothing once the stream ended; the
+   * replay step books the call.
+   */
+  replay(
+    call: CallContext<B>,
+    entry: CachedAnswer,
     deps: PipelineDeps,
     request: FastifyRequest,
     reply: FastifyReply,

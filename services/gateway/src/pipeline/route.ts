@@ -1,6 +1,7 @@
 /**
  * Registers an {@link Endpoint} on the app: its handler is the pipeline's named steps, parse → resolve →
- * authorize → the endpoint's precheck → admit → guard input → send → answer (which settles through the account step), the same for every
+ * authorize → the endpoint's precheck → cache lookup (a hit: cache replay, and done) → admit → guard input →
+ * send → answer (which settles through the account step, then the cache store step), the same for every
  * endpoint. A refusal or failure after admit releases the budget reservation (a settled one is not touched: an
  * admission finishes once).
  */
@@ -12,6 +13,8 @@ import { clientLeft, finish } from "./steps/account.js";
 import { admit } from "./steps/admit.js";
 import { decisionHeaders } from "./steps/answer.js";
 import { authorize } from "./steps/authorize.js";
+import { lookupCache } from "./steps/cache-lookup.js";
+import { answerFromCache } from "./steps/cache-replay.js";
 import { guardInput } from "./steps/guard-input.js";
 import { parse } from "./steps/parse.js";
 import { resolve } from "./steps/resolve.js";
@@ -62,6 +65,8 @@ export function pipelineRoute<B extends EndpointBody>(
     resolve(call, deps.router);
     authorize(call);
     await endpoint.precheck?.(call, deps);
+    const cached = await lookupCache(call, endpoint, deps);
+    if (cached !== undefined) return answerFromCache(call, cached, endpoint, deps, request, reply);
     await admit(call, deps.admitter);
     const cap = call.reservation?.cap;
     if (cap !== undefined) reply.header(OUTPUT_CAP_HEADER, capHeader(cap));

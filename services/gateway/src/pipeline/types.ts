@@ -21,6 +21,8 @@ import type { CallGuard, GuardDecision } from "../guardrails/types.js";
 import type { Admission, Admitter } from "../limits/types.js";
 import type { CallerLabels, GatewayMetrics } from "../metrics/metrics.js";
 import type { JsonText } from "../plugins/json-body.js";
+import type { ResponseCache } from "../response-cache/index.js";
+import type { CallCacheState } from "../response-cache/types.js";
 import type { ResponseOwners } from "../response-owners/types.js";
 import type { CallAbort } from "../router/call-abort.js";
 import type { RoutePlan, Router, UpstreamResponse } from "../router/router.js";
@@ -76,6 +78,11 @@ export interface PipelineDeps {
    * (`general_settings.stream_client_idle_timeout`; default 60 s, streaming/client-flow.ts).
    */
   streamClientIdleTimeoutMs?: number;
+  /**
+   * The exact response cache (`litellm_settings.cache: true`; `response-cache/`); absent: no lookup, no store,
+   * nothing computed per request.
+   */
+  responseCache?: ResponseCache;
 }
 
 /** The longest a stream may run, ms (`GATEWAY_MAX_STREAM_DURATION_MS`): 30 minutes. */
@@ -169,6 +176,8 @@ export interface CallContext<B extends EndpointBody = EndpointBody> {
   output: unknown;
   /** The answer's content as the upstream gave it, when it differs from `output` (an output guard rewrote it). */
   upstreamOutput: unknown;
+  /** The response cache's state of the call (cache-lookup step), when the call is cacheable. */
+  cache: CallCacheState | undefined;
 }
 
 /** What happened to a finished call, for {@link CallObserver}s. */

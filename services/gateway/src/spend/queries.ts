@@ -26,7 +26,8 @@ export interface SpendLogFilter {
 }
 
 const LOG_COLUMNS = `request_id, api_key, key_alias, user_id, model_group, model, deployment_id, prompt_tokens,
-  completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type, usage_details, team_id, reason`;
+  completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type, usage_details, team_id, cache_hit,
+  cache_key, cache_saved_spend, reason`;
 
 type LogRow = {
   request_id: string;
@@ -48,6 +49,9 @@ type LogRow = {
   usage_details: UsageBreakdown | null;
   team_id: string | null;
   reason: string | null;
+  cache_hit: boolean;
+  cache_key: string | null;
+  cache_saved_spend: number;
 };
 
 /**
@@ -76,6 +80,9 @@ function presentLog(row: LogRow) {
     stream: row.stream,
     usage_details: row.usage_details,
     reason: row.reason,
+    cache_hit: row.cache_hit,
+    cache_key: row.cache_key,
+    cache_saved_spend: row.cache_saved_spend,
   };
 }
 
@@ -115,7 +122,9 @@ const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  * Sums over a set of spend rows: USD, tokens, requests. `cached_tokens`: prompt tokens read from the provider's
  * prompt cache (`usage_details.cache_read`; rows billed from estimates have none); `failed_requests`: rows with
  * an error status (a refusal, the upstream's error, or 499 when the client left), of `requests`;
- * `refused_requests`: of those, the refused ones (a 4xx but 499: budget, rate limit, guardrail, model access).
+ * `refused_requests`: of those, the refused ones (a 4xx but 499: budget, rate limit, guardrail, model access);
+ * `cache_hits`: rows answered from the gateway's response cache (`cache_hit`, docs/cache.md), of `requests`, and
+ * `cache_saved_spend` what those hits would have cost (USD).
  */
 type Totals = {
   spend: number;
@@ -126,6 +135,8 @@ type Totals = {
   requests: number;
   failed_requests: number;
   refused_requests: number;
+  cache_hits: number;
+  cache_saved_spend: number;
 };
 /** The cache reads of a spend row (`s`), tokens, 0 when it has no breakdown. */
 const CACHE_READ = `COALESCE((s.usage_details->>'cache_read')::bigint, 0)`;
@@ -133,7 +144,8 @@ const SUMS = `COALESCE(sum(s.spend), 0) AS spend, COALESCE(sum(s.prompt_tokens),
   COALESCE(sum(s.completion_tokens), 0) AS completion_tokens, COALESCE(sum(s.total_tokens), 0) AS total_tokens,
   COALESCE(sum(${CACHE_READ}), 0) AS cached_tokens, count(*) AS requests,
   count(*) FILTER (WHERE s.status >= 400) AS failed_requests,
-  count(*) FILTER (WHERE s.status BETWEEN 400 AND 498) AS refused_requests`;
+  count(*) FILTER (WHERE s.status BETWEEN 400 AND 498) AS refused_requests,
+  count(*) FILTER (WHERE s.cache_hit) AS cache_hits, COALESCE(sum(s.cache_saved_spend), 0) AS cache_saved_spend`;
 const totalsOf = (row: Totals | undefined): Totals => ({
   spend: row?.spend ?? 0,
   prompt_tokens: row?.prompt_tokens ?? 0,
@@ -143,6 +155,8 @@ const totalsOf = (row: Totals | undefined): Totals => ({
   requests: row?.requests ?? 0,
   failed_requests: row?.failed_requests ?? 0,
   refused_requests: row?.refused_requests ?? 0,
+  cache_hits: row?.cache_hits ?? 0,
+  cache_saved_spend: row?.cache_saved_spend ?? 0,
 });
 
 /**

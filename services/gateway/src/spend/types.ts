@@ -38,6 +38,15 @@ export interface SpendLogRow {
   reason?: string | null;
   /** How the tokens divide by price (the `usage_details` column), when the upstream reported its usage. */
   usageDetails?: UsageBreakdown;
+  /**
+   * The answer came from the response cache (LiteLLM's `cache_hit` column): `spend` is 0 and `cacheSavedSpend`
+   * what the call cost when it was first answered, USD. Absent: not a hit.
+   */
+  cacheHit?: boolean;
+  /** The response cache's key of the call (LiteLLM's `cache_key`), when it was looked up or stored. */
+  cacheKey?: string;
+  /** USD a cache hit saved. */
+  cacheSavedSpend?: number;
 }
 
 /** Takes spend rows off the hot path; implementations batch the writes. */

@@ -55,6 +55,26 @@ export interface NativeEventReader {
   mask(json: Obj, texts: ReadonlyMap<number, string>, piece: string | undefined): Obj;
 }
 
+/** `reader`, with `see` told about every event before `reader` reads it (to note an id, a final object, …). */
+export function observedReader(
+  reader: NativeEventReader,
+  see: (event: NativeEvent) => void,
+): NativeEventReader {
+  return {
+    get completed() {
+      return reader.completed;
+    },
+    read(event) {
+      see(event);
+      return reader.read(event);
+    },
+    usage: (outputTokens) => reader.usage(outputTokens),
+    cut: (usage) => reader.cut(usage),
+    error: (status, type, message) => reader.error(status, type, message),
+    mask: (json, texts, piece) => reader.mask(json, texts, piece),
+  };
+}
+
 /** Options of {@link relayNative}. */
 export interface NativeRelayOptions {
   reader: NativeEventReader;

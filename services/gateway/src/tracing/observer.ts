@@ -5,7 +5,7 @@
  *
  * Session: the client's conversation id from the `x-session-id` header (the chat sends LibreChat's
  * conversation id there), or `metadata.session_id` in the body (LiteLLM's Langfuse convention). Tags: the
- * model alias plus the request's `metadata.tags` strings.
+ * model alias, `cache_hit` for a call answered from the response cache, plus the request's `metadata.tags` strings.
  */
 
 import type { CaptureContent } from "../config/trace-settings.js";
@@ -66,6 +66,8 @@ export function callTrace(call: CallContext, result: CallResult): CallTrace {
     else if (typeof value === "string") modelParameters[name] = value;
   }
   const tags = [call.model ?? "unknown"];
+  // A call answered from the response cache (response-cache/): no upstream, $0.
+  if (call.cache?.hit === true) tags.push("cache_hit");
   const requested = body.metadata?.tags;
   if (Array.isArray(requested)) {
     for (const tag of requested) {

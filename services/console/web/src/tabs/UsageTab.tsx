@@ -6,6 +6,7 @@ import { DownloadCsv } from "../components/DownloadCsv";
 import { Loaded } from "../components/Loaded";
 import { PeriodRange } from "../components/PeriodRange";
 import { RecentRequests } from "../components/RecentRequests";
+import { ResponseCacheStats } from "../components/ResponseCacheStats";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
 import { useFetch } from "../useFetch";
@@ -36,6 +37,7 @@ export function UsageTab() {
               are listed below and in the CSV with their reason.
             </Text>
             <CachingStats caching={data.caching} promptTokens={data.totals.prompt_tokens} />
+            <ResponseCacheStats totals={data.totals} />
             <UsageChart daily={data.daily} height={260} />
             <SimpleGrid cols={{ base: 1, md: 2 }}>
               <SpendBars title="Spend by model" rows={data.by_model.map((m) => ({ ...m, label: m.model }))} />

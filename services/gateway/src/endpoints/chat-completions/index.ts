@@ -14,6 +14,7 @@ import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
 import { openAiUsage } from "../../usage/provider-usage.js";
+import { chatCompletionsCache, wholeChatCompletion } from "./cache.js";
 import { type ChatCompletionRequest, parseChatCompletion } from "./schema.js";
 import { chatCompletionTexts, chatRequestTexts } from "./texts.js";
 
@@ -28,6 +29,7 @@ export const chatCompletionAnswer: JsonAnswerFormat = {
   usage: (answer) => openAiUsage((answer as { usage?: unknown } | null)?.usage),
   output: firstMessage,
   outputTexts: chatCompletionTexts,
+  cacheable: wholeChatCompletion,
 };
 
 /** The chat completions endpoint. */
@@ -48,6 +50,8 @@ export const chatCompletions: Endpoint<ChatCompletionRequest> = {
     if (!call.stream) return answerJson(call, upstream, deps, reply, chatCompletionAnswer);
     return answerStream(call, upstream, deps, request, reply, {
       stripUsage: call.body.stream_options?.include_usage !== true,
+      cacheable: wholeChatCompletion,
     });
   },
+  cache: chatCompletionsCache,
 };

@@ -17,6 +17,7 @@ import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
 import { openAiUsage } from "../../usage/provider-usage.js";
+import { completionsCache, wholeTextCompletion } from "./cache.js";
 import { type CompletionRequest, completionChoices, parseCompletion } from "./schema.js";
 import { completionAnswerTexts, completionRequestTexts } from "./texts.js";
 
@@ -25,6 +26,7 @@ export const completionAnswer: JsonAnswerFormat = {
   usage: (answer) => openAiUsage((answer as { usage?: unknown } | null)?.usage),
   output: (answer) => (answer as { choices?: Array<{ text?: unknown }> } | null)?.choices?.[0]?.text,
   outputTexts: completionAnswerTexts,
+  cacheable: wholeTextCompletion,
 };
 
 /** The text completions endpoint. */
@@ -46,6 +48,8 @@ export const completions: Endpoint<CompletionRequest> = {
     if (!call.stream) return answerJson(call, upstream, deps, reply, completionAnswer);
     return answerStream(call, upstream, deps, request, reply, {
       stripUsage: call.body.stream_options?.include_usage !== true,
+      cacheable: wholeTextCompletion,
     });
   },
+  cache: completionsCache,
 };

@@ -10,6 +10,7 @@
 
 import type { Endpoint } from "../../pipeline/endpoint.js";
 import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { replayAnswer } from "../../pipeline/steps/cache-replay.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
@@ -30,6 +31,8 @@ export function embeddingUsage(answer: unknown): Usage | undefined {
 export const embeddingAnswer: JsonAnswerFormat = {
   usage: embeddingUsage,
   output: () => undefined,
+  // Vectors are whole or absent: any answer with data may be stored.
+  cacheable: (answer) => Array.isArray(answer.data) && answer.data.length > 0,
 };
 
 /** The embeddings endpoint. */
@@ -49,4 +52,6 @@ export const embeddings: Endpoint<EmbeddingRequest> = {
     return send(call, deps.router, { api: "embeddings", body: call.body, json });
   },
   answer: (call, upstream, deps, _request, reply) => answerJson(call, upstream, deps, reply, embeddingAnswer),
+  // Never streamed: a hit is always the stored JSON.
+  cache: { replay: replayAnswer(() => []) },
 };

@@ -20,6 +20,7 @@ import { send } from "../../pipeline/steps/send.js";
 import type { CallContext } from "../../pipeline/types.js";
 import { forwardable } from "../../providers/openai-compatible/forward-json.js";
 import { anthropicUsage } from "../../usage/provider-usage.js";
+import { assemblingReader, messagesCache, wholeMessage } from "./cache.js";
 import { fromChatCompletion } from "./from-chat.js";
 import { messagesEventReader } from "./native-events.js";
 import { type MessagesRequest, parseMessagesRequest } from "./schema.js";
@@ -41,6 +42,7 @@ export const messageAnswer: JsonAnswerFormat = {
   usage: (answer) => anthropicUsage((answer as { usage?: unknown } | null)?.usage),
   output: (answer) => structuredClone((answer as { content?: unknown } | null)?.content),
   outputTexts: messageAnswerTexts,
+  cacheable: wholeMessage,
 };
 
 /**
@@ -73,12 +75,16 @@ export const messages: Endpoint<MessagesRequest> = {
   async answer(call, upstream, deps, request, reply) {
     if (native.has(call)) {
       if (!call.stream) return answerJson(call, upstream, deps, reply, messageAnswer);
-      return answerNativeStream(call, upstream, deps, request, reply, messagesEventReader());
+      const assembled = assemblingReader(messagesEventReader());
+      return answerNativeStream(call, upstream, deps, request, reply, assembled.reader, assembled.cache);
     }
     if (!call.stream) return answerJson(call, upstream, deps, reply, translatedMessage);
     return answerStream(call, upstream, deps, request, reply, {
       stripUsage: false,
       encoder: messagesStreamEncoder(call.body.model, call.promptEstimate),
+      cacheable: wholeMessage,
+      storedAs: fromChatCompletion,
     });
   },
+  cache: messagesCache,
 };

@@ -27,6 +27,7 @@ import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
 import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
 import { responsesApiUsage } from "../../usage/provider-usage.js";
+import { completedResponseReader, responsesCache, wholeResponse } from "./cache.js";
 import { responsesEventReader } from "./native-events.js";
 import { checkPrevious, idNotingReader, recordRelayed } from "./ownership.js";
 import { fromChatCompletion } from "./response-object.js";
@@ -46,6 +47,7 @@ export const responseAnswer: JsonAnswerFormat = {
   usage: (answer) => responsesApiUsage((answer as { usage?: unknown } | null)?.usage),
   output: outputOf,
   outputTexts: responseOutputTexts,
+  cacheable: wholeResponse,
 };
 
 /** The 400 for `previous_response_id` on the translated path. */
@@ -102,12 +104,15 @@ export const responses: Endpoint<ResponsesRequest> = {
     if (call.stream) {
       if (native) {
         const ids = idNotingReader(responsesEventReader());
-        await answerNativeStream(call, upstream, deps, request, reply, ids.reader);
+        const noted = completedResponseReader(ids.reader);
+        await answerNativeStream(call, upstream, deps, request, reply, noted.reader, noted.cache);
         return recordRelayed(call, deps, ids.id());
       }
       return answerStream(call, upstream, deps, request, reply, {
         stripUsage: false,
         encoder: new ResponsesStreamEncoder(call.body),
+        cacheable: wholeResponse,
+        storedAs: (completion) => fromChatCompletion(call.body, completion),
       });
     }
     if (native) {
@@ -123,4 +128,5 @@ export const responses: Endpoint<ResponsesRequest> = {
       translate: (completion) => fromChatCompletion(call.body, completion as Record<string, unknown>),
     });
   },
+  cache: responsesCache,
 };

@@ -8,7 +8,7 @@
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { CallContext, PipelineDeps } from "../../pipeline/types.js";
 import { mayUse, ownerOf } from "../../response-owners/types.js";
-import type { EventText, NativeEvent, NativeEventReader } from "../../streaming/native-relay.js";
+import { type NativeEventReader, observedReader } from "../../streaming/native-relay.js";
 
 /** Longest response id quoted back in a message, characters. */
 const MAX_ID_CHARS = 100;
@@ -73,27 +73,17 @@ export function idNotingReader(reader: NativeEventReader): {
   let noted: string | undefined;
   return {
     id: () => noted,
-    reader: {
-      get completed() {
-        return reader.completed;
-      },
-      read(event: NativeEvent): EventText {
-        const json = event.json;
-        if (
-          noted === undefined &&
-          json !== undefined &&
-          typeof json.type === "string" &&
-          json.type.startsWith("response.")
-        ) {
-          const id = (json.response as { id?: unknown } | undefined)?.id;
-          if (typeof id === "string") noted = id;
-        }
-        return reader.read(event);
-      },
-      usage: (outputTokens) => reader.usage(outputTokens),
-      cut: (usage) => reader.cut(usage),
-      error: (status, type, message) => reader.error(status, type, message),
-      mask: (json, texts, piece) => reader.mask(json, texts, piece),
-    },
+    reader: observedReader(reader, (event) => {
+      const json = event.json;
+      if (
+        noted === undefined &&
+        json !== undefined &&
+        typeof json.type === "string" &&
+        json.type.startsWith("response.")
+      ) {
+        const id = (json.response as { id?: unknown } | undefined)?.id;
+        if (typeof id === "string") noted = id;
+      }
+    }),
   };
 }

@@ -93,6 +93,7 @@ export function book(
       estimatedPromptTokens: call.promptEstimate,
       upstreamHeaders: upstream.headers,
       reason,
+      ...(call.cache === undefined ? {} : { cacheKey: call.cache.key }),
     },
     measured.amounts,
     status,

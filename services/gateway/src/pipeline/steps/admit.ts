@@ -91,6 +91,20 @@ export async function admitAs(
 }
 
 /**
+ * Admits a call answered from the response cache ({@link admitAs}): it counts as one request against rpm (and
+ * holds a parallel slot while it is answered) like any other, but reserves nothing and counts no tokens: it
+ * reaches no upstream. A key whose budget is spent is still refused, as for a free call.
+ * @throws GatewayError 429 `rate_limit_error` / `budget_exceeded` from the admitter.
+ */
+export async function admitCacheHit(call: CallContext, admitter: Admitter | undefined): Promise<void> {
+  call.admission = await admitAs(call.auth, admitter, {
+    model: call.body.model,
+    estimatedCost: 0,
+    estimatedTokens: 0,
+  });
+}
+
+/**
  * Makes `reservation` the call's: what it reserves, what its stream may relay, the cap it sends, and the output
  * that rate limits and routing expect (the cap the upstream is sent, else the default: not the plan's maximum,
  * which a deployment's `tpm` would hold for every call in flight).

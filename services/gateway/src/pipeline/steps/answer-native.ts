@@ -21,9 +21,21 @@ import {
   streamDeadline,
   streamEnding,
 } from "./answer.js";
+import { storeAnswer } from "./cache-store.js";
 
 /**
- * Relays `upstream`'s event stream read by `reader` (see the module comment); settles and counts the call.
+ * How the response cache stores a native stream: the whole answer the stream carried (e.g. the `response` of
+ * Responses' `response.completed`), and whether it may be stored. Only a stream that ended 200, was not cut, and
+ * ran without an output guard is stored (with a guard the events the reader saw are not what the client got).
+ */
+export interface NativeStreamCache {
+  answer(): Record<string, unknown> | undefined;
+  cacheable(answer: Record<string, unknown>): boolean;
+}
+
+/**
+ * Relays `upstream`'s event stream read by `reader` (see the module comment); settles and counts the call, then
+ * stores its answer when `cache` says how (`steps/cache-store.ts`).
  * @throws GatewayError 502 when the upstream's answer is not `text/event-stream` (nothing was sent yet).
  */
 export async function answerNativeStream(
@@ -33,6 +45,7 @@ export async function answerNativeStream(
   request: FastifyRequest,
   reply: FastifyReply,
   reader: NativeEventReader,
+  cache?: NativeStreamCache,
 ): Promise<void> {
   ensureEventStream(upstream, "its API's events");
   openStream(call, upstream, deps, request, reply);
@@ -57,6 +70,9 @@ export async function answerNativeStream(
   call.decisions.push(...outcome.guardDecisions);
   const left = res.destroyed && !outcome.completed && !reader.completed;
   const ended = streamEnding(outcome.upstreamError, outcome.blocked, left, outcome.clientIdle);
-  settle(call, deps, outcome.usage, outcome.outputTokens, ended.status, ended.reason);
+  const cost = settle(call, deps, outcome.usage, outcome.outputTokens, ended.status, ended.reason);
   finish(deps, request, ended.status, ended.errorType);
+  if (cache === undefined || outputGuard !== undefined || ended.status !== 200 || outcome.cut) return;
+  const answer = cache.answer();
+  if (answer !== undefined && cache.cacheable(answer)) storeAnswer(call, deps, answer, cost);
 }

@@ -35,6 +35,8 @@ import {
   settle,
 } from "./account.js";
 import { withTopUp } from "./admit.js";
+import { cacheKeyHeader } from "./cache-lookup.js";
+import { type StreamCacheFormat, storeAnswer, storeStreamed, streamCapture } from "./cache-store.js";
 
 /** Keeps a name or entity header-safe (they come from configuration, never from the client). */
 const token = (value: string) => value.replace(/[^\w.-]/g, "_");
@@ -82,6 +84,11 @@ export interface JsonAnswerFormat {
    * called for an answer the guard blocked. E.g. the Responses endpoint records the response's owner here.
    */
   answered?(answer: unknown): void;
+  /**
+   * The answer is whole and may be stored by the response cache (`steps/cache-store.ts`): not cut by a cap, not a
+   * refusal. Absent: the endpoint's answers are never stored.
+   */
+  cacheable?(answer: Record<string, unknown>): boolean;
 }
 
 /** 502 for an upstream body that is not JSON. */
@@ -154,8 +161,11 @@ export async function answerJson(
     .header("x-litellm-response-cost", formatCost(measured.amounts.cost))
     .header("x-litellm-model-id", upstream.deployment.id)
     .headers(decisionHeaders(call.decisions))
+    .headers(cacheKeyHeader(call))
     .send(text);
   book(call, deps, measured, 200);
+  if (call.cache?.store === true && format.cacheable?.(completion as Record<string, unknown>) === true)
+    storeAnswer(call, deps, completion as Record<string, unknown>, measured.amounts.cost);
   return sent;
 }
 
@@ -244,6 +254,9 @@ export interface StreamAnswerOptions {
   encoder?: StreamEncoder;
   /** The response's `content-type` (default `text/event-stream; charset=utf-8`). */
   contentType?: string;
+  /** The response cache's reading of the stream (`steps/cache-store.ts`); absent: never stored. */
+  cacheable?: StreamCacheFormat["cacheable"];
+  storedAs?: StreamCacheFormat["storedAs"];
 }
 
 /**
@@ -270,6 +283,7 @@ export async function answerStream(
   const outputGuard = deps.guard?.streamOutput(call);
   const text = deps.collectOutput ? new StreamText() : undefined;
   const deadline = streamDeadline(upstream, deps);
+  const capture = streamCapture(call, deps, options);
   const outcome = await relaySse(upstream.body, res, {
     open,
     stripUsage: options.stripUsage,
@@ -281,6 +295,7 @@ export async function answerStream(
     ...clientIdleOf(deps),
     ...(outputGuard === undefined ? {} : { guard: outputGuard }),
     ...(text === undefined ? {} : { onText: (piece: string) => text.addText(piece) }),
+    ...(capture === undefined ? {} : { onPayload: capture.onPayload }),
     onFirstChunk: () => firstByte(call, upstream, deps),
   }).finally(() => clearTimeout(deadline));
   if (!upstream.body.destroyed) upstream.body.destroy();
@@ -295,7 +310,7 @@ export async function answerStream(
   const left = res.destroyed && !outcome.completed;
   const ended = streamEnding(outcome.upstreamError, outcome.blocked, left, outcome.clientIdle);
   // A stream cut at its reservation never read the upstream's usage; one without usage is booked by its count.
-  settle(
+  const cost = settle(
     call,
     deps,
     outcome.cut ? undefined : outcome.usage,
@@ -304,6 +319,8 @@ export async function answerStream(
     ended.reason,
   );
   finish(deps, request, ended.status, ended.errorType);
+  if (capture !== undefined && ended.status === 200 && !outcome.cut && outcome.completed)
+    await storeStreamed(call, deps, capture, cost, options);
 }
 
 /**
@@ -328,6 +345,7 @@ export function openStream(
     "x-request-id": request.id,
     "x-litellm-model-id": upstream.deployment.id,
     ...decisionHeaders(call.decisions),
+    ...cacheKeyHeader(call),
     ...observerHeaders(deps.observers, call),
   });
 }

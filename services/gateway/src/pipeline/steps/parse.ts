@@ -73,5 +73,6 @@ export function parse<B extends EndpointBody>(
     firstByteAtEpoch: undefined,
     output: undefined,
     upstreamOutput: undefined,
+    cache: undefined,
   };
 }

@@ -341,6 +341,8 @@ describe("spend logs and usage", () => {
       requests: 0,
       failed_requests: 0,
       refused_requests: 0,
+      cache_hits: 0,
+      cache_saved_spend: 0,
     });
     expect(usage.body.totals).toMatchObject({
       spend: 0.875,

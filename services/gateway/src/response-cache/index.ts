@@ -1,0 +1,60 @@
+/**
+ * The exact response cache (LiteLLM's `litellm_settings.cache`; docs/cache.md): its settings, its store (Redis
+ * when the gateway has `REDIS_URL` and `cache_params.type` is `redis`, else an in-process LRU), its metrics and
+ * the config version of each model group. The pipeline uses it in two steps: `steps/cache-lookup.ts` (before
+ * admission) and `steps/cache-store.ts` (after the output guard); a hit is answered by `steps/cache-replay.ts`.
+ */
+import type { FastifyBaseLogger } from "fastify";
+import type { Registry } from "prom-client";
+import type { RedisConnection } from "../cache/redis.js";
+import type { ResponseCacheSettings } from "../config/cache-settings.js";
+import type { Deployment } from "../config/types.js";
+import type { Clock } from "../time/clock.js";
+import { groupVersions } from "./key.js";
+import { type ResponseCacheMetrics, responseCacheMetrics } from "./metrics.js";
+import { MemoryCacheStore } from "./store-memory.js";
+import { RedisCacheStore } from "./store-redis.js";
+import type { CacheStore } from "./types.js";
+
+/** The response cache the pipeline's cache steps use (`PipelineDeps.responseCache`). */
+export interface ResponseCache {
+  readonly settings: ResponseCacheSettings;
+  readonly store: CacheStore;
+  readonly metrics: ResponseCacheMetrics;
+  readonly clock: Clock;
+  /** The config version of a model group (`key.ts` {@link groupVersions}); "" for an alias without deployments. */
+  groupVersion(alias: string): string;
+}
+
+/** What {@link createResponseCache} needs. */
+export interface ResponseCacheOptions {
+  settings: ResponseCacheSettings;
+  /** The gateway's Redis connection (REDIS_URL), when it has one. */
+  redis: RedisConnection | undefined;
+  deployments: readonly Deployment[];
+  registry: Registry;
+  clock: Clock;
+  log?: FastifyBaseLogger;
+}
+
+/** Creates the cache; `type: redis` without a Redis connection falls back to the in-process LRU (logged). */
+export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
+  const { settings, redis, clock } = options;
+  let store: CacheStore;
+  if (settings.type === "redis" && redis !== undefined) store = new RedisCacheStore(redis);
+  else {
+    if (settings.type === "redis")
+      options.log?.warn(
+        "cache_params.type is redis but REDIS_URL is not set: the response cache is per instance",
+      );
+    store = new MemoryCacheStore(settings.maxEntries, clock);
+  }
+  const versions = groupVersions(options.deployments);
+  return {
+    settings,
+    store,
+    clock,
+    metrics: responseCacheMetrics(options.registry),
+    groupVersion: (alias) => versions.get(alias) ?? "",
+  };
+}
