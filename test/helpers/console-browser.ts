@@ -39,11 +39,12 @@ export interface BrowserConsole {
 
 /**
  * Builds the bundle, starts the stack, registers `email` (the first account is ADMIN) and opens a page.
- * `chat: false` runs the console without a chat (operator-only mode): no user, no cookie.
+ * `chat: false` runs the console without a chat (operator-only mode): no user, no cookie. `gatewayEnv`: extra
+ * gateway environment (e.g. GUARDRAIL_POLICY).
  */
 export async function startBrowserConsole(
   email = "ada@example.com",
-  options: { chat?: boolean; gatewayConfig?: string } = {},
+  options: { chat?: boolean; gatewayConfig?: string; gatewayEnv?: Record<string, string> } = {},
 ): Promise<BrowserConsole> {
   const chat = options.chat !== false;
   execFileSync(
@@ -56,6 +57,7 @@ export async function startBrowserConsole(
     webRoot: join(repoRoot, "services/console/dist/web"),
     chat,
     ...(options.gatewayConfig === undefined ? {} : { gatewayConfig: options.gatewayConfig }),
+    ...(options.gatewayEnv === undefined ? {} : { gatewayEnv: options.gatewayEnv }),
   });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

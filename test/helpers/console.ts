@@ -49,6 +49,8 @@ export interface ConsoleStack {
 export interface ConsoleStackOptions {
   /** Extra console environment (e.g. ADMIN_SESSION_IDLE_TIMEOUT_MS). */
   env?: Record<string, string>;
+  /** Extra gateway environment (e.g. GUARDRAIL_POLICY). */
+  gatewayEnv?: Record<string, string>;
   /** Built web bundle to serve (browser tests), or null. */
   webRoot?: string | null;
   /** false: no chat (no MONGO_URI), the console's operator-only mode. Default true (the Mongo fake). */
@@ -64,7 +66,7 @@ export async function startConsoleStack(options: ConsoleStackOptions = {}): Prom
   const prefix = uniquePrefix("console");
   const gateway = await startTestGateway(
     `model_list:\n${deployment("general", upstream.url, PRICED)}${deployment("fast", upstream.url, PRICED)}${options.gatewayConfig ?? ""}`,
-    { DATABASE_URL: db.url, REDIS_URL },
+    { DATABASE_URL: db.url, REDIS_URL, ...options.gatewayEnv },
     { store: { flushIntervalMs: 100 }, limits: { keyPrefix: prefix } },
   );
   const mongo = new FakeLibreChatMongo();

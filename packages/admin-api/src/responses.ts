@@ -155,6 +155,13 @@ export const spendLog = z.looseObject({
   stream: z.boolean(),
   /** The token breakdown; null when the upstream reported no usage (billed from estimates); absent from older gateways. */
   usage_details: usageDetails.nullable().optional(),
+  /**
+   * Why a failed or refused call failed: the OpenAI error `type` (`budget_exceeded`, `rate_limit_error`,
+   * `upstream_error`, `timeout`, `client_closed_request`, …) or the gateway's finer name where that type is generic
+   * (`guardrail_violation`, `key_model_access_denied`); null for an answered call; absent from older gateways.
+   * A call refused before any upstream answered has spend 0, no tokens and `model` "".
+   */
+  reason: z.string().nullable().optional(),
   /** Answered from the response cache (LiteLLM's `cache_hit`); absent from older gateways. */
   cache_hit: z.boolean().optional(),
   /** The response cache's key of the call (LiteLLM's `cache_key`), or null. */
@@ -194,8 +201,13 @@ export const usageTotals = z.looseObject({
   /** Of `prompt_tokens`, those read from the provider's prompt cache (`usage_details.cache_read`). */
   cached_tokens: z.number(),
   requests: z.number(),
-  /** Of `requests`, those answered with an error status (the provider's error, or 499: the client left). */
+  /**
+   * Of `requests`, those answered with an error status: refused by the gateway, the provider's error, or 499 (the
+   * client left).
+   */
   failed_requests: z.number(),
+  /** Of `failed_requests`, the refused ones: a 4xx status but 499 (budget, rate limit, guardrail, model access). */
+  refused_requests: z.number(),
   /** Of `requests`, those answered from the gateway's response cache (spend 0; `cache_hit` in /spend/logs). */
   cache_hits: z.number(),
   /** What those cache hits would have cost, USD (the spend rows' `cache_saved_spend`). */
@@ -205,7 +217,8 @@ export type UsageTotals = z.infer<typeof usageTotals>;
 
 /**
  * `GET /spend/usage`: one user's, one key's or the platform's usage over the last `days` UTC days: totals, one entry per day
- * (oldest first, empty days as zeros), per model alias, per key, and the 50 most recent requests.
+ * (oldest first, empty days as zeros), per model alias, per key, the 50 most recent requests (refused and failed
+ * calls included, each with its `reason`), and the failed calls per reason.
  */
 export const usageResponse = z.looseObject({
   user_id: z.string().optional(),
@@ -230,6 +243,13 @@ export const usageResponse = z.looseObject({
    */
   cache_reads: z.array(
     z.looseObject({ model_id: z.string().nullable(), long_context: z.boolean(), cached_tokens: z.number() }),
+  ),
+  /**
+   * Failed calls (status >= 400) per `reason` (null: rows recorded before reasons were) and whether they are
+   * refusals (`refused`: counted in `refused_requests`), most first.
+   */
+  by_reason: z.array(
+    z.looseObject({ reason: z.string().nullable(), refused: z.boolean(), requests: z.number() }),
   ),
 });
 export type UsageResponse = z.infer<typeof usageResponse>;

@@ -41,6 +41,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The OpenAI error `type` of a failed request (metric label). */
     errorType: string | undefined;
+    /** Why a failed request was refused, for its spend-log row (`GatewayError.reason`). */
+    errorReason: string | undefined;
   }
 }
 
@@ -135,6 +137,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.decorateRequest("errorType", undefined);
+  app.decorateRequest("errorReason", undefined);
 
   registerJsonBodyParser(app);
 

@@ -61,10 +61,12 @@ describe("spend export", () => {
     );
     const lines = rows(res.text);
     expect(lines[0]).toBe(
-      "time,request_id,user_id,user_email,model,key_alias,key_hash,team_id,prompt_tokens,completion_tokens,total_tokens,cached_tokens,cache_write_tokens,reasoning_tokens,spend_usd,status",
+      "time,request_id,user_id,user_email,model,key_alias,key_hash,team_id,prompt_tokens,completion_tokens,total_tokens,cached_tokens,cache_write_tokens,reasoning_tokens,spend_usd,status,reason",
     );
     expect(lines.slice(1).every((l) => l.split(",")[3] === "alice@example.com")).toBe(true);
     expect(lines).toHaveLength(3);
+    // Answered calls: status 200, an empty reason.
+    expect(lines.slice(1).every((l) => l.endsWith(",200,"))).toBe(true);
     expect(
       lines
         .map((l) => l.split(",")[4])

@@ -173,12 +173,23 @@ describe("virtual keys through the gateway", () => {
       expect(r.e.error?.type).toBe("budget_exceeded");
       expect(r.e.error?.message).toMatch(/budget/i);
     }
-    // Every successful call is logged (nothing lost), and their total stays within the budget: each
-    // reservation (prompt estimate + max_tokens) bounds its call's real cost.
+    // Every call is logged (nothing lost), each refusal at spend 0 with its reason, and the total stays within
+    // the budget: each reservation (prompt estimate + max_tokens) bounds its call's real cost.
     const logs = async () =>
-      (await admin<Array<{ spend: number }>>(a, "GET", `/spend/logs?api_key=${token}&limit=1000`)).body;
-    await expect.poll(async () => (await logs()).length, { timeout: 5000 }).toBe(succeeded);
-    const total = (await logs()).reduce((sum, row) => sum + Number(row.spend), 0);
+      (
+        await admin<Array<{ spend: number; status: number; reason: string | null }>>(
+          a,
+          "GET",
+          `/spend/logs?api_key=${token}&limit=1000`,
+        )
+      ).body;
+    await expect.poll(async () => (await logs()).length, { timeout: 5000 }).toBe(200);
+    const rows = await logs();
+    expect(rows.filter((row) => row.status === 200)).toHaveLength(succeeded);
+    const refusals = rows.filter((row) => row.status === 429);
+    expect(refusals).toHaveLength(refused.length);
+    expect(refusals.every((row) => row.reason === "budget_exceeded" && Number(row.spend) === 0)).toBe(true);
+    const total = rows.reduce((sum, row) => sum + Number(row.spend), 0);
     expect(total).toBeLessThanOrEqual(budget + 1e-9);
   });
 

@@ -38,6 +38,7 @@ export const EXPORT_COLUMNS = [
   "reasoning_tokens",
   "spend_usd",
   "status",
+  "reason",
 ] as const;
 
 /** One CSV cell (RFC 4180 quoting; formula-looking text prefixed with `'`). */
@@ -52,7 +53,9 @@ export function csvCell(value: string | number | null): string {
  * The CSV lines (header first, CRLF-terminated) of spend log rows; `emails` gives a user id's e-mail (a row of
  * no user, e.g. a master-key call, has both user cells empty). The token breakdown (`cached_tokens`: prompt
  * tokens read from the provider's prompt cache; `cache_write_tokens`: written to it, 5-minute and 1-hour;
- * `reasoning_tokens`: of the completion tokens) is empty when the upstream reported no usage.
+ * `reasoning_tokens`: of the completion tokens) is empty when the upstream reported no usage. `reason`: why a
+ * refused or failed call failed, as the gateway names it (`budget_exceeded`, `rate_limit_error`,
+ * `guardrail_violation`, `upstream_error`, …), empty for an answered call.
  */
 export function* csvLines(rows: SpendLog[], emails: ReadonlyMap<string, string | null>): Generator<string> {
   yield `${EXPORT_COLUMNS.join(",")}\r\n`;
@@ -75,6 +78,7 @@ export function* csvLines(rows: SpendLog[], emails: ReadonlyMap<string, string |
       details?.output_reasoning ?? null,
       r.spend,
       r.status,
+      r.reason ?? null,
     ];
     yield `${cells.map(csvCell).join(",")}\r\n`;
   }

@@ -33,6 +33,7 @@ const ZERO: UsageTotals = {
   cached_tokens: 0,
   requests: 0,
   failed_requests: 0,
+  refused_requests: 0,
   cache_hits: 0,
   cache_saved_spend: 0,
 };
@@ -47,6 +48,7 @@ function add(a: UsageTotals, b: UsageTotals): UsageTotals {
     cached_tokens: a.cached_tokens + b.cached_tokens,
     requests: a.requests + b.requests,
     failed_requests: a.failed_requests + b.failed_requests,
+    refused_requests: a.refused_requests + b.refused_requests,
     cache_hits: a.cache_hits + b.cache_hits,
     cache_saved_spend: a.cache_saved_spend + b.cache_saved_spend,
   };
@@ -74,6 +76,7 @@ const totalsOf = (row: UsageTotals): UsageTotals => ({
   cached_tokens: row.cached_tokens,
   requests: row.requests,
   failed_requests: row.failed_requests,
+  refused_requests: row.refused_requests,
   cache_hits: row.cache_hits,
   cache_saved_spend: row.cache_saved_spend,
 });

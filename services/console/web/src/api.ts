@@ -30,7 +30,7 @@ export interface CachingSavings {
 /** `GET /api/usage`: the gateway's usage (without its per-deployment cache reads) and `caching`. */
 export type ConsoleUsage = Pick<
   UsageResponse,
-  "days" | "start_date" | "end_date" | "totals" | "daily" | "by_model" | "by_key" | "recent"
+  "days" | "start_date" | "end_date" | "totals" | "daily" | "by_model" | "by_key" | "recent" | "by_reason"
 > & { caching: CachingSavings };
 
 /** `GET /api/me`. */

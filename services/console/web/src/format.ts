@@ -76,13 +76,41 @@ export function time(iso: string): string {
 }
 
 /**
- * A booked call's HTTP status in words: "OK" (2xx), "Client left (499)", "Refused (4xx)" (e.g. an output
- * guardrail after the provider answered), "Failed (5xx)" (the provider's stream broke or timed out).
+ * A call's HTTP status in words: "OK" (2xx), "Client left (499)", "Refused (4xx)" (a budget, a rate limit, a
+ * guardrail, a model the key may not call), "Failed (5xx)" (the provider failed, its stream broke or timed out).
  */
 export function callStatus(status: number): string {
   if (status >= 200 && status < 300) return "OK";
   if (status === 499) return "Client left (499)";
   return status >= 500 ? `Failed (${status})` : `Refused (${status})`;
+}
+
+/** The gateway's reasons (a spend row's `reason`: an OpenAI error type or the gateway's name) in words. */
+const REASONS: Record<string, string> = {
+  budget_exceeded: "budget",
+  rate_limit_error: "rate limit",
+  guardrail_violation: "guardrail",
+  guardrail_unavailable: "guardrail unavailable",
+  key_model_access_denied: "model not allowed",
+  upstream_error: "provider error",
+  timeout: "provider timeout",
+  service_unavailable_error: "provider unavailable",
+  client_closed_request: "client left",
+  client_idle_timeout: "client stopped reading",
+  invalid_request_error: "invalid request",
+  limits_unavailable: "limits unavailable",
+  internal_error: "gateway error",
+};
+
+/** Why a call failed, in words (`budget`, `rate limit`, `guardrail`, …); unknown reasons as the gateway names them. */
+export function reasonLabel(reason: string): string {
+  return REASONS[reason] ?? reason.replaceAll("_", " ");
+}
+
+/** A call's status in words with its reason when it failed: "Refused (429): budget", "OK". */
+export function callOutcome(status: number, reason: string | null | undefined): string {
+  const words = callStatus(status);
+  return reason == null || status === 499 ? words : `${words}: ${reasonLabel(reason)}`;
 }
 
 /** Today's UTC calendar day, `2026-11-27` (the gateway's days are UTC days). */

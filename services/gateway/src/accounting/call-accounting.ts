@@ -65,6 +65,8 @@ export interface CallRecord {
   cacheKey?: string;
   /** The upstream's response headers (its `x-ratelimit-remaining-*` feed the remaining-limit gauges). */
   upstreamHeaders?: Readonly<Record<string, string | string[] | undefined>>;
+  /** Why the call failed though the upstream answered (`upstream_error`, `timeout`, …); undefined when it did not. */
+  reason?: string | undefined;
 }
 
 /** Costs are kept to this many decimal places of USD (1e-10): no `0.00015000000000000001` in headers or rows. */
@@ -176,6 +178,7 @@ export function recordCall(
     status,
     stream: record.stream,
     callType: record.callType,
+    reason: record.reason,
     ...(amounts.breakdown === undefined ? {} : { usageDetails: amounts.breakdown }),
     ...(record.cacheKey === undefined ? {} : { cacheKey: record.cacheKey }),
   });

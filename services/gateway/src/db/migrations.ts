@@ -291,4 +291,13 @@ ALTER TABLE spend_logs ADD COLUMN cache_key text;
 ALTER TABLE spend_logs ADD COLUMN cache_saved_spend numeric NOT NULL DEFAULT 0;
 `,
   },
+  {
+    id: 13,
+    name: "spend-logs-reason",
+    // Why a call failed or was refused (LiteLLM logs failed calls too, their error in the row's metadata): the
+    // OpenAI error type (`budget_exceeded`, `rate_limit_error`, `upstream_error`, …) or the gateway's finer name
+    // where that type is generic (`guardrail_violation`, `key_model_access_denied`); NULL for an answered call.
+    // A refused call's row has spend 0 and no deployment (pipeline/steps/account.ts, logRefusal).
+    sql: `ALTER TABLE spend_logs ADD COLUMN reason text;`,
+  },
 ];

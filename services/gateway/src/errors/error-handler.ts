@@ -51,7 +51,7 @@ function fromFastifyError(error: FastifyError, maxBodyBytes: number): GatewayErr
 
 /**
  * The handler for `app.setErrorHandler`, for a body limit of `maxBodyBytes` (bytes, named in the 413 message).
- * Sets `request.errorType` (the OpenAI error `type`) for the metrics.
+ * Sets `request.errorType` (the OpenAI error `type`) for the metrics and `request.errorReason` for the spend log.
  */
 export function gatewayErrorHandler(maxBodyBytes: number) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -65,6 +65,7 @@ export function gatewayErrorHandler(maxBodyBytes: number) {
         type: "internal_error",
       });
     request.errorType = out.type;
+    request.errorReason = out.reason;
     if (out.status >= 500)
       request.log.warn({ status: out.status, type: out.type, requestId: request.id }, out.message);
     const body =

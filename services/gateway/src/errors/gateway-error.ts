@@ -24,6 +24,11 @@ export interface GatewayErrorOptions {
   code?: string;
   /** Extra response headers, e.g. `retry-after` (seconds) on 429. */
   headers?: Record<string, string>;
+  /**
+   * Why the call was refused, as its spend-log row records it (`reason`); defaults to `type`. Set where the type
+   * is generic: `guardrail_violation` (a guardrail's 400), `key_model_access_denied` (a 403 `permission_error`).
+   */
+  reason?: string;
   cause?: unknown;
 }
 
@@ -37,6 +42,8 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly code: string;
   readonly headers: Record<string, string>;
+  /** The spend log's `reason` for this refusal: {@link GatewayErrorOptions.reason}, else `type`. */
+  readonly reason: string;
 
   constructor(status: number, message: string, options: GatewayErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -46,6 +53,7 @@ export class GatewayError extends Error {
     this.param = options.param ?? null;
     this.code = options.code ?? String(status);
     this.headers = options.headers ?? {};
+    this.reason = options.reason ?? options.type;
   }
 
   /** The response body for this error. */

@@ -8,6 +8,9 @@ import { type DecisionBase, decide } from "./decision.js";
 import type { OnError } from "./policy/schema.js";
 import type { GuardDecision } from "./types.js";
 
+/** The spend log's `reason` of a call a guardrail blocked (a 503 `guardrail_unavailable` keeps its code). */
+export const GUARDRAIL_VIOLATION = "guardrail_violation";
+
 /** A call refused by a guardrail (400 block, or 503 when a fail_closed guardrail's service failed). */
 export class GuardrailRefusal extends GatewayError {
   /** Every decision of the call's hook, the refusing one included. */
@@ -19,7 +22,8 @@ export class GuardrailRefusal extends GatewayError {
     options: { type: string; code: string; param?: string | null },
     decisions: readonly GuardDecision[],
   ) {
-    super(status, message, options);
+    // The spend log tells a guardrail's block from other bad requests (whose type is also invalid_request_error).
+    super(status, message, { ...options, reason: status === 503 ? options.code : GUARDRAIL_VIOLATION });
     this.name = "GuardrailRefusal";
     this.decisions = decisions;
   }

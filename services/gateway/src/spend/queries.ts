@@ -27,7 +27,7 @@ export interface SpendLogFilter {
 
 const LOG_COLUMNS = `request_id, api_key, key_alias, user_id, model_group, model, deployment_id, prompt_tokens,
   completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type, usage_details, team_id, cache_hit,
-  cache_key, cache_saved_spend`;
+  cache_key, cache_saved_spend, reason`;
 
 type LogRow = {
   request_id: string;
@@ -48,12 +48,17 @@ type LogRow = {
   call_type: string;
   usage_details: UsageBreakdown | null;
   team_id: string | null;
+  reason: string | null;
   cache_hit: boolean;
   cache_key: string | null;
   cache_saved_spend: number;
 };
 
-/** A spend log row on the wire: LiteLLM's `LiteLLM_SpendLogs` names (`startTime`, `user`, …) plus ours. */
+/**
+ * A spend log row on the wire: LiteLLM's `LiteLLM_SpendLogs` names (`startTime`, `user`, …) plus ours; `reason`:
+ * why a failed or refused call failed (`budget_exceeded`, `rate_limit_error`, `guardrail_violation`, …), null
+ * for an answered one.
+ */
 function presentLog(row: LogRow) {
   return {
     request_id: row.request_id,
@@ -74,6 +79,7 @@ function presentLog(row: LogRow) {
     status: row.status,
     stream: row.stream,
     usage_details: row.usage_details,
+    reason: row.reason,
     cache_hit: row.cache_hit,
     cache_key: row.cache_key,
     cache_saved_spend: row.cache_saved_spend,
@@ -115,9 +121,10 @@ const dayString = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /**
  * Sums over a set of spend rows: USD, tokens, requests. `cached_tokens`: prompt tokens read from the provider's
  * prompt cache (`usage_details.cache_read`; rows billed from estimates have none); `failed_requests`: rows with
- * an error status (the upstream's error, or 499 when the client left), of `requests`; `cache_hits`: rows answered
- * from the gateway's response cache (`cache_hit`, docs/cache.md), of `requests`, and `cache_saved_spend` what those
- * hits would have cost (USD).
+ * an error status (a refusal, the upstream's error, or 499 when the client left), of `requests`;
+ * `refused_requests`: of those, the refused ones (a 4xx but 499: budget, rate limit, guardrail, model access);
+ * `cache_hits`: rows answered from the gateway's response cache (`cache_hit`, docs/cache.md), of `requests`, and
+ * `cache_saved_spend` what those hits would have cost (USD).
  */
 type Totals = {
   spend: number;
@@ -127,6 +134,7 @@ type Totals = {
   cached_tokens: number;
   requests: number;
   failed_requests: number;
+  refused_requests: number;
   cache_hits: number;
   cache_saved_spend: number;
 };
@@ -135,8 +143,9 @@ const CACHE_READ = `COALESCE((s.usage_details->>'cache_read')::bigint, 0)`;
 const SUMS = `COALESCE(sum(s.spend), 0) AS spend, COALESCE(sum(s.prompt_tokens), 0) AS prompt_tokens,
   COALESCE(sum(s.completion_tokens), 0) AS completion_tokens, COALESCE(sum(s.total_tokens), 0) AS total_tokens,
   COALESCE(sum(${CACHE_READ}), 0) AS cached_tokens, count(*) AS requests,
-  count(*) FILTER (WHERE s.status >= 400) AS failed_requests, count(*) FILTER (WHERE s.cache_hit) AS cache_hits,
-  COALESCE(sum(s.cache_saved_spend), 0) AS cache_saved_spend`;
+  count(*) FILTER (WHERE s.status >= 400) AS failed_requests,
+  count(*) FILTER (WHERE s.status BETWEEN 400 AND 498) AS refused_requests,
+  count(*) FILTER (WHERE s.cache_hit) AS cache_hits, COALESCE(sum(s.cache_saved_spend), 0) AS cache_saved_spend`;
 const totalsOf = (row: Totals | undefined): Totals => ({
   spend: row?.spend ?? 0,
   prompt_tokens: row?.prompt_tokens ?? 0,
@@ -145,6 +154,7 @@ const totalsOf = (row: Totals | undefined): Totals => ({
   cached_tokens: row?.cached_tokens ?? 0,
   requests: row?.requests ?? 0,
   failed_requests: row?.failed_requests ?? 0,
+  refused_requests: row?.refused_requests ?? 0,
   cache_hits: row?.cache_hits ?? 0,
   cache_saved_spend: row?.cache_saved_spend ?? 0,
 });
@@ -155,7 +165,9 @@ const totalsOf = (row: Totals | undefined): Totals => ({
  * totals, one entry per day (days without use are zeros, oldest first), per model alias, per key (with its
  * display name), the 50 most recent requests, and `cache_reads`: the prompt-cache reads per deployment
  * (`model_id`, the spend row's `deployment_id`) and price tier (`long_context`: prompts over 200,000 tokens), so
- * that a reader with the deployments' prices (`/model/info`) can say what caching saved.
+ * that a reader with the deployments' prices (`/model/info`) can say what caching saved, and `by_reason`: the
+ * failed calls per `reason` (null for rows written before reasons were recorded) and whether they count as
+ * refused (`refused_requests`), most frequent first.
  */
 export async function queryUsage(
   db: Queryable,
@@ -179,7 +191,7 @@ export async function queryUsage(
   const period = "s.start_time >= $2 AND s.start_time < $3";
   const scoped = `FROM spend_logs s WHERE ${match} AND ${period}`;
   const params = [value ?? null, new Date(firstDay).toISOString(), new Date(lastDay + DAY_MS).toISOString()];
-  const [totals, daily, byModel, byKey, recent, cacheReads] = await Promise.all([
+  const [totals, daily, byModel, byKey, recent, cacheReads, byReason] = await Promise.all([
     db.query<Totals>(`SELECT ${SUMS} ${scoped}`, params),
     db.query<Totals & { day: string }>(
       `SELECT to_char(s.start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, ${SUMS} ${scoped} GROUP BY day`,
@@ -206,6 +218,11 @@ export async function queryUsage(
        ${scoped} AND ${CACHE_READ} > 0 GROUP BY model_id, long_context ORDER BY model_id, long_context`,
       params,
     ),
+    db.query<{ reason: string | null; refused: boolean; requests: number }>(
+      `SELECT s.reason, s.status BETWEEN 400 AND 498 AS refused, count(*) AS requests ${scoped} AND s.status >= 400
+       GROUP BY s.reason, refused ORDER BY requests DESC, s.reason, refused`,
+      params,
+    ),
   ]);
   const perDay = new Map(daily.rows.map((row) => [row.day, totalsOf(row)]));
   return {
@@ -227,5 +244,6 @@ export async function queryUsage(
     })),
     recent: recent.rows.map(presentLog),
     cache_reads: cacheReads.rows,
+    by_reason: byReason.rows,
   };
 }

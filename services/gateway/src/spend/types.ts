@@ -31,6 +31,11 @@ export interface SpendLogRow {
   stream: boolean;
   /** LiteLLM's `call_type` (`acompletion`, `aembedding`, …); `acompletion` when absent (rows spooled before it existed). */
   callType?: string;
+  /**
+   * Why the call failed or was refused (the `reason` column): the OpenAI error type, or the gateway's finer name
+   * (`guardrail_violation`, `key_model_access_denied`); absent or null for an answered call.
+   */
+  reason?: string | null;
   /** How the tokens divide by price (the `usage_details` column), when the upstream reported its usage. */
   usageDetails?: UsageBreakdown;
   /**

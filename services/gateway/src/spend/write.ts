@@ -17,13 +17,13 @@ import type { SpendLogRow } from "./types.js";
 // element going to the i-th row; a JSON null becomes SQL NULL.
 const INSERT_LOGS_SQL = `INSERT INTO spend_logs (request_id, api_key, key_alias, user_id, model_group, model,
   deployment_id, prompt_tokens, completion_tokens, total_tokens, spend, start_time, end_time, status, stream, call_type,
-  usage_details, team_id, cache_hit, cache_key, cache_saved_spend)
+  usage_details, team_id, cache_hit, cache_key, cache_saved_spend, reason)
 SELECT r, k, a, u, g, m, d, pt, ct, tt, s, to_timestamp(st / 1000.0), to_timestamp(et / 1000.0), h, x, c,
-  NULLIF($17::jsonb -> (i::int - 1), 'null'::jsonb), tm, ch, ck, cs
+  NULLIF($17::jsonb -> (i::int - 1), 'null'::jsonb), tm, ch, ck, cs, rs
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
   $8::int[], $9::int[], $10::int[], $11::numeric[], $12::float8[], $13::float8[], $14::int[], $15::bool[],
-  $16::text[], $18::text[], $19::bool[], $20::text[], $21::numeric[])
-  WITH ORDINALITY AS l(r, k, a, u, g, m, d, pt, ct, tt, s, st, et, h, x, c, tm, ch, ck, cs, i)
+  $16::text[], $18::text[], $19::bool[], $20::text[], $21::numeric[], $22::text[])
+  WITH ORDINALITY AS l(r, k, a, u, g, m, d, pt, ct, tt, s, st, et, h, x, c, tm, ch, ck, cs, rs, i)
 ON CONFLICT (request_id) DO NOTHING
 RETURNING request_id`;
 
@@ -84,6 +84,7 @@ function logColumns(rows: SpendLogRow[], now: number): unknown[] {
     numbers((r) =>
       Number.isFinite(r.cacheSavedSpend) && (r.cacheSavedSpend ?? 0) > 0 ? (r.cacheSavedSpend ?? 0) : 0,
     ),
+    column((r) => text(r.reason)),
   ];
 }
 

@@ -91,13 +91,16 @@ async function query<T extends pg.QueryResultRow>(sql: string, params: unknown[]
   }
 }
 
-/** Waits until every booked call of the team is in the spend log, then its sums. */
+/** Waits until every booked (answered) call of the team is in the spend log, then its sums. */
 async function teamSpend(teamId: string, calls: number) {
   await waitFor(
     `${calls} spend rows of team ${teamId}`,
     async () =>
       (
-        await query<{ n: number }>("SELECT count(*)::int AS n FROM spend_logs WHERE team_id = $1", [teamId])
+        await query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM spend_logs WHERE team_id = $1 AND status < 400",
+          [teamId],
+        )
       )[0]?.n === calls,
   );
   const [logged] = await query<{ sum: string }>(
@@ -147,6 +150,13 @@ describe("a team budget", () => {
       expect(r.body.error.message).toContain('Team budget ("burst")');
     }
     const { logged, booked } = await teamSpend("burst", served.length);
+    // Each refusal is logged too: spend 0, reason budget_exceeded (added nothing to `logged`).
+    await waitFor("the refusals' spend rows", async () => {
+      const [row] = await query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM spend_logs WHERE team_id = 'burst' AND reason = 'budget_exceeded' AND spend = 0",
+      );
+      return row?.n === refused.length;
+    });
     const logs = await admin<{ team_id: string | null }[]>("GET", `/spend/logs?api_key=${keys[0]?.token}`);
     expect(logs.body.length).toBeGreaterThan(0);
     expect(logs.body.every((row) => row.team_id === "burst")).toBe(true);

@@ -1,16 +1,16 @@
 import { Box, Card, Group, Pagination, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import type { SpendLogRow } from "../api";
-import { callStatus, count, time, usd } from "../format";
+import { callOutcome, count, time, usd } from "../format";
 
 type Row = SpendLogRow;
 
-/** A call's status as text, marked for the eye when it did not succeed. */
-function Status({ status }: { status: number }) {
+/** A call's status and, when it failed, why (`reason`), as text, marked for the eye when it did not succeed. */
+function Status({ status, reason }: { status: number; reason: string | null | undefined }) {
   const ok = status >= 200 && status < 300;
   return (
     <Text span size="sm" fw={ok ? 400 : 700} c={ok ? undefined : "var(--mantine-color-error)"}>
-      {callStatus(status)}
+      {callOutcome(status, reason)}
     </Text>
   );
 }
@@ -20,7 +20,8 @@ export const PAGE_SIZE = 50;
 
 /**
  * The period's requests, newest first, {@link PAGE_SIZE} a page: time in the browser's zone (named), model,
- * key, status, tokens and cost; a list on phones, a table from the `sm` breakpoint. `truncated`: the period
+ * key, status with the reason of a refused or failed call (budget, rate limit, guardrail, provider error), tokens
+ * and cost; a list on phones, a table from the `sm` breakpoint. `truncated`: the period
  * had more than the rows given (the newest 1000).
  */
 export function RecentRequests({ requests, truncated }: { requests: Row[]; truncated: boolean }) {
@@ -52,7 +53,7 @@ export function RecentRequests({ requests, truncated }: { requests: Row[]; trunc
               {time(r.startTime)} · {r.key_alias ?? "—"} · {count(r.prompt_tokens)} in /{" "}
               {count(r.completion_tokens)} out tokens
             </Text>
-            <Status status={r.status} />
+            <Status status={r.status} reason={r.reason} />
           </Box>
         ))}
       </Box>
@@ -75,7 +76,7 @@ export function RecentRequests({ requests, truncated }: { requests: Row[]; trunc
                 <Table.Td>{r.model_group}</Table.Td>
                 <Table.Td>{r.key_alias ?? "—"}</Table.Td>
                 <Table.Td>
-                  <Status status={r.status} />
+                  <Status status={r.status} reason={r.reason} />
                 </Table.Td>
                 <Table.Td ta="right">
                   {count(r.prompt_tokens)} / {count(r.completion_tokens)}

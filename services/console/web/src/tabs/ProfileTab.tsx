@@ -4,10 +4,13 @@ import { BudgetBar } from "../components/BudgetBar";
 import { Loaded } from "../components/Loaded";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
-import { budget, count, day, perMinute, roleLabel, usd } from "../format";
+import { budget, count, day, perMinute, reasonLabel, roleLabel, usd } from "../format";
 import { useFetch } from "../useFetch";
 
-/** Profile: email, role, available budget, 7-day chart, spend breakdown, per-minute limits, most-used keys. */
+/**
+ * Profile: email, role, available budget, 7-day figures with the refused calls counted by reason, chart, spend
+ * breakdown, per-minute limits, most-used keys.
+ */
 export function ProfileTab({ me }: { me: Me }) {
   const usage = useFetch<UsageResponse>(me.kind === "chat" ? "/api/usage?days=7" : null);
   const account = me.account;
@@ -69,6 +72,7 @@ export function ProfileTab({ me }: { me: Me }) {
                 Last 7 days
               </Title>
               <UsageStats totals={data.totals} />
+              <RefusedCalls totals={data.totals} byReason={data.by_reason} />
               <UsageChart daily={data.daily} />
               <SimpleGrid cols={{ base: 1, md: 2 }}>
                 <SpendBars
@@ -119,22 +123,42 @@ export function ProfileTab({ me }: { me: Me }) {
 
 /**
  * Spend, requests, input and output tokens of a period, as four figures; under the requests, how many were
- * answered and how many failed (an error after the provider was called, or the client left: the calls the
- * gateway books; calls it refused before calling a provider are not among them).
+ * answered, refused (by a budget, a rate limit, a guardrail, a model the key may not call: `refused_requests`)
+ * and failed otherwise (the provider's error, or the client left).
  */
 export function UsageStats({ totals }: { totals: UsageTotals }) {
+  const answered = totals.requests - totals.failed_requests;
+  const failed = totals.failed_requests - totals.refused_requests;
   return (
     <SimpleGrid cols={{ base: 2, sm: 4 }}>
       <Stat label="Spend" value={usd(totals.spend)} />
       <Stat
         label="Requests"
         value={count(totals.requests)}
-        note={`${count(totals.requests - totals.failed_requests)} answered · ${count(totals.failed_requests)} failed`}
+        note={`${count(answered)} answered · ${count(totals.refused_requests)} refused · ${count(failed)} failed`}
         testId="requests-stat"
       />
       <Stat label="Input tokens" value={count(totals.prompt_tokens)} />
       <Stat label="Output tokens" value={count(totals.completion_tokens)} />
     </SimpleGrid>
+  );
+}
+
+/**
+ * How many of the period's calls were refused, and why: "2 calls refused in these 7 days: budget 1, rate limit 1"
+ * (the reasons of refusals only), or that none was.
+ */
+function RefusedCalls({ totals, byReason }: { totals: UsageTotals; byReason: UsageResponse["by_reason"] }) {
+  const refused = totals.refused_requests;
+  const reasons = byReason
+    .filter((r) => r.refused && r.reason !== null)
+    .map((r) => `${reasonLabel(r.reason as string)} ${count(r.requests)}`);
+  return (
+    <Text size="sm" c={refused > 0 ? "var(--mantine-color-error)" : "dimmed"} data-testid="refused-calls">
+      {refused === 0
+        ? "No call refused in these 7 days."
+        : `${count(refused)} ${refused === 1 ? "call" : "calls"} refused in these 7 days${reasons.length > 0 ? `: ${reasons.join(", ")}` : ""}.`}
+    </Text>
   );
 }
 

@@ -13,7 +13,7 @@ import { useFetch } from "../useFetch";
 import { UsageStats } from "./ProfileTab";
 
 /**
- * Usage: 7/30/90-day figures (answered and failed calls apart), prompt caching and what it saved, the chart,
+ * Usage: 7/30/90-day figures (answered, refused and failed calls apart), prompt caching and what it saved, the chart,
  * spend by model, keys compared, the period's requests with their status, 50 a page. The period: 7, 30 or 90
  * days, or a date range.
  */
@@ -32,9 +32,9 @@ export function UsageTab() {
           <>
             <UsageStats totals={data.totals} />
             <Text size="xs" c="dimmed" data-testid="refusals-note">
-              Failed: calls booked with an error after a provider was called (its stream broke, an output
-              guardrail refused the answer, or the client left). Calls the gateway refuses before calling a
-              provider (budget, rate limit, input guardrail) are not recorded, so they are not counted here.
+              Refused: calls the gateway turned down (a budget, a rate limit, a guardrail, a model the key may
+              not call); they cost nothing. Failed: the provider failed or timed out, or the client left. Both
+              are listed below and in the CSV with their reason.
             </Text>
             <CachingStats caching={data.caching} promptTokens={data.totals.prompt_tokens} />
             <ResponseCacheStats totals={data.totals} />

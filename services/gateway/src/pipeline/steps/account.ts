@@ -1,6 +1,9 @@
 /**
  * Account step: after the answer, settle the reservation with the real usage, record the spend row and the
  * token/latency metrics ({@link recordCall}), count the request, and hand the finished call to the observers.
+ * A call that got no upstream answer (refused by a budget, a rate limit, a guardrail or the key's models; no
+ * upstream answered; the client left first) gets a spend row of its own too: spend 0 and its reason
+ * ({@link logRefusal}).
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type CallAmounts, callerLabels, measureCall, recordCall } from "../../accounting/call-accounting.js";
@@ -66,7 +69,13 @@ export function measure(
  * ({@link recordCall}), and gives the deployment's tpm count (routing) the real figure instead of the estimate
  * it was sent with.
  */
-export function book(call: CallContext, deps: PipelineDeps, measured: MeasuredCall, status: number): void {
+export function book(
+  call: CallContext,
+  deps: PipelineDeps,
+  measured: MeasuredCall,
+  status: number,
+  reason?: string,
+): void {
   const upstream = call.upstream!;
   recordCall(
     {
@@ -83,6 +92,7 @@ export function book(call: CallContext, deps: PipelineDeps, measured: MeasuredCa
       upstreamMs: measured.upstreamMs,
       estimatedPromptTokens: call.promptEstimate,
       upstreamHeaders: upstream.headers,
+      reason,
       ...(call.cache === undefined ? {} : { cacheKey: call.cache.key }),
     },
     measured.amounts,
@@ -119,16 +129,20 @@ function noteOverrun(call: CallContext, deps: PipelineDeps, completionTokens: nu
   void deps.router.capIgnorers.mark(deployment);
 }
 
-/** {@link measure} then {@link book}; returns the cost in USD. */
+/**
+ * {@link measure} then {@link book}; returns the cost in USD. `reason`: why a call the upstream answered still
+ * failed (`upstream_error`, `timeout`, `guardrail_violation`, …), for its spend row.
+ */
 export function settle(
   call: CallContext,
   deps: PipelineDeps,
   usage: Usage | undefined,
   fallbackCompletionTokens: number,
   status: number,
+  reason?: string,
 ): number {
   const measured = measure(call, deps, usage, fallbackCompletionTokens);
-  book(call, deps, measured, status);
+  book(call, deps, measured, status, reason);
   return measured.amounts.cost;
 }
 
@@ -144,7 +158,9 @@ export function finish(
 ): void {
   countRequest(deps, request, status, errorType);
   const call = request.call;
-  if (call === undefined || deps.observers.length === 0) return;
+  if (call === undefined) return;
+  if (status >= 400) logRefusal(call, deps, status, request.errorReason ?? errorType ?? "error");
+  if (deps.observers.length === 0) return;
   const result: CallResult = {
     status,
     cost: call.cost,
@@ -161,6 +177,42 @@ export function finish(
         deps.log.warn({ err: error, requestId: call.requestId }, "call observer failed");
       }
     }
+  });
+}
+
+/** The longest requested model name a refused call's spend row keeps (characters). */
+const MAX_MODEL_GROUP_CHARS = 256;
+
+/**
+ * Queues the spend row of a parsed call that failed without an upstream answer being booked (a booked call, one
+ * with `usage`, already has its row): spend 0, no tokens, no deployment, its HTTP `status` and `reason` (the
+ * OpenAI error type, or `GatewayError.reason`). Free calls (`count_tokens`) get no row, as when they succeed.
+ * Goes through the same batched spend writer as answered calls; nothing is added to any spend total.
+ */
+function logRefusal(call: CallContext, deps: PipelineDeps, status: number, reason: string): void {
+  if (call.usage !== undefined || call.free || deps.spend === undefined) return;
+  const auth = call.auth;
+  const virtual = auth.kind === "virtual";
+  deps.spend.record({
+    requestId: call.requestId,
+    keyHash: virtual ? auth.keyHash : null,
+    keyAlias: virtual ? auth.keyAlias : null,
+    userId: virtual ? auth.userId : null,
+    teamId: virtual ? (auth.teamId ?? null) : null,
+    // The alias once resolved; else the name the client asked for (an unknown model), clipped.
+    modelGroup: call.model ?? String(call.body.model).slice(0, MAX_MODEL_GROUP_CHARS),
+    model: "",
+    deploymentId: null,
+    promptTokens: 0,
+    completionTokens: 0,
+    totalTokens: 0,
+    spend: 0,
+    startTime: call.startedAtEpoch,
+    endTime: deps.clock.now(),
+    status,
+    stream: call.stream,
+    callType: call.callType,
+    reason,
   });
 }
 

@@ -70,7 +70,7 @@ export async function answerNativeStream(
   call.decisions.push(...outcome.guardDecisions);
   const left = res.destroyed && !outcome.completed && !reader.completed;
   const ended = streamEnding(outcome.upstreamError, outcome.blocked, left, outcome.clientIdle);
-  const cost = settle(call, deps, outcome.usage, outcome.outputTokens, ended.status);
+  const cost = settle(call, deps, outcome.usage, outcome.outputTokens, ended.status, ended.reason);
   finish(deps, request, ended.status, ended.errorType);
   if (cache === undefined || outputGuard !== undefined || ended.status !== 200 || outcome.cut) return;
   const answer = cache.answer();

@@ -141,7 +141,9 @@ export async function answerJson(
       rewritten = outcome.rewritten === true;
     } catch (error) {
       // The upstream was used: the call is paid for even though the client gets the guard's refusal.
-      settle(call, deps, format.usage(completion), 0, error instanceof GatewayError ? error.status : 500);
+      const [status, reason] =
+        error instanceof GatewayError ? [error.status, error.reason] : [500, "internal_error"];
+      settle(call, deps, format.usage(completion), 0, status, reason);
       throw error;
     }
     // Serialised again only when the guard changed the answer; otherwise the upstream's own bytes are sent.
@@ -204,7 +206,14 @@ export async function readAssembled(
       failure = new GatewayError(status, message, { type });
     }
     // The upstream was used: what it sent is paid for even though the client gets the error.
-    settle(call, deps, undefined, meter.tokens, (failure as GatewayError).status);
+    settle(
+      call,
+      deps,
+      undefined,
+      meter.tokens,
+      (failure as GatewayError).status,
+      (failure as GatewayError).reason,
+    );
     throw failure;
   } finally {
     clearTimeout(deadline);
@@ -307,6 +316,7 @@ export async function answerStream(
     outcome.cut ? undefined : outcome.usage,
     outcome.outputTokens,
     ended.status,
+    ended.reason,
   );
   finish(deps, request, ended.status, ended.errorType);
   if (capture !== undefined && ended.status === 200 && !outcome.cut && outcome.completed)
@@ -375,20 +385,20 @@ export function clientIdleOf(deps: PipelineDeps): { clientIdleTimeoutMs?: number
 /**
  * The status and error type a finished stream is recorded with: 499 `client_idle_timeout` when the client read
  * nothing for `stream_client_idle_timeout` (`clientIdle`), 504 `timeout` / 502 `upstream_error` for an upstream
- * failure, the guard's refusal for a block, 499 `client_closed_request` when the client left first, else 200.
+ * failure, the guard's refusal for a block, 499 `client_closed_request` when the client left first, else 200;
+ * `reason`: the spend row's (the error type, or the guard's `guardrail_violation`).
  */
 export function streamEnding(
   upstreamError: Error | undefined,
   blocked: GatewayError | undefined,
   clientLeft: boolean,
   clientIdle = false,
-): { status: number; errorType?: string } {
-  if (clientIdle) return { status: CLIENT_CLOSED_REQUEST, errorType: CLIENT_IDLE_TIMEOUT_TYPE };
+): { status: number; errorType?: string; reason?: string } {
+  const failed = (status: number, errorType: string, reason = errorType) => ({ status, errorType, reason });
+  if (clientIdle) return failed(CLIENT_CLOSED_REQUEST, CLIENT_IDLE_TIMEOUT_TYPE);
   if (upstreamError !== undefined)
-    return isStreamTimeout(upstreamError)
-      ? { status: 504, errorType: "timeout" }
-      : { status: 502, errorType: "upstream_error" };
-  if (blocked !== undefined) return { status: blocked.status, errorType: blocked.type };
-  if (clientLeft) return { status: CLIENT_CLOSED_REQUEST, errorType: CLIENT_CLOSED_TYPE };
+    return isStreamTimeout(upstreamError) ? failed(504, "timeout") : failed(502, "upstream_error");
+  if (blocked !== undefined) return failed(blocked.status, blocked.type, blocked.reason);
+  if (clientLeft) return failed(CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE);
   return { status: 200 };
 }

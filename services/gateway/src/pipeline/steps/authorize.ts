@@ -47,7 +47,12 @@ export function authorizeModel(auth: AuthContext, model: string): void {
     throw new GatewayError(
       403,
       `${whose} is not allowed to call model=${model}. Allowed models: ${allowed.join(", ")}.`,
-      { type: "permission_error", param: "model", code: "key_model_access_denied" },
+      {
+        type: "permission_error",
+        param: "model",
+        code: "key_model_access_denied",
+        reason: "key_model_access_denied",
+      },
     );
   }
 }

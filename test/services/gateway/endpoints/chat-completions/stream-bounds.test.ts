@@ -149,7 +149,10 @@ describe("honest upstream failures on streams", () => {
       }
       await waitFor("calls observed", () => results.length === 2);
       expect(results[0]?.cost).toBe(0);
-      expect(spend.rows.filter((row) => row.stream)).toEqual([]);
+      // The failed stream is logged as a failure: nothing billed, its reason given.
+      expect(spend.rows.filter((row) => row.stream)).toEqual([
+        expect.objectContaining({ spend: 0, totalTokens: 0, status: 502, reason: "upstream_error" }),
+      ]);
     });
   }
 

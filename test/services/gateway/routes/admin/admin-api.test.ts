@@ -340,6 +340,9 @@ describe("spend logs and usage", () => {
       cached_tokens: 0,
       requests: 0,
       failed_requests: 0,
+      refused_requests: 0,
+      cache_hits: 0,
+      cache_saved_spend: 0,
     });
     expect(usage.body.totals).toMatchObject({
       spend: 0.875,
