@@ -6,7 +6,13 @@
  * ({@link logRefusal}).
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { type CallAmounts, callerLabels, measureCall, recordCall } from "../../accounting/call-accounting.js";
+import {
+  type CallAmounts,
+  callerColumns,
+  callerLabels,
+  measureCall,
+  recordCall,
+} from "../../accounting/call-accounting.js";
 import { recordRequest } from "../../metrics/record-call.js";
 import type { Usage } from "../../usage/types.js";
 import type { CallContext, CallResult, PipelineDeps } from "../types.js";
@@ -191,14 +197,8 @@ const MAX_MODEL_GROUP_CHARS = 256;
  */
 function logRefusal(call: CallContext, deps: PipelineDeps, status: number, reason: string): void {
   if (call.usage !== undefined || call.free || deps.spend === undefined) return;
-  const auth = call.auth;
-  const virtual = auth.kind === "virtual";
   deps.spend.record({
-    requestId: call.requestId,
-    keyHash: virtual ? auth.keyHash : null,
-    keyAlias: virtual ? auth.keyAlias : null,
-    userId: virtual ? auth.userId : null,
-    teamId: virtual ? (auth.teamId ?? null) : null,
+    ...unbilledRow(call, deps, status),
     // The alias once resolved; else the name the client asked for (an unknown model), clipped.
     modelGroup: call.model ?? String(call.body.model).slice(0, MAX_MODEL_GROUP_CHARS),
     model: "",
@@ -206,14 +206,26 @@ function logRefusal(call: CallContext, deps: PipelineDeps, status: number, reaso
     promptTokens: 0,
     completionTokens: 0,
     totalTokens: 0,
+    reason,
+  });
+}
+
+/**
+ * The columns every spend row of a call the gateway answered without booking an upstream's bill shares (a refusal,
+ * a cache hit): the request id, the caller (`callerColumns`), spend 0, the call's times (epoch ms), `status`,
+ * `stream` and `call_type`. The caller adds the model and token columns.
+ */
+export function unbilledRow(call: CallContext, deps: PipelineDeps, status: number) {
+  return {
+    requestId: call.requestId,
+    ...callerColumns(call.auth),
     spend: 0,
     startTime: call.startedAtEpoch,
     endTime: deps.clock.now(),
     status,
     stream: call.stream,
     callType: call.callType,
-    reason,
-  });
+  };
 }
 
 /**

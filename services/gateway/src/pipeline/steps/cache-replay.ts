@@ -5,12 +5,17 @@
  * and the observers (tracing) see `call.cache.hit`.
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { callerColumns } from "../../accounting/call-accounting.js";
 import type { CachedAnswer } from "../../response-cache/types.js";
 import type { Endpoint, EndpointCache } from "../endpoint.js";
 import { observerHeaders } from "../observers.js";
 import type { CallContext, EndpointBody, PipelineDeps } from "../types.js";
-import { CLIENT_CLOSED_REQUEST, CLIENT_CLOSED_TYPE, finish, requestedModelLabel } from "./account.js";
+import {
+  CLIENT_CLOSED_REQUEST,
+  CLIENT_CLOSED_TYPE,
+  finish,
+  requestedModelLabel,
+  unbilledRow,
+} from "./account.js";
 import { admitCacheHit } from "./admit.js";
 import { cacheKeyHeader } from "./cache-lookup.js";
 
@@ -51,20 +56,13 @@ function bookCacheHit(call: CallContext, entry: CachedAnswer, deps: PipelineDeps
   cache.metrics.cachedTokens.inc(labels, entry.usage.total_tokens);
   if (entry.cost > 0) cache.metrics.savedSpend.inc(labels, entry.cost);
   deps.spend?.record({
-    requestId: call.requestId,
-    ...callerColumns(call.auth),
+    ...unbilledRow(call, deps, status),
     modelGroup: requestedModelLabel(call),
     model: entry.model,
     deploymentId: entry.deploymentId,
     promptTokens: entry.usage.prompt_tokens,
     completionTokens: entry.usage.completion_tokens,
     totalTokens: entry.usage.total_tokens,
-    spend: 0,
-    startTime: call.startedAtEpoch,
-    endTime: deps.clock.now(),
-    status,
-    stream: call.stream,
-    callType: call.callType,
     cacheHit: true,
     cacheKey: call.cache!.key,
     cacheSavedSpend: entry.cost,
