@@ -42,7 +42,6 @@ import {
   waitAtMost,
 } from "../cache/freshness.js";
 import type { InvalidationBus, InvalidationMessage } from "../cache/types.js";
-import { GatewayError } from "../errors/gateway-error.js";
 import {
   MEMBERSHIP_COLUMNS,
   type MembershipRecord,
@@ -51,9 +50,9 @@ import {
   type TeamRecord,
   teamFromRow,
 } from "../teams/records.js";
-import { currentPeriod } from "../time/budget-period.js";
 import type { Clock } from "../time/clock.js";
-import { limitSubject, USER_COLUMNS, type UserRecord, userFromRow } from "../users/records.js";
+import { USER_COLUMNS, type UserRecord, userFromRow } from "../users/records.js";
+import { type KeyParts, keyAuth, refuseUnusable, storeUnavailable } from "./key-auth.js";
 import { hashKey, looksLikeVirtualKey } from "./key-material.js";
 import { KnownKeyFilter, type KnownKeyFilterOptions } from "./known-keys.js";
 import { KEY_COLUMNS, type KeyRecord, keyFromRow } from "./records.js";
@@ -104,13 +103,8 @@ export interface KeyAuthenticatorOptions extends KeyCacheSettings {
   log: FastifyBaseLogger;
 }
 
-interface CacheEntry {
-  key: KeyRecord;
-  user: UserRecord | null;
-  /** The key's team (null for a key without one, or a team deleted since). */
-  team: TeamRecord | null;
-  /** The key's user's membership of the key's team, or null. */
-  member: MembershipRecord | null;
+/** A cached key: its records (`KeyParts`), when they were read, and the auth context built from them. */
+interface CacheEntry extends KeyParts {
   /** performance.now() when the query that produced this entry started; -Infinity = must refresh. */
   fetchedAt: number;
   /** The auth context built from this entry, reused until a budget period ends. */
@@ -133,59 +127,6 @@ const BATCH_LOOKUP_SQL = `${SELECT_KEYS} WHERE k.token = ANY($1)`;
 const REFRESH_BATCH_DELAY_MS = 20;
 /** Keys read by one background refresh query, at most. */
 const REFRESH_BATCH_MAX = 500;
-
-/** 503 for an unknown key while the database is unreachable (the key may exist; we cannot tell). */
-function storeUnavailable(cause: unknown): GatewayError {
-  return new GatewayError(
-    503,
-    "The key store (Postgres) is unreachable, so this key cannot be checked now. Try again shortly.",
-    { type: "service_unavailable_error", code: "key_store_unreachable", cause },
-  );
-}
-
-function revoked(): GatewayError {
-  return new GatewayError(401, "This API key was revoked. Make a new key in the console.", {
-    type: "authentication_error",
-    code: "invalid_api_key",
-  });
-}
-
-/** 401 for a blocked key (LiteLLM's /key/block; /key/unblock lets it in again). */
-function keyBlocked(): GatewayError {
-  return new GatewayError(
-    401,
-    "This API key is blocked; an administrator can unblock it with /key/unblock.",
-    {
-      type: "authentication_error",
-      code: "key_blocked",
-    },
-  );
-}
-
-/** 401 for a key of a blocked team (LiteLLM refuses it at authentication: "Team=… is blocked"). */
-function teamBlocked(team: TeamRecord): GatewayError {
-  return new GatewayError(
-    401,
-    `Team=${team.teamAlias ?? team.teamId} is blocked; its keys are refused until an administrator calls /team/unblock.`,
-    { type: "authentication_error", code: "team_blocked" },
-  );
-}
-
-/** 401 for a key whose team was deleted (its keys are revoked with it; a cached copy may not know yet). */
-function teamDeleted(): GatewayError {
-  return new GatewayError(401, "This API key's team was deleted. Make a new key in the console.", {
-    type: "authentication_error",
-    code: "invalid_api_key",
-  });
-}
-
-function expired(expires: number): GatewayError {
-  return new GatewayError(
-    401,
-    `This API key expired at ${new Date(expires).toISOString()}. Make a new key in the console.`,
-    { type: "expired_key", code: "expired_key" },
-  );
-}
 
 /** Caching, invalidation-aware virtual-key lookup; see the module comment. */
 export class CachedKeyAuthenticator implements KeyAuthenticator {
@@ -499,49 +440,11 @@ export class CachedKeyAuthenticator implements KeyAuthenticator {
 
   private toAuth(entry: CacheEntry): VirtualKeyAuth {
     const now = this.options.clock.now();
-    const { key, user, team, member } = entry;
-    if (key.revokedAt !== null) throw revoked();
-    if (key.expires !== null && key.expires <= now) throw expired(key.expires);
-    if (key.blocked) throw keyBlocked();
-    if (key.teamId !== null && team === null) throw teamDeleted();
-    if (team?.blocked) throw teamBlocked(team);
+    refuseUnusable(entry, now);
     if (entry.auth !== null && now < entry.authValidUntil) return entry.auth;
-    const subjects = [limitSubject("key", key.token, key, now, key.keyAlias)];
-    const holders: Parameters<typeof currentPeriod>[0][] = [key];
-    if (team !== null) {
-      // A team key: its team's limits and its member's in the team; the owner's personal limits do not apply.
-      subjects.push(limitSubject("team", team.teamId, team, now, team.teamAlias));
-      holders.push(team);
-      if (member !== null) {
-        subjects.push(
-          limitSubject("team_member", member.memberKey, member, now, user?.userEmail ?? member.userId),
-        );
-        holders.push(member);
-      }
-    } else if (user !== null) {
-      subjects.push(limitSubject("user", user.userId, user, now));
-      holders.push(user);
-    }
-    const resets = holders
-      .map((limits) => currentPeriod(limits, now).budgetResetAt)
-      .filter((reset): reset is number => reset !== null);
-    entry.auth = {
-      kind: "virtual",
-      keyHash: key.token,
-      keyAlias: key.keyAlias,
-      userId: key.userId,
-      teamId: key.teamId,
-      teamAlias: team?.teamAlias ?? null,
-      teamModels: team?.models ?? [],
-      models: key.models,
-      expiresAt: key.expires,
-      subjects,
-      namesUsers: key.metadata.user_headers === true,
-      metadata: key.metadata,
-      ...(key.objectPermission == null ? {} : { objectPermission: key.objectPermission }),
-      ...(team?.objectPermission == null ? {} : { teamObjectPermission: team.objectPermission }),
-    };
-    entry.authValidUntil = Math.min(Number.POSITIVE_INFINITY, ...resets);
-    return entry.auth;
+    const { auth, validUntil } = keyAuth(entry, now);
+    entry.auth = auth;
+    entry.authValidUntil = validUntil;
+    return auth;
   }
 }
