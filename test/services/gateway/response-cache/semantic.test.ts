@@ -98,6 +98,18 @@ describe("the semantic cache on PGlite", SLOW, () => {
     expect(rows[1]?.spend).toBe(0);
   });
 
+  it("replays a near-duplicate hit as a stream when the request streams", async () => {
+    const { key } = await newKey(gw);
+    await chat(key, { messages: ask("Who painted the Mona Lisa portrait") });
+    const before = upstream.completions;
+    const res = await chat(key, { messages: ask("who painted the Mona Lisa portrait?!"), stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    expect(Number(res.headers.get("x-litellm-semantic-similarity"))).toBeGreaterThanOrEqual(0.9);
+    expect((await res.text()).trimEnd().endsWith("data: [DONE]")).toBe(true);
+    expect(upstream.completions).toBe(before);
+  });
+
   it("misses a different question", async () => {
     const { key } = await newKey(gw);
     await chat(key, { messages: ask("What is the capital city of France") });

@@ -52,7 +52,10 @@ export class PgSemanticStore {
     }
   }
 
-  /** Stores `json` (a serialised CachedAnswer) with its prompt's `vector`, live for `ttlSeconds`. */
+  /**
+   * Stores `json` (a serialised CachedAnswer) with its prompt's `vector`, live for `ttlSeconds`, and deletes the
+   * expired rows of the same filter key (so a table grows only with live entries of prompts asked again).
+   */
   async set(
     filterKey: string,
     scope: string,
@@ -65,6 +68,10 @@ export class PgSemanticStore {
         `INSERT INTO semantic_cache_entries (filter_key, scope, embedding, entry, expires_at)
          VALUES ($1, $2, $3::vector, $4::jsonb, now() + make_interval(secs => $5))`,
         [filterKey, scope, toVector(vector), json, ttlSeconds],
+      );
+      await this.pool.query(
+        "DELETE FROM semantic_cache_entries WHERE filter_key = $1 AND expires_at <= now()",
+        [filterKey],
       );
     } catch (error) {
       this.log.warn({ err: error }, "semantic cache write failed: the answer is not stored");
