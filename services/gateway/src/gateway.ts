@@ -19,6 +19,7 @@ import { createMcpUpstreams } from "./mcp/index.js";
 import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import type { CallObserver } from "./pipeline/types.js";
 import { createResponseCache } from "./response-cache/index.js";
+import { createSemanticCache } from "./response-cache/semantic/index.js";
 import { ResponseOwnerStore } from "./response-owners/store.js";
 import { CapIgnorers } from "./router/cap-ignorers.js";
 import { Router } from "./router/router.js";
@@ -189,7 +190,13 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
     log.info({ host: env.trace.host, capture: env.trace.capture }, "traces go to Langfuse");
   }
 
-  // The exact response cache (litellm_settings.cache: true): on the limits' Redis connection, else in process.
+  // The exact response cache (litellm_settings.cache: true): on the limits' Redis connection, else in process;
+  // with type postgres-semantic also the semantic cache on the gateway's Postgres (pgvector), checked here.
+  const semanticSettings = config.responseCache?.semantic;
+  const semantic =
+    semanticSettings === undefined
+      ? undefined
+      : await createSemanticCache({ settings: semanticSettings, pool: store?.pool, router, log });
   const responseCache =
     config.responseCache === undefined
       ? undefined
@@ -200,6 +207,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
           registry: metrics.registry,
           clock,
           log,
+          ...(semantic === undefined ? {} : { semantic }),
         });
 
   const mcp = createMcpUpstreams(config.mcpServers ?? [], log);

@@ -3,8 +3,9 @@
  * cache on, `litellm_settings.cache_params` tunes it. Read into {@link ResponseCacheSettings}; a value that
  * cannot be used is a problem naming its path, a LiteLLM key the gateway does not use a warning.
  *
- * `cache_params` keys read: `type` (`redis` | `local`; LiteLLM's `redis-semantic`, `qdrant-semantic`, `s3`, … are
- * refused), `ttl` (seconds), `namespace`, `supported_call_types` (LiteLLM's call type names), `mode`
+ * `cache_params` keys read: `type` (`redis` | `local` | `postgres-semantic`; LiteLLM's `redis-semantic`,
+ * `qdrant-semantic`, `s3`, … are refused), `similarity_threshold` and `semantic_cache_embedding_model`
+ * (`postgres-semantic` only; LiteLLM's `redis_semantic_cache_embedding_model` is read as the latter), `ttl` (seconds), `namespace`, `supported_call_types` (LiteLLM's call type names), `mode`
  * (`default_on` | `default_off`), and the gateway's own `scope` (`tenant` | `global`), `max_entry_bytes` and
  * `max_entries`. The Redis address keys (`host`, `port`, `password`, …) are ignored: the cache uses `REDIS_URL`.
  */
@@ -15,11 +16,14 @@ import {
   DEFAULT_CACHE_TTL_SECONDS,
   DEFAULT_MAX_ENTRIES,
   DEFAULT_MAX_ENTRY_BYTES,
+  DEFAULT_SIMILARITY_THRESHOLD,
   type ResponseCacheSettings,
+  type SemanticCacheSettings,
 } from "./cache-settings.js";
 import type { KeySet } from "./litellm-keys.js";
 import { describe, isMapping, type Path } from "./messages.js";
 import type { Report } from "./report.js";
+import type { Deployment } from "./types.js";
 
 const useRedisUrl = "the cache uses the gateway's REDIS_URL";
 
@@ -34,6 +38,9 @@ const cacheParamsKeys: KeySet = {
     "scope",
     "max_entry_bytes",
     "max_entries",
+    "similarity_threshold",
+    "semantic_cache_embedding_model",
+    "redis_semantic_cache_embedding_model",
   ],
   ignored: {
     host: useRedisUrl,
@@ -47,9 +54,7 @@ const cacheParamsKeys: KeySet = {
     sentinel_nodes: useRedisUrl,
   },
   unsupported: {
-    similarity_threshold: "the semantic cache is not implemented yet; remove it",
-    redis_semantic_cache_embedding_model: "the semantic cache is not implemented yet; remove it",
-    s3_bucket_name: "only type redis or local is implemented",
+    s3_bucket_name: "only type redis, local or postgres-semantic is implemented",
   },
 };
 
@@ -64,7 +69,10 @@ const SYNC_NAMES: Readonly<Record<string, CacheableCallType>> = {
 const callTypeNames = [...CACHEABLE_CALL_TYPES, ...Object.keys(SYNC_NAMES)] as [string, ...string[]];
 
 const cacheParamsSchema = z.object({
-  type: z.enum(["redis", "local"]).optional(),
+  type: z.enum(["redis", "local", "postgres-semantic"]).optional(),
+  similarity_threshold: z.number().min(0).max(1).optional(),
+  semantic_cache_embedding_model: z.string().min(1).optional(),
+  redis_semantic_cache_embedding_model: z.string().min(1).optional(),
   ttl: z.number().positive().optional(),
   namespace: z
     .string()
@@ -78,7 +86,8 @@ const cacheParamsSchema = z.object({
 });
 
 /**
- * Reads `litellm_settings.cache` and `cache_params`.
+ * Reads `litellm_settings.cache` and `cache_params`. `deployments` are the model list's, to check
+ * `semantic_cache_embedding_model` names a group whose deployments all have `model_info.mode: embedding`.
  * @returns the settings when `cache` is true (and `cache_params` is usable), else undefined; problems and warnings
  *   go to `report`.
  */
@@ -86,6 +95,7 @@ export function readCacheSettings(
   report: Report,
   cache: boolean | undefined,
   params: unknown,
+  deployments: readonly Deployment[],
 ): ResponseCacheSettings | undefined {
   const at: Path = ["litellm_settings", "cache_params"];
   let parsed: z.output<typeof cacheParamsSchema> = {};
@@ -104,11 +114,14 @@ export function readCacheSettings(
       report.warn(at, "cache_params is ignored while litellm_settings.cache is not true");
     return undefined;
   }
+  const type = parsed.type ?? "redis";
+  const semantic = readSemantic(report, at, type, parsed, deployments);
+  if (semantic === null) return undefined;
   const callTypes = parsed.supported_call_types?.map(
     (name) => SYNC_NAMES[name] ?? (name as CacheableCallType),
   );
   return {
-    type: parsed.type ?? "redis",
+    type,
     ttlSeconds: parsed.ttl ?? DEFAULT_CACHE_TTL_SECONDS,
     namespace: parsed.namespace ?? "",
     supportedCallTypes: [...new Set(callTypes ?? CACHEABLE_CALL_TYPES)],
@@ -116,5 +129,55 @@ export function readCacheSettings(
     scope: parsed.scope ?? "tenant",
     maxEntryBytes: parsed.max_entry_bytes ?? DEFAULT_MAX_ENTRY_BYTES,
     maxEntries: parsed.max_entries ?? DEFAULT_MAX_ENTRIES,
+    ...(semantic === undefined ? {} : { semantic }),
+  };
+}
+
+/**
+ * The semantic settings of `type: postgres-semantic`; undefined for another type (its semantic keys are a
+ * problem), null after a problem.
+ */
+function readSemantic(
+  report: Report,
+  at: Path,
+  type: string,
+  parsed: z.output<typeof cacheParamsSchema>,
+  deployments: readonly Deployment[],
+): SemanticCacheSettings | undefined | null {
+  const model = parsed.semantic_cache_embedding_model ?? parsed.redis_semantic_cache_embedding_model;
+  if (type !== "postgres-semantic") {
+    const key =
+      parsed.similarity_threshold !== undefined
+        ? "similarity_threshold"
+        : model !== undefined
+          ? "semantic_cache_embedding_model"
+          : undefined;
+    if (key === undefined) return undefined;
+    report.problem([...at, key], "is read only with type: postgres-semantic");
+    return null;
+  }
+  if (model === undefined) {
+    report.problem(
+      at,
+      "type postgres-semantic needs semantic_cache_embedding_model: an alias of the model list whose deployments have model_info.mode: embedding",
+    );
+    return null;
+  }
+  const group = deployments.filter((d) => d.modelName === model);
+  const modelAt: Path = [...at, "semantic_cache_embedding_model"];
+  if (group.length === 0) {
+    report.problem(modelAt, `"${model}" is not a model_name of the model list`);
+    return null;
+  }
+  if (group.some((d) => d.mode !== "embedding")) {
+    report.problem(
+      modelAt,
+      `"${model}" is not an embedding model: give each of its deployments model_info.mode: embedding`,
+    );
+    return null;
+  }
+  return {
+    similarityThreshold: parsed.similarity_threshold ?? DEFAULT_SIMILARITY_THRESHOLD,
+    embeddingModel: model,
   };
 }

@@ -14,10 +14,22 @@ export type CacheableCallType =
 
 /**
  * Where entries live: `redis` (the platform's Redis, `REDIS_URL`; shared by every instance) or `local` (an
- * in-process LRU, per instance). LiteLLM's `cache_params.type`; `redis` without `REDIS_URL` runs as `local`.
- * A semantic store (`postgres-semantic`) is not implemented yet.
+ * in-process LRU, per instance) or `postgres-semantic` (exact entries in Redis/the LRU as for `redis`, and
+ * near-duplicate prompts found by embedding similarity in Postgres with pgvector: docs/cache.md "Semantic
+ * cache"). LiteLLM's `cache_params.type`; `redis` without `REDIS_URL` runs as `local`.
  */
-export type ResponseCacheType = "redis" | "local";
+export type ResponseCacheType = "redis" | "local" | "postgres-semantic";
+
+/** The semantic cache's settings (`cache_params.type: postgres-semantic`). */
+export interface SemanticCacheSettings {
+  /** Least cosine similarity (0..1) of a stored prompt's embedding for a hit (`similarity_threshold`; default 0.95). */
+  similarityThreshold: number;
+  /**
+   * The model group whose deployments embed prompts (`semantic_cache_embedding_model`; LiteLLM calls it
+   * `redis_semantic_cache_embedding_model`): an alias of the model list with `model_info.mode: embedding`.
+   */
+  embeddingModel: string;
+}
 
 /** `default_on`: every request is looked up and stored; `default_off`: only requests with `cache: {use-cache: true}`. */
 export type ResponseCacheMode = "default_on" | "default_off";
@@ -43,7 +55,12 @@ export interface ResponseCacheSettings {
   maxEntryBytes: number;
   /** Entries the in-process LRU keeps at most (`cache_params.max_entries`, the gateway's own key; `local` only). */
   maxEntries: number;
+  /** Present when `type` is `postgres-semantic`. */
+  semantic?: SemanticCacheSettings;
 }
+
+/** Default `similarity_threshold` of the semantic cache (LiteLLM's docs use 0.8 in examples; the issue asks 0.95). */
+export const DEFAULT_SIMILARITY_THRESHOLD = 0.95;
 
 /** Default entry lifetime: 10 minutes (LiteLLM's default `ttl` for Redis caching). */
 export const DEFAULT_CACHE_TTL_SECONDS = 600;

@@ -152,7 +152,12 @@ function load(report: Report, root: unknown, env: NodeJS.ProcessEnv, created: nu
   const guardrails = readGuardrails(report, root.guardrails);
   const masterKey = readMasterKey(report, refs, general?.master_key);
   const mcpServers = readMcpServers(report, refs, root.mcp_servers);
-  const responseCache = readCacheSettings(report, litellmSettings?.cache, litellmSettings?.cache_params);
+  const responseCache = readCacheSettings(
+    report,
+    litellmSettings?.cache,
+    litellmSettings?.cache_params,
+    deployments,
+  );
   refs.reportUnset();
   const idleSeconds = general?.stream_client_idle_timeout;
   return {

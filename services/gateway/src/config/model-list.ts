@@ -119,6 +119,7 @@ function readEntry(
     ...optional("weight", params.weight),
     ...optional("baseModel", baseModelName(info?.base_model)),
     ...optional("supportedEndpoints", info?.supported_endpoints),
+    ...optional("mode", info?.mode),
     ...optional("maxOutputTokens", info?.max_output_tokens),
     ...(info?.ignores_output_cap === true ? { ignoresOutputCap: true } : {}),
     ...optional("cacheControlInjectionPoints", params.cache_control_injection_points),
@@ -159,10 +160,10 @@ function readModelInfo(
   }
   report.checkKeys(rawInfo, at, modelInfoKeys);
   const info = report.parse(modelInfoSchema, rawInfo, at);
-  if (info?.mode !== undefined && info.mode !== "chat") {
+  if (info?.mode !== undefined && info.mode !== "chat" && info.mode !== "embedding") {
     report.warn(
       [...at, "mode"],
-      `mode "${info.mode}" is listed in /v1/models, but the gateway only serves chat completions`,
+      `mode "${info.mode}" is listed in /v1/models, but the gateway serves only chat and embedding models`,
     );
   }
   return info;

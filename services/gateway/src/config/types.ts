@@ -79,6 +79,8 @@ export interface Deployment {
    * `/v1/responses` (else the gateway translates to chat completions).
    */
   supportedEndpoints?: string[];
+  /** `model_info.mode` (LiteLLM's: `chat`, `embedding`, …); the semantic cache's embedding model needs `embedding`. */
+  mode?: string;
   /**
    * `model_info.max_output_tokens`: the most output tokens one answer (one choice) of this deployment can have
    * (LiteLLM's model info key). What a call without its own cap reserves (`cost/reservation.ts`); absent: the

@@ -11,6 +11,8 @@
  * just destroyed may still be closing while its replacement connects. One process only: a lock file beside the
  * data folder (`<dataDir>.pid`) refuses a second gateway on the same folder.
  *
+ * PGlite loads pgvector (`@electric-sql/pglite-pgvector`), so the semantic response cache works on it.
+ *
  * PGlite is a development dependency of the gateway: the image leaves it out, and a stack always sets
  * DATABASE_URL.
  */
@@ -79,16 +81,18 @@ export function lockDataDir(dataDir: string): () => void {
 export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
   const unlock = lockDataDir(dataDir);
   try {
-    const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+    const [{ PGlite }, { PGLiteSocketServer }, { vector }] = await Promise.all([
       import("@electric-sql/pglite"),
       import("@electric-sql/pglite-socket"),
+      import("@electric-sql/pglite-pgvector"),
     ]).catch((error: unknown) => {
       throw new EmbeddedDatabaseError(
         `the embedded database needs @electric-sql/pglite, a development dependency: run npm ci (without ` +
           `--omit=dev), or set DATABASE_URL. (${error instanceof Error ? error.message : String(error)})`,
       );
     });
-    const db = await PGlite.create(dataDir).catch((error: unknown) => {
+    // pgvector, for the semantic response cache (its table is created where the extension is available).
+    const db = await PGlite.create(dataDir, { extensions: { vector } }).catch((error: unknown) => {
       throw new EmbeddedDatabaseError(
         `PGlite cannot open ${dataDir}: ${error instanceof Error ? error.message : String(error)}`,
       );

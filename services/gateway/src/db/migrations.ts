@@ -16,6 +16,34 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * Creates the `vector` extension and the semantic cache's table when the server has pgvector, else nothing;
+ * idempotent (migration 13, and the semantic cache's start on a database migrated before pgvector was installed).
+ * `filter_key`: the SHA-256 of everything of the request that must match exactly (model group and its config
+ * version, scope, namespace, system prompt, parameters: `response-cache/semantic/`); `entry`: the stored
+ * answer (`response-cache/types.ts` CachedAnswer).
+ */
+export const SEMANTIC_CACHE_TABLE_SQL = `
+DO $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') THEN
+    CREATE EXTENSION IF NOT EXISTS vector;
+    CREATE TABLE IF NOT EXISTS semantic_cache_entries (
+      id          bigserial PRIMARY KEY,
+      filter_key  text NOT NULL CHECK (filter_key ~ '^[0-9a-f]{64}$'),
+      scope       text NOT NULL,
+      embedding   vector NOT NULL,
+      entry       jsonb NOT NULL,
+      created_at  timestamptz NOT NULL DEFAULT now(),
+      expires_at  timestamptz NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS semantic_cache_entries_filter_idx
+      ON semantic_cache_entries (filter_key, expires_at);
+  END IF;
+END
+$$;
+`;
+
 export const migrations: readonly Migration[] = [
   {
     id: 1,
@@ -299,5 +327,14 @@ ALTER TABLE spend_logs ADD COLUMN cache_saved_spend numeric NOT NULL DEFAULT 0;
     // where that type is generic (`guardrail_violation`, `key_model_access_denied`); NULL for an answered call.
     // A refused call's row has spend 0 and no deployment (pipeline/steps/account.ts, logRefusal).
     sql: `ALTER TABLE spend_logs ADD COLUMN reason text;`,
+  },
+  {
+    id: 14,
+    name: "semantic_cache_entries",
+    // The semantic response cache (response-cache/semantic/): one row per stored answer with the embedding of its
+    // prompt (pgvector's `vector`, any dimension: the embedding model decides). Created only where the `vector`
+    // extension is available (the embedded PGlite loads it; a Postgres server needs pgvector installed): on a
+    // server without it this migration creates nothing, and `postgres-semantic` stops the start saying so.
+    sql: SEMANTIC_CACHE_TABLE_SQL,
   },
 ];

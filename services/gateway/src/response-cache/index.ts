@@ -12,6 +12,7 @@ import type { Deployment } from "../config/types.js";
 import type { Clock } from "../time/clock.js";
 import { groupVersions } from "./key.js";
 import { type ResponseCacheMetrics, responseCacheMetrics } from "./metrics.js";
+import type { SemanticCache } from "./semantic/index.js";
 import { MemoryCacheStore } from "./store-memory.js";
 import { RedisCacheStore } from "./store-redis.js";
 import type { CacheStore } from "./types.js";
@@ -22,6 +23,8 @@ export interface ResponseCache {
   readonly store: CacheStore;
   readonly metrics: ResponseCacheMetrics;
   readonly clock: Clock;
+  /** The semantic cache (`type: postgres-semantic`), asked after an exact miss; absent for other types. */
+  readonly semantic?: SemanticCache;
   /** The config version of a model group (`key.ts` {@link groupVersions}); "" for an alias without deployments. */
   groupVersion(alias: string): string;
 }
@@ -35,17 +38,23 @@ export interface ResponseCacheOptions {
   registry: Registry;
   clock: Clock;
   log?: FastifyBaseLogger;
+  /** The semantic cache (`response-cache/semantic/`), created by the caller for `type: postgres-semantic`. */
+  semantic?: SemanticCache;
 }
 
-/** Creates the cache; `type: redis` without a Redis connection falls back to the in-process LRU (logged). */
+/**
+ * Creates the cache; `type: redis` without a Redis connection falls back to the in-process LRU (logged).
+ * `postgres-semantic` keeps its exact entries where `redis` would.
+ */
 export function createResponseCache(options: ResponseCacheOptions): ResponseCache {
   const { settings, redis, clock } = options;
   let store: CacheStore;
-  if (settings.type === "redis" && redis !== undefined) store = new RedisCacheStore(redis);
+  const onRedis = settings.type !== "local";
+  if (onRedis && redis !== undefined) store = new RedisCacheStore(redis);
   else {
-    if (settings.type === "redis")
+    if (onRedis)
       options.log?.warn(
-        "cache_params.type is redis but REDIS_URL is not set: the response cache is per instance",
+        `cache_params.type is ${settings.type} but REDIS_URL is not set: the exact response cache is per instance`,
       );
     store = new MemoryCacheStore(settings.maxEntries, clock);
   }
@@ -54,6 +63,7 @@ export function createResponseCache(options: ResponseCacheOptions): ResponseCach
     settings,
     store,
     clock,
+    ...(options.semantic === undefined ? {} : { semantic: options.semantic }),
     metrics: responseCacheMetrics(options.registry),
     groupVersion: (alias) => versions.get(alias) ?? "",
   };

@@ -1,8 +1,7 @@
 /**
- * What the response cache stores and the seam its stores implement. Only exact lookups exist: a store answers
- * for one key. A semantic store (entries found by the similarity of their prompt's embedding) is not
- * implemented yet; it would implement {@link CacheStore} with a `lookup` by embedding beside `get`, and the
- * lookup step would ask it after an exact miss.
+ * What the response cache stores and the seam its exact stores implement: a store answers for one key. The
+ * semantic store (`semantic/`, entries found by the similarity of their prompt's embedding) keeps the same
+ * {@link CachedAnswer}s and is asked by the lookup step after an exact miss.
  */
 import type { Usage } from "../usage/types.js";
 
@@ -53,4 +52,8 @@ export interface CallCacheState {
   hit: boolean;
   /** On a hit: USD the answer cost when it was first answered. */
   savedCost?: number;
+  /** The call was looked up semantically: its filter key, scope and prompt embedding (stored with a miss's answer). */
+  semantic?: { filterKey: string; scope: string; vector: number[] };
+  /** On a semantic hit: the cosine similarity (0..1) of the stored prompt (`x-litellm-semantic-similarity`). */
+  similarity?: number;
 }

@@ -12,9 +12,19 @@ const dir = mkdtempSync(join(tmpdir(), "cache-params-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let counter = 0;
 
+const modelList = [
+  "model_list:",
+  "  - model_name: embed",
+  "    litellm_params: { model: openai/text-embedding-3-small, api_key: sk-test }",
+  "    model_info: { mode: embedding }",
+  "  - model_name: general",
+  "    litellm_params: { model: openai/gpt-4o-mini, api_key: sk-test }",
+  "",
+].join("\n");
+
 function load(settings: string) {
   const path = join(dir, `config-${++counter}.yaml`);
-  writeFileSync(path, `litellm_settings:\n${settings}`);
+  writeFileSync(path, `${modelList}litellm_settings:\n${settings}`);
   return loadModelConfig(path, {});
 }
 
@@ -95,7 +105,10 @@ describe("litellm_settings.cache", () => {
     ["    mode: sometimes\n", "litellm_settings.cache_params.mode"],
     ["    supported_call_types: [transcription]\n", "litellm_settings.cache_params.supported_call_types[0]"],
     ["    namespace: 'has spaces'\n", "litellm_settings.cache_params.namespace"],
-    ["    similarity_threshold: 0.9\n", "the semantic cache is not implemented yet"],
+    [
+      "    similarity_threshold: 0.9\n",
+      "is read only with type: postgres-semantic at litellm_settings.cache_params.similarity_threshold",
+    ],
     ["    tll: 60\n", 'unknown key(s) "tll" (did you mean "ttl"?)'],
   ])("refuses %j naming %s", (params, named) => {
     expect(problems(`  cache: true\n  cache_params:\n${params}`)).toContain(named);
@@ -106,5 +119,33 @@ describe("litellm_settings.cache", () => {
     expect(problems("  cache: true\n  cache_params: [redis]\n")).toContain(
       "expected a mapping (type, ttl, namespace, …), got a list at litellm_settings.cache_params",
     );
+  });
+
+  describe("type: postgres-semantic", () => {
+    const semantic = "  cache: true\n  cache_params:\n    type: postgres-semantic\n";
+
+    it("reads similarity_threshold (default 0.95) and the embedding model", () => {
+      expect(load(`${semantic}    semantic_cache_embedding_model: embed\n`).responseCache?.semantic).toEqual({
+        similarityThreshold: 0.95,
+        embeddingModel: "embed",
+      });
+      const litellmName = `${semantic}    similarity_threshold: 0.8\n    redis_semantic_cache_embedding_model: embed\n`;
+      expect(load(litellmName).responseCache?.semantic).toEqual({
+        similarityThreshold: 0.8,
+        embeddingModel: "embed",
+      });
+    });
+
+    it.each([
+      ["", "type postgres-semantic needs semantic_cache_embedding_model"],
+      ["    semantic_cache_embedding_model: nowhere\n", '"nowhere" is not a model_name of the model list'],
+      ["    semantic_cache_embedding_model: general\n", '"general" is not an embedding model'],
+      [
+        "    semantic_cache_embedding_model: embed\n    similarity_threshold: 1.5\n",
+        "litellm_settings.cache_params.similarity_threshold",
+      ],
+    ])("refuses %j: %s", (params, named) => {
+      expect(problems(`${semantic}${params}`)).toContain(named);
+    });
   });
 });

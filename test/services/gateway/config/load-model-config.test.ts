@@ -667,11 +667,12 @@ router_settings:
     ]);
   });
 
-  it("warns that a non-chat mode is not served", () => {
-    const config = load(`${local}    model_info: { mode: embedding }\n`);
+  it("warns that a mode other than chat or embedding is not served", () => {
+    const config = load(`${local}    model_info: { mode: image_generation }\n`);
     expect(config.warnings[0]).toContain(
-      'mode "embedding" is listed in /v1/models, but the gateway only serves chat completions',
+      'mode "image_generation" is listed in /v1/models, but the gateway serves only chat and embedding models',
     );
+    expect(load(`${local}    model_info: { mode: embedding }\n`).deployments[0]?.mode).toBe("embedding");
   });
 
   it.each([

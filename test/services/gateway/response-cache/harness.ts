@@ -32,6 +32,8 @@ export async function startCachedGateway(
     redisUrl?: string;
     /** More `model_list` entries (YAML list items). */
     moreModels?: string;
+    /** Connections of the gateway's pool (1 on the embedded PGlite database). */
+    poolMax?: number;
   },
 ): Promise<TestGateway> {
   const policyPath = join(mkdtempSync(join(tmpdir(), "gw-cache-")), "policy.yaml");
@@ -53,7 +55,10 @@ export async function startCachedGateway(
       REDIS_URL: options.redisUrl ?? REDIS_URL,
       GUARDRAIL_POLICY: policyPath,
     },
-    { store: { flushIntervalMs: 50 }, limits: { keyPrefix: options.prefix } },
+    {
+      store: { flushIntervalMs: 50, ...(options.poolMax === undefined ? {} : { poolMax: options.poolMax }) },
+      limits: { keyPrefix: options.prefix },
+    },
   );
 }
 

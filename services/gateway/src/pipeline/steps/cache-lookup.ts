@@ -4,14 +4,19 @@
  * entry stored under it. Does nothing, and computes nothing, when the response cache is off, the endpoint is
  * not cached, or its call type is not in `supported_call_types`.
  */
+import type { FastifyBaseLogger } from "fastify";
 import { cachePolicy, readControls } from "../../response-cache/controls.js";
-import { cacheKey, scopeOf } from "../../response-cache/key.js";
+import type { ResponseCache } from "../../response-cache/index.js";
+import { cacheKey, type KeyInput, scopeOf } from "../../response-cache/key.js";
+import { semanticPrompt } from "../../response-cache/semantic/index.js";
 import type { CachedAnswer } from "../../response-cache/types.js";
 import type { Endpoint } from "../endpoint.js";
 import type { CallContext, EndpointBody, PipelineDeps } from "../types.js";
 
 /** The response header naming the call's cache entry (LiteLLM's), on every answer that was looked up or stored. */
 export const CACHE_KEY_HEADER = "x-litellm-cache-key";
+/** The response header of a semantic hit: the cosine similarity (0..1) of the stored prompt (LiteLLM's name). */
+export const SEMANTIC_SIMILARITY_HEADER = "x-litellm-semantic-similarity";
 
 /**
  * Sets `call.cache` for a cacheable call, removes the body's `cache` controls (they never go upstream), and
@@ -39,14 +44,15 @@ export async function lookupCache<B extends EndpointBody>(
   if (!policy.lookup && !policy.store) return undefined;
   const scope = scopeOf(call.auth, settings.scope);
   const namespace = [settings.namespace, controls.namespace].filter((n) => n !== "").join(".");
-  const key = cacheKey({
+  const keyInput: KeyInput = {
     callType: call.callType,
     modelGroup: call.model,
     groupVersion: cache.groupVersion(call.model),
     scope,
     namespace,
     body: call.body,
-  });
+  };
+  const key = cacheKey(keyInput);
   call.cache = {
     key,
     storageKey: `rc:${namespace}:${scope}:${key}`,
@@ -59,18 +65,64 @@ export async function lookupCache<B extends EndpointBody>(
   const labels = { model: call.model, call_type: call.callType };
   const maxAgeMs =
     controls.maxAgeSeconds === undefined ? Number.POSITIVE_INFINITY : controls.maxAgeSeconds * 1000;
-  if (entry === undefined || entry.v !== 1 || entry.callType !== call.callType) {
-    cache.metrics.misses.inc(labels);
-    return undefined;
-  }
-  if (cache.clock.now() - entry.storedAt > maxAgeMs) {
-    cache.metrics.misses.inc(labels);
-    return undefined;
-  }
-  return entry;
+  const usable = (e: CachedAnswer | undefined): e is CachedAnswer =>
+    e !== undefined &&
+    e.v === 1 &&
+    e.callType === call.callType &&
+    cache.clock.now() - e.storedAt <= maxAgeMs;
+  if (usable(entry)) return entry;
+  const similar = await lookupSemantic(call, cache, keyInput, deps.log);
+  if (usable(similar)) return similar;
+  if (call.cache.similarity !== undefined) delete call.cache.similarity;
+  cache.metrics.misses.inc(labels);
+  return undefined;
 }
 
-/** The `x-litellm-cache-key` header of a call that was looked up or stored; empty otherwise. */
+/**
+ * After an exact miss, with the semantic cache on: embeds the request's prompt (`semanticPrompt`; requests with
+ * tools and other call types are skipped), keeps the embedding on `call.cache.semantic` (a miss's answer is
+ * stored with it) and returns the nearest entry at or above the threshold. An embedding call that fails is a
+ * miss (logged), never an error to the client.
+ */
+async function lookupSemantic(
+  call: CallContext,
+  cache: ResponseCache,
+  keyInput: KeyInput,
+  log: FastifyBaseLogger,
+): Promise<CachedAnswer | undefined> {
+  const semantic = cache.semantic;
+  const state = call.cache;
+  if (semantic === undefined || state === undefined) return undefined;
+  const prompt = semanticPrompt(call.callType, keyInput.body);
+  if (prompt === undefined) return undefined;
+  let vector: number[];
+  try {
+    vector = await semantic.embed(prompt.text, call.abort);
+  } catch (error) {
+    if (!call.abort.aborted)
+      log.warn(
+        { err: error, request_id: call.requestId },
+        "semantic cache: the embedding call failed; looked up as a miss",
+      );
+    return undefined;
+  }
+  const filterKey = cacheKey({ ...keyInput, body: prompt.exactPart });
+  state.semantic = { filterKey, scope: keyInput.scope, vector };
+  const match = await semantic.nearest(filterKey, vector);
+  if (match === undefined) return undefined;
+  state.similarity = match.similarity;
+  return match.entry;
+}
+
+/**
+ * The `x-litellm-cache-key` header of a call that was looked up or stored, and on a semantic hit
+ * `x-litellm-semantic-similarity` (4 decimals); empty otherwise.
+ */
 export function cacheKeyHeader(call: CallContext): Record<string, string> {
-  return call.cache === undefined ? {} : { [CACHE_KEY_HEADER]: call.cache.key };
+  if (call.cache === undefined) return {};
+  const similarity = call.cache.hit ? call.cache.similarity : undefined;
+  return {
+    [CACHE_KEY_HEADER]: call.cache.key,
+    ...(similarity === undefined ? {} : { [SEMANTIC_SIMILARITY_HEADER]: similarity.toFixed(4) }),
+  };
 }

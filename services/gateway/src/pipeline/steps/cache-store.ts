@@ -39,6 +39,9 @@ export function storeAnswer(
   const json = JSON.stringify(entry);
   if (Buffer.byteLength(json) > cache.settings.maxEntryBytes) return;
   void cache.store.set(state.storageKey, json, state.ttlSeconds);
+  const semantic = state.semantic;
+  if (cache.semantic !== undefined && semantic !== undefined)
+    void cache.semantic.set(semantic.filterKey, semantic.scope, semantic.vector, json, state.ttlSeconds);
 }
 
 /**

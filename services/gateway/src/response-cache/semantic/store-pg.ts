@@ -1,0 +1,80 @@
+/**
+ * The semantic cache's store: rows of `semantic_cache_entries` (migration 13, pgvector's `vector` type) in the
+ * gateway's Postgres. A lookup takes, among the live rows of one filter key (everything that must match exactly,
+ * the scope included), the nearest by cosine distance (pgvector's `<=>`) and answers it when its cosine
+ * similarity (1 − distance) reaches the threshold. Like the exact stores it never throws: a failing query is a
+ * miss or a dropped write (logged).
+ */
+import type { FastifyBaseLogger } from "fastify";
+import type pg from "pg";
+import type { CachedAnswer } from "../types.js";
+
+/** A semantic hit: the stored answer and how similar its prompt is (cosine similarity, 0..1). */
+export interface SemanticMatch {
+  entry: CachedAnswer;
+  similarity: number;
+}
+
+/** pgvector's text form of a vector: `[0.1,0.2,…]`. */
+const toVector = (values: readonly number[]) => `[${values.join(",")}]`;
+
+/** The semantic store on Postgres with pgvector. */
+export class PgSemanticStore {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly log: FastifyBaseLogger,
+  ) {}
+
+  /**
+   * The nearest live entry of `filterKey` whose cosine similarity to `vector` is at least `threshold` (0..1).
+   * Entries of another dimension (an embedding model that changed) are skipped.
+   */
+  async nearest(
+    filterKey: string,
+    vector: readonly number[],
+    threshold: number,
+  ): Promise<SemanticMatch | undefined> {
+    try {
+      const result = await this.pool.query<{ entry: CachedAnswer; similarity: number }>(
+        `SELECT entry, 1 - (embedding <=> $2::vector) AS similarity
+           FROM semantic_cache_entries
+          WHERE filter_key = $1 AND expires_at > now() AND vector_dims(embedding) = $3
+          ORDER BY embedding <=> $2::vector
+          LIMIT 1`,
+        [filterKey, toVector(vector), vector.length],
+      );
+      const row = result.rows[0];
+      if (row === undefined || Number(row.similarity) < threshold) return undefined;
+      return { entry: row.entry, similarity: Number(row.similarity) };
+    } catch (error) {
+      this.log.warn({ err: error }, "semantic cache lookup failed: answered as a miss");
+      return undefined;
+    }
+  }
+
+  /**
+   * Stores `json` (a serialised CachedAnswer) with its prompt's `vector`, live for `ttlSeconds`, and deletes the
+   * expired rows of the same filter key (so a table grows only with live entries of prompts asked again).
+   */
+  async set(
+    filterKey: string,
+    scope: string,
+    vector: readonly number[],
+    json: string,
+    ttlSeconds: number,
+  ): Promise<void> {
+    try {
+      await this.pool.query(
+        `INSERT INTO semantic_cache_entries (filter_key, scope, embedding, entry, expires_at)
+         VALUES ($1, $2, $3::vector, $4::jsonb, now() + make_interval(secs => $5))`,
+        [filterKey, scope, toVector(vector), json, ttlSeconds],
+      );
+      await this.pool.query(
+        "DELETE FROM semantic_cache_entries WHERE filter_key = $1 AND expires_at <= now()",
+        [filterKey],
+      );
+    } catch (error) {
+      this.log.warn({ err: error }, "semantic cache write failed: the answer is not stored");
+    }
+  }
+}
