@@ -18,7 +18,7 @@ export interface Migration {
 
 /**
  * Creates the `vector` extension and the semantic cache's table when the server has pgvector, else nothing;
- * idempotent (migration 13, and the semantic cache's start on a database migrated before pgvector was installed).
+ * idempotent (migration 14, and the semantic cache's start on a database migrated before pgvector was installed).
  * `filter_key`: the SHA-256 of everything of the request that must match exactly (model group and its config
  * version, scope, namespace, system prompt, parameters: `response-cache/semantic/`); `entry`: the stored
  * answer (`response-cache/types.ts` CachedAnswer).

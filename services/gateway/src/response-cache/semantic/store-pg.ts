@@ -1,5 +1,5 @@
 /**
- * The semantic cache's store: rows of `semantic_cache_entries` (migration 13, pgvector's `vector` type) in the
+ * The semantic cache's store: rows of `semantic_cache_entries` (migration 14, pgvector's `vector` type) in the
  * gateway's Postgres. A lookup takes, among the live rows of one filter key (everything that must match exactly,
  * the scope included), the nearest by cosine distance (pgvector's `<=>`) and answers it when its cosine
  * similarity (1 − distance) reaches the threshold. Like the exact stores it never throws: a failing query is a
