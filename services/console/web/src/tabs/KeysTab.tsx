@@ -36,9 +36,16 @@ export function KeysTab({ me, onChange }: { me: Me; onChange: () => void }) {
         <Loaded result={keys} what="your keys">
           {(data) =>
             data.keys.length === 0 ? (
-              <Text c="dimmed" ta="center" py="xl">
-                No keys yet.
-              </Text>
+              <Stack align="center" gap="xs" py="xl" data-testid="first-key">
+                <Text fw={600}>You have no keys yet</Text>
+                <Text size="sm" c="dimmed" ta="center" maw={460}>
+                  A key lets your own code call the AI gateway with any OpenAI client; its calls count against
+                  your budget and show in Usage.
+                </Text>
+                <Button variant="light" onClick={() => setGenerating(true)} disabled={me.account === null}>
+                  Generate your first key
+                </Button>
+              </Stack>
             ) : (
               <KeyTable keys={data.keys} onRevoke={revoke} onEdit={setEditing} />
             )
