@@ -33,6 +33,7 @@ import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { modelInfoRoutes } from "./routes/model-info.js";
 import { modelsRoutes } from "./routes/models.js";
+import { DEFAULT_REFUSAL_ROWS_PER_KEY_PER_MINUTE, RefusalRowQuota } from "./spend/refusal-row-quota.js";
 import type { SpendRecorder } from "./spend/types.js";
 import type { Clock } from "./time/clock.js";
 import type { ToolCallTracer } from "./tracing/tool-call-trace.js";
@@ -93,6 +94,8 @@ export interface AppDeps {
   responseOwners?: ResponseOwners;
   /** The exact response cache (`litellm_settings.cache: true`; `response-cache/`); absent: none. */
   responseCache?: ResponseCache;
+  /** Spend-log rows of refused or failed calls a key may add per minute (default {@link DEFAULT_REFUSAL_ROWS_PER_KEY_PER_MINUTE}). */
+  refusalRowsPerKeyPerMinute?: number;
   /**
    * Admin API (/key/*, /user/*, /spend/*); each handler checks for the master key itself. Without a database
    * the gateway passes the plugin that answers 501 "needs DATABASE_URL" on the same paths.
@@ -184,6 +187,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     observers: deps.observers ?? [],
     responseOwners: deps.responseOwners ?? new ResponseOwnerStore({ clock: deps.clock }),
     ...(deps.responseCache === undefined ? {} : { responseCache: deps.responseCache }),
+    refusalRows: new RefusalRowQuota({
+      perMinute: deps.refusalRowsPerKeyPerMinute ?? DEFAULT_REFUSAL_ROWS_PER_KEY_PER_MINUTE,
+      clock: deps.clock,
+      registry: deps.metrics.registry,
+    }),
     ...(deps.maxStreamDurationMs === undefined ? {} : { maxStreamDurationMs: deps.maxStreamDurationMs }),
     ...(deps.streamClientIdleTimeoutMs === undefined
       ? {}

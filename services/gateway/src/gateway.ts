@@ -244,6 +244,9 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
           }),
     timeouts: env.timeouts,
     maxStreamDurationMs: env.maxStreamDurationMs,
+    ...(env.refusalRowsPerKeyPerMinute === undefined
+      ? {}
+      : { refusalRowsPerKeyPerMinute: env.refusalRowsPerKeyPerMinute }),
     ...(config.streamClientIdleTimeoutMs === undefined
       ? {}
       : { streamClientIdleTimeoutMs: config.streamClientIdleTimeoutMs }),

@@ -70,6 +70,11 @@ const envSchema = z.object({
   GATEWAY_CONNECTION_TIMEOUT_MS: int(600_000),
   /** A stream is ended (with an SSE error event) after this long, ms; 0 = never. */
   GATEWAY_MAX_STREAM_DURATION_MS: int(1_800_000),
+  /**
+   * Spend-log rows of refused or failed calls one key may add per minute on one instance; 0 = none; unset: the
+   * default of `spend/refusal-row-quota.ts` (600).
+   */
+  GATEWAY_REFUSAL_ROWS_PER_KEY_PER_MINUTE: z.coerce.number().int().nonnegative().optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DEFAULT_USER_BUDGET: z.coerce.number().nonnegative().default(10),
   DEFAULT_BUDGET_DURATION: z.string().default("30d"),
@@ -144,6 +149,8 @@ export interface GatewayEnv {
   runMigrations: boolean;
   /** The longest a stream may run, ms; 0: no limit. */
   maxStreamDurationMs: number;
+  /** Refusal rows a key may add per minute on this instance (`spend/refusal-row-quota.ts`); undefined: its default. */
+  refusalRowsPerKeyPerMinute: number | undefined;
   /** Client connection timeouts, ms; see {@link ServerTimeouts}. */
   timeouts: ServerTimeouts;
   logLevel: string;
@@ -219,6 +226,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): GatewayEnv {
     spoolDir: fromBase(e.GATEWAY_SPOOL_DIR),
     runMigrations: e.GATEWAY_RUN_MIGRATIONS,
     maxStreamDurationMs: e.GATEWAY_MAX_STREAM_DURATION_MS,
+    refusalRowsPerKeyPerMinute: e.GATEWAY_REFUSAL_ROWS_PER_KEY_PER_MINUTE,
     timeouts: {
       requestMs: e.GATEWAY_REQUEST_TIMEOUT_MS,
       headersMs:

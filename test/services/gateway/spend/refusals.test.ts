@@ -23,6 +23,9 @@ const POLICY = `guardrails:
 /** $0.0001 / $0.0002 per token: a call with max_tokens 40 reserves about $0.009. */
 const priced = "      input_cost_per_token: 0.0001\n      output_cost_per_token: 0.0002\n";
 
+/** Refusal rows a key may add per minute here (each other test refuses fewer calls of a key than this). */
+const ROWS_PER_KEY = 5;
+
 let upstream: FakeUpstream;
 let db: TestDatabase;
 let prefix: string;
@@ -37,7 +40,12 @@ beforeAll(async () => {
   delete process.env.PII_ANALYZER_API_BASE;
   gw = await startTestGateway(
     `model_list:\n${deployment("general", upstream.url, priced)}${deployment("other", upstream.url, priced)}`,
-    { DATABASE_URL: db.url, REDIS_URL, GUARDRAIL_POLICY: policyPath },
+    {
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      GUARDRAIL_POLICY: policyPath,
+      GATEWAY_REFUSAL_ROWS_PER_KEY_PER_MINUTE: String(ROWS_PER_KEY),
+    },
     { store: { flushIntervalMs: 50 }, limits: { keyPrefix: prefix } },
   );
 });
@@ -148,6 +156,7 @@ describe("refused calls in the spend log", () => {
     const key = await newKey({ user_id: "unlucky" });
     upstream.failNext(10, 500);
     const status = await chat(key);
+    upstream.clearFaults();
     expect(status).toBeGreaterThanOrEqual(500);
     const [row] = await logsOf("unlucky", 1);
     expect(row).toMatchObject({ status, reason: "upstream_error", spend: 0 });
@@ -166,5 +175,26 @@ describe("refused calls in the spend log", () => {
     await logsOf("witness", 1);
     const after = spendLogsResponse.parse((await adminCall(gw, "GET", "/spend/logs")).body);
     expect(after).toHaveLength(before + 1);
+  });
+
+  it("a key that keeps calling past its limit adds at most GATEWAY_REFUSAL_ROWS_PER_KEY_PER_MINUTE refusal rows a minute; the rest are counted in a metric", async () => {
+    const dropped = async () => {
+      const text = await (await fetch(`${gw.url}/metrics`)).text();
+      const line = text.split("\n").find((l) => l.startsWith("gateway_refusal_rows_dropped_total "));
+      return Number(line?.split(" ")[1] ?? Number.NaN);
+    };
+    const before = await dropped();
+    const key = await newKey({ user_id: "hammer", rpm_limit: 1 });
+    expect(await chat(key)).toBe(200);
+    const statuses = await Promise.all(Array.from({ length: 12 }, () => chat(key)));
+    expect(statuses).toEqual(Array(12).fill(429));
+    // Another key's refusals in the same minute are not held back by the first key's.
+    const other = await newKey({ user_id: "bystander", max_budget: 0.0001 });
+    expect(await chat(other)).toBe(429);
+    await logsOf("bystander", 1);
+    const rows = await logsOf("hammer", 1 + ROWS_PER_KEY);
+    expect(rows.filter((r) => r.status === 429)).toHaveLength(ROWS_PER_KEY);
+    expect(await dropped()).toBe(before + 12 - ROWS_PER_KEY);
+    // The refused calls still count in the request metrics and still answer 429: only their rows are dropped.
   });
 });
