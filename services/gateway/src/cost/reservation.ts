@@ -106,12 +106,17 @@ export function reserve(input: ReservationInput): Reservation {
 export function affordableCap(input: ReservationInput, available: number): Reservation | undefined {
   const price = maxPrice(input.deployments, input.promptTokens);
   const { choices } = input.output;
-  const inputCost = input.promptTokens * price.input;
+  const inputCost = promptCost(input);
   const perToken = choices * price.output;
   const max = reserve(input).completionTokens / choices;
   const tokens = perToken > 0 ? Math.min(max, Math.floor((available - inputCost) / perToken)) : max;
   if (!(tokens >= 1)) return undefined;
   return priced(input.promptTokens, tokens, choices, price, { tokens, reason: "budget" });
+}
+
+/** What the reserved prompt alone costs at the plan's highest input price, USD. */
+export function promptCost(input: ReservationInput): number {
+  return input.promptTokens * maxPrice(input.deployments, input.promptTokens).input;
 }
 
 function priced(

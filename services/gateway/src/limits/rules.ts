@@ -172,6 +172,7 @@ export function budgetError(
     subject.budgetResetAt === null
       ? ", no reset (lifetime budget)."
       : `, resets at ${formatInstant(subject.budgetResetAt)}.`;
+  const head = message;
   message += ` This call would reserve ${formatUsd(estimateMicros)} (its prompt estimate plus max_tokens at the model's price)`;
   message += usedUp
     ? "; the budget is used up, so no call fits until it resets or is raised."
@@ -182,6 +183,7 @@ export function budgetError(
     spentMicros + estimateMicros > plan.maxMicros,
     spentMicros / 1e6,
     Math.max(0, plan.maxMicros - spentMicros - reservedMicros) / 1e6,
+    usedUp ? undefined : head,
   );
 }
 
@@ -204,8 +206,25 @@ export class BudgetRefusal extends GatewayError {
      * (`pipeline/steps/admit.ts`).
      */
     readonly available: number = 0,
+    /** The message's first sentences (the budget, its spend and reset), when the budget is not used up. */
+    private readonly head?: string,
   ) {
     super(429, message, { type: "budget_exceeded", code: "429", headers: { "x-should-retry": "false" } });
+  }
+
+  /**
+   * The same refusal for a call that sent no output cap and that not even one output token would fit
+   * (`pipeline/steps/admit.ts`): its message says the prompt alone, up to `promptCost` USD, is more than the
+   * budget has left, rather than advising a lower `max_tokens` the client never sent. A used-up budget's
+   * refusal is returned as it is (no call fits).
+   */
+  forPromptAlone(promptCost: number): BudgetRefusal {
+    if (this.head === undefined) return this;
+    const message =
+      `${this.head} This call sets no max_tokens, and its prompt alone may cost up to ` +
+      `${formatUsd(Math.ceil(promptCost * 1e6))} at the model's price (an upper bound of its tokens), more than the ${formatUsd(Math.floor(this.available * 1e6))} ` +
+      "the budget has left; a shorter prompt, or a larger budget, lets it through.";
+    return new BudgetRefusal(message, this.subject, this.bySettledSpend, this.spent, this.available);
   }
 }
 

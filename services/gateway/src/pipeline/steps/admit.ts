@@ -13,7 +13,13 @@
 import type { AuthContext } from "../../auth/types.js";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../cost/estimate.js";
 import { byteBound, tokenizerBound } from "../../cost/input-bound.js";
-import { affordableCap, type Reservation, type ReservationInput, reserve } from "../../cost/reservation.js";
+import {
+  affordableCap,
+  promptCost,
+  type Reservation,
+  type ReservationInput,
+  reserve,
+} from "../../cost/reservation.js";
 import { BudgetRefusal } from "../../limits/rules.js";
 import type { Admission, AdmissionRequest, Admitter } from "../../limits/types.js";
 import type { TopUp } from "../../streaming/output-top-up.js";
@@ -56,8 +62,9 @@ export async function admit(call: CallContext, admitter: Admitter | undefined): 
         refusal = again;
       }
     }
-    const capped = call.outputRequest.cap === undefined ? affordableCap(input, refusal.available) : undefined;
-    if (capped === undefined) throw refusal;
+    if (call.outputRequest.cap !== undefined) throw refusal;
+    const capped = affordableCap(input, refusal.available);
+    if (capped === undefined) throw refusal.forPromptAlone(promptCost(input));
     hold(call, capped, budgetInForce);
     call.admission = await admitAs(auth, admitter, admissionRequest(call));
   }

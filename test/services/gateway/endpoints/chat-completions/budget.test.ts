@@ -91,6 +91,21 @@ describe("budget refusal", () => {
     expect(error.message).toContain("lower max_tokens");
     expect((await ask(10)).status).toBe(200);
   });
+
+  it("a call without max_tokens that not even one output token fits is told its prompt is too long, not to lower max_tokens", async () => {
+    const h = await harness(0.001);
+    // ~1,000 prompt tokens at $0.00001: about $0.01, ten times the budget.
+    const refused = await h.chat({
+      model: "general",
+      messages: [{ role: "user", content: "lorem ipsum ".repeat(500) }],
+    });
+    expect(refused.status).toBe(429);
+    const { error } = (await refused.json()) as ErrorBody;
+    expect(error.type).toBe("budget_exceeded");
+    expect(error.message).not.toContain("lower max_tokens");
+    expect(error.message).toMatch(/sets no max_tokens, and its prompt alone may cost up to \$0\.0\d+/);
+    expect(error.message).toContain("a shorter prompt");
+  });
 });
 
 describe("cost rounding", () => {
