@@ -5,6 +5,7 @@
 export * from "./audit.js";
 export * from "./client.js";
 export * from "./fields.js";
+export * from "./known-fields.js";
 export * from "./limit-input.js";
 export * from "./mcp.js";
 export * from "./requests.js";

@@ -16,6 +16,7 @@ import {
   queryBoolean,
   userRole,
 } from "./fields.js";
+import { adminRequest } from "./known-fields.js";
 
 const keyFields = {
   ...limitFields,
@@ -26,37 +27,43 @@ const keyFields = {
 };
 
 /** `POST /key/generate`. `duration` omitted or null = 90 days; a custom `key` value is refused. */
-export const generateKeyRequest = z.object({
-  ...keyFields,
-  duration: duration.nullish(),
-  user_id: identifier.nullish(),
-  /** The team the key belongs to (`/team/new`); an unknown team is refused with 400. */
-  team_id: identifier.nullish(),
-  key: z
-    .unknown()
-    .refine((v) => v === undefined || v === null, {
-      message: "custom key values are not supported: the gateway generates every key",
-    })
-    .optional(),
-});
+export const generateKeyRequest = adminRequest(
+  "/key/generate",
+  z.object({
+    ...keyFields,
+    duration: duration.nullish(),
+    user_id: identifier.nullish(),
+    /** The team the key belongs to (`/team/new`); an unknown team is refused with 400. */
+    team_id: identifier.nullish(),
+    key: z
+      .unknown()
+      .refine((v) => v === undefined || v === null, {
+        message: "custom key values are not supported: the gateway generates every key",
+      })
+      .optional(),
+  }),
+);
 export type GenerateKeyRequest = z.input<typeof generateKeyRequest>;
 
 /**
  * `POST /key/update`: `key` is the full key or its hash; `duration` is a new lifetime from now. A key's team is
  * fixed when it is made: `team_id` is refused (400) rather than ignored.
  */
-export const updateKeyRequest = z.object({
-  ...keyFields,
-  key: identifier,
-  duration: duration.nullish(),
-  user_id: identifier.nullish(),
-  team_id: z
-    .unknown()
-    .refine((v) => v === undefined, {
-      message: "a key's team cannot be changed: generate a key with that team_id and revoke this one",
-    })
-    .optional(),
-});
+export const updateKeyRequest = adminRequest(
+  "/key/update",
+  z.object({
+    ...keyFields,
+    key: identifier,
+    duration: duration.nullish(),
+    user_id: identifier.nullish(),
+    team_id: z
+      .unknown()
+      .refine((v) => v === undefined, {
+        message: "a key's team cannot be changed: generate a key with that team_id and revoke this one",
+      })
+      .optional(),
+  }),
+);
 export type UpdateKeyRequest = z.input<typeof updateKeyRequest>;
 
 /** `POST /key/delete` (revokes; terminal): keys or hashes, 1..1000. */
@@ -105,19 +112,17 @@ const userFields = {
  * `POST /user/new`, idempotent: an existing `user_id` answers 200 with the stored user unchanged and
  * `created: false`. Omitted limits take the gateway's defaults; explicit null means unlimited.
  */
-export const newUserRequest = z.object({
-  ...userFields,
-  user_id: identifier.optional(),
-  user_role: userRole.optional(),
-});
+export const newUserRequest = adminRequest(
+  "/user/new",
+  z.object({ ...userFields, user_id: identifier.optional(), user_role: userRole.optional() }),
+);
 export type NewUserRequest = z.input<typeof newUserRequest>;
 
 /** `POST /user/update`: omitted fields unchanged, null clears (unlimited). */
-export const updateUserRequest = z.object({
-  ...userFields,
-  user_id: identifier,
-  user_role: userRole.optional(),
-});
+export const updateUserRequest = adminRequest(
+  "/user/update",
+  z.object({ ...userFields, user_id: identifier, user_role: userRole.optional() }),
+);
 export type UpdateUserRequest = z.input<typeof updateUserRequest>;
 
 /** `POST /user/delete` (LiteLLM's `DeleteUserRequest`): 1..100 user ids; their keys are revoked. */

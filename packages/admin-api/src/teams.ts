@@ -17,6 +17,7 @@ import {
   pageSize,
   perMinute,
 } from "./fields.js";
+import { adminRequest } from "./known-fields.js";
 import { limitState } from "./responses.js";
 
 /** A member's role in a team. */
@@ -56,15 +57,21 @@ const teamFields = {
 };
 
 /** `POST /team/new`: `team_id` omitted = a new UUID; `members_with_roles` become memberships. */
-export const newTeamRequest = z.object({
-  ...teamFields,
-  team_id: identifier.nullish(),
-  members_with_roles: z.array(teamMember).max(1000).nullish(),
-});
+export const newTeamRequest = adminRequest(
+  "/team/new",
+  z.object({
+    ...teamFields,
+    team_id: identifier.nullish(),
+    members_with_roles: z.array(teamMember).max(1000).nullish(),
+  }),
+);
 export type NewTeamRequest = z.input<typeof newTeamRequest>;
 
 /** `POST /team/update`: omitted fields unchanged, null clears (unlimited; `models: null` = every model). */
-export const updateTeamRequest = z.object({ ...teamFields, team_id: identifier });
+export const updateTeamRequest = adminRequest(
+  "/team/update",
+  z.object({ ...teamFields, team_id: identifier }),
+);
 export type UpdateTeamRequest = z.input<typeof updateTeamRequest>;
 
 /** `POST /team/delete`: 1..100 team ids; the teams' keys are revoked. */

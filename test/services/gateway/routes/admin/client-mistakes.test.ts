@@ -116,3 +116,41 @@ describe("Postgres outage", () => {
     }
   });
 });
+
+describe("fields the gateway does not know", () => {
+  it("a misspelt or unknown field is a 400 naming it (with the field meant), never silently dropped", async () => {
+    const app = await admin();
+    const cases: Array<[string, Record<string, unknown>, string, string]> = [
+      ["/key/generate", { max_budjet: 5 }, "max_budjet", "did you mean max_budget?"],
+      ["/key/generate", { rpmlimit: 5 }, "rpmlimit", "did you mean rpm_limit?"],
+      ["/user/new", { user_id: "speller", budget_duraton: "30d" }, "budget_duraton", "did you mean budget_duration?"],
+      ["/team/new", { team_alias: "t", tpm_limt: 10 }, "tpm_limt", "did you mean tpm_limit?"],
+      ["/key/generate", { frobnicate: true }, "frobnicate", "not a field of /key/generate"],
+    ];
+    for (const [url, body, param, hint] of cases) {
+      const res = await call(app, "POST", url, body);
+      expect({ url, param, status: res.status }).toEqual({ url, param, status: 400 });
+      expect(res.body.error).toMatchObject({ type: "invalid_request_error", param });
+      expect(res.body.error.message).toContain(hint);
+    }
+  });
+
+  it("a LiteLLM limit the gateway does not enforce is a 400 when it says something, accepted when empty", async () => {
+    const app = await admin();
+    const refused = await call(app, "POST", "/key/generate", { model_max_budget: { general: 5 } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ type: "invalid_request_error", param: "model_max_budget" });
+    expect(refused.body.error.message).toContain("not enforced");
+    // What LiteLLM's own clients send by default, and fields that only inform, are taken.
+    const ok = await call(app, "POST", "/key/generate", {
+      model_max_budget: {},
+      model_rpm_limit: null,
+      allowed_cache_controls: [],
+      tags: ["ci"],
+      send_invite_email: false,
+      max_budget: 1,
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body).toMatchObject({ max_budget: 1 });
+  });
+});
