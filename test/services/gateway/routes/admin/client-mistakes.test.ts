@@ -123,7 +123,12 @@ describe("fields the gateway does not know", () => {
     const cases: Array<[string, Record<string, unknown>, string, string]> = [
       ["/key/generate", { max_budjet: 5 }, "max_budjet", "did you mean max_budget?"],
       ["/key/generate", { rpmlimit: 5 }, "rpmlimit", "did you mean rpm_limit?"],
-      ["/user/new", { user_id: "speller", budget_duraton: "30d" }, "budget_duraton", "did you mean budget_duration?"],
+      [
+        "/user/new",
+        { user_id: "speller", budget_duraton: "30d" },
+        "budget_duraton",
+        "did you mean budget_duration?",
+      ],
       ["/team/new", { team_alias: "t", tpm_limt: 10 }, "tpm_limt", "did you mean tpm_limit?"],
       ["/key/generate", { frobnicate: true }, "frobnicate", "not a field of /key/generate"],
     ];
