@@ -1,4 +1,5 @@
 import { afterDuration } from "../time/budget-period.js";
+import type { Queryable } from "./transaction.js";
 
 /**
  * Builds `SET a = $n, …` for the defined fields of a patch whose keys are column names; only columns listed in
@@ -30,4 +31,36 @@ export function patchAssignments(
   }
   set("updated_at", iso(now));
   return { sql: sets.join(", "), params };
+}
+
+/** The table a {@link updateRow} changes: its name, the column that names a row, and the columns read back. */
+export interface PatchTarget<R> {
+  table: string;
+  idColumn: string;
+  /** The columns a patch may set (see {@link patchAssignments}). */
+  allowed: readonly string[];
+  /** The columns `RETURNING` reads back, and how a returned row becomes a record. */
+  returning: readonly string[];
+  fromRow: (row: Record<string, unknown>) => R;
+}
+
+/**
+ * `UPDATE <table> SET <patch> WHERE <idColumn> = id RETURNING …` ({@link patchAssignments}: `updated_at` set to
+ * `now`, a changed `budget_duration` starts a new period). Returns the row as stored after the change, or null
+ * when no row has that id. Rejects with the driver's error.
+ */
+export async function updateRow<R>(
+  db: Queryable,
+  target: PatchTarget<R>,
+  id: string,
+  patch: object,
+  now: number,
+): Promise<R | null> {
+  const { sql, params } = patchAssignments({ ...patch }, target.allowed, now, 2);
+  const result = await db.query(
+    `UPDATE ${target.table} SET ${sql} WHERE ${target.idColumn} = $1 RETURNING ${target.returning.join(", ")}`,
+    [id, ...params],
+  );
+  const row = result.rows[0];
+  return row === undefined ? null : target.fromRow(row);
 }

@@ -2,7 +2,7 @@
  * SQL for the `keys` table. Times are epoch ms in and out; the caller's clock decides "now".
  */
 import type { ObjectPermission } from "../auth/types.js";
-import { patchAssignments } from "../db/patch.js";
+import { type PatchTarget, updateRow } from "../db/patch.js";
 import type { Queryable } from "../db/transaction.js";
 import {
   LIMIT_COLUMNS,
@@ -119,14 +119,16 @@ export async function updateKey(
   patch: KeyPatch,
   now: number,
 ): Promise<KeyRecord | null> {
-  const { sql, params } = patchAssignments({ ...patch }, KEY_PATCH_COLUMNS, now, 2);
-  const result = await db.query(`UPDATE keys SET ${sql} WHERE token = $1 ${RETURNING_KEY}`, [
-    token,
-    ...params,
-  ]);
-  const row = result.rows[0];
-  return row === undefined ? null : keyFromRow(row);
+  return updateRow(db, KEY_TARGET, token, patch, now);
 }
+
+const KEY_TARGET: PatchTarget<KeyRecord> = {
+  table: "keys",
+  idColumn: "token",
+  allowed: KEY_PATCH_COLUMNS,
+  returning: KEY_COLUMNS,
+  fromRow: keyFromRow,
+};
 
 /**
  * Gives the key with hash `token` a new secret: its hash becomes `newToken` and its display name `newName`;

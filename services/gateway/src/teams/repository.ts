@@ -3,7 +3,7 @@
  * "now".
  */
 import type { ObjectPermission } from "../auth/types.js";
-import { patchAssignments } from "../db/patch.js";
+import { type PatchTarget, patchAssignments, updateRow } from "../db/patch.js";
 import type { Queryable } from "../db/transaction.js";
 import {
   LIMIT_COLUMNS,
@@ -102,13 +102,8 @@ export async function updateTeam(
   patch: TeamPatch,
   now: number,
 ): Promise<TeamRecord | null> {
-  const { sql, params } = patchAssignments({ ...patch }, TEAM_PATCH_COLUMNS, now, 2);
-  const result = await db.query(`UPDATE teams SET ${sql} WHERE team_id = $1 ${RETURNING_TEAM}`, [
-    teamId,
-    ...params,
-  ]);
-  const row = result.rows[0];
-  if (row === undefined) return null;
+  const team = await updateRow(db, TEAM_TARGET, teamId, patch, now);
+  if (team === null) return null;
   if (patch.budget_duration !== undefined) {
     const periods = patchAssignments({ budget_duration: patch.budget_duration }, ["budget_duration"], now, 2);
     await db.query(`UPDATE team_memberships SET ${periods.sql} WHERE team_id = $1`, [
@@ -116,8 +111,16 @@ export async function updateTeam(
       ...periods.params,
     ]);
   }
-  return teamFromRow(row);
+  return team;
 }
+
+const TEAM_TARGET: PatchTarget<TeamRecord> = {
+  table: "teams",
+  idColumn: "team_id",
+  allowed: TEAM_PATCH_COLUMNS,
+  returning: TEAM_COLUMNS,
+  fromRow: (row) => teamFromRow(row),
+};
 
 /** Deletes teams (their memberships go with them); returns the deleted teams. */
 export async function deleteTeams(db: Queryable, teamIds: string[]): Promise<TeamRecord[]> {
@@ -251,15 +254,16 @@ export async function updateMembership(
   patch: MembershipPatch,
   now: number,
 ): Promise<MembershipRecord | null> {
-  const columns = ["role", "max_budget", "tpm_limit", "rpm_limit"] as const;
-  const { sql, params } = patchAssignments({ ...patch }, columns, now, 2);
-  const result = await db.query(
-    `UPDATE team_memberships SET ${sql} WHERE member_key = $1 ${RETURNING_MEMBER}`,
-    [memberKey(teamId, userId), ...params],
-  );
-  const row = result.rows[0];
-  return row === undefined ? null : membershipFromRow(row);
+  return updateRow(db, MEMBERSHIP_TARGET, memberKey(teamId, userId), patch, now);
 }
+
+const MEMBERSHIP_TARGET: PatchTarget<MembershipRecord> = {
+  table: "team_memberships",
+  idColumn: "member_key",
+  allowed: ["role", "max_budget", "tpm_limit", "rpm_limit"],
+  returning: MEMBERSHIP_COLUMNS,
+  fromRow: (row) => membershipFromRow(row),
+};
 
 /** Deletes a membership; returns it, or null when there was none. */
 export async function deleteMembership(

@@ -2,7 +2,7 @@
  * SQL for the `users` table. Times are epoch ms in and out; the caller's clock decides "now".
  */
 
-import { patchAssignments } from "../db/patch.js";
+import { type PatchTarget, updateRow } from "../db/patch.js";
 import type { Queryable } from "../db/transaction.js";
 import {
   LIMIT_COLUMNS,
@@ -110,14 +110,16 @@ export async function updateUser(
   patch: UserPatch,
   now: number,
 ): Promise<UserRecord | null> {
-  const { sql, params } = patchAssignments({ ...patch }, USER_PATCH_COLUMNS, now, 2);
-  const result = await db.query(
-    `UPDATE users SET ${sql} WHERE user_id = $1 RETURNING ${USER_COLUMNS.join(", ")}`,
-    [userId, ...params],
-  );
-  const row = result.rows[0];
-  return row === undefined ? null : userFromRow(row);
+  return updateRow(db, USER_TARGET, userId, patch, now);
 }
+
+const USER_TARGET: PatchTarget<UserRecord> = {
+  table: "users",
+  idColumn: "user_id",
+  allowed: USER_PATCH_COLUMNS,
+  returning: USER_COLUMNS,
+  fromRow: (row) => userFromRow(row),
+};
 
 /** Deletes users (their memberships go with them; their keys stay, without an owner); returns the deleted. */
 export async function deleteUsers(db: Queryable, userIds: string[]): Promise<UserRecord[]> {
