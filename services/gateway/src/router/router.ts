@@ -98,6 +98,8 @@ export interface SendOptions {
    * ({@link RoutePlan.aliases}), so that a fallback the caller may not use is never tried.
    */
   aliases?: readonly string[];
+  /** Only these deployments (ids) are tried ({@link RoutePlan.only}); default: every deployment of the aliases. */
+  only?: ReadonlySet<string>;
   /**
    * The caller can assemble a JSON answer from a stream (`streaming/assemble-json.ts`): a non-streamed
    * `chat/completions` or `completions` call to a deployment that ignores output caps ({@link CapIgnorers}) is
@@ -116,6 +118,11 @@ export interface RoutePlan {
   aliases: string[];
   /** The deployments of every alias in {@link aliases}, in that order. */
   deployments: Deployment[];
+  /**
+   * Only these deployments (ids) may be tried; absent: every deployment of {@link aliases}. Set when a call must
+   * stay where its state is (a `previous_response_id` continues at the organisation that holds the response).
+   */
+  only?: ReadonlySet<string>;
 }
 
 /** Options of the {@link Router} itself. */
@@ -233,6 +240,11 @@ export class Router {
     return this.groups.get(modelName);
   }
 
+  /** Every configured deployment, in the config's order. */
+  allDeployments(): readonly Deployment[] {
+    return this.config.deployments;
+  }
+
   /** Aliases tried for `modelName`, in order: itself, then its fallbacks. */
   plan(modelName: string): string[] {
     return [modelName, ...(this.config.router.fallbacks[modelName] ?? [])];
@@ -284,8 +296,10 @@ export class Router {
     let limitedMs: number | undefined;
     let tagMatched = false;
     for (const alias of options.aliases ?? this.plan(modelName)) {
-      const all = this.groups.get(alias);
-      if (all === undefined) continue;
+      const listed = this.groups.get(alias);
+      if (listed === undefined) continue;
+      const only = options.only;
+      const all = only === undefined ? listed : listed.filter((d) => only.has(d.id));
       const group = this.config.router.tagFiltering
         ? deploymentsForTags(all, tags, this.config.router.tagMatchAny)
         : all;

@@ -5,7 +5,8 @@
  * anything goes upstream (OpenAI API reference, "Create a model response", `previous_response_id`; the error is
  * OpenAI's own for a response it does not hold).
  */
-import { GatewayError } from "../../errors/gateway-error.js";
+import type { Deployment } from "../../config/types.js";
+import { GatewayError, invalidRequest } from "../../errors/gateway-error.js";
 import type { CallContext, PipelineDeps } from "../../pipeline/types.js";
 import { mayUse, ownerOf } from "../../response-owners/types.js";
 import { type NativeEventReader, observedReader } from "../../streaming/native-relay.js";
@@ -27,18 +28,63 @@ export function previousNotFound(id: string): GatewayError {
 }
 
 /**
- * Lets `call` continue `previousId` only when its key owns it (the master key: any).
+ * Lets `call` continue `previousId` only when its key owns it (the master key: any), and only where the response
+ * is held ({@link pinToHolder}).
  * @throws GatewayError 404 `previous_response_not_found` otherwise (unknown, expired, or another key's: the
- *   same answer, so nothing tells them apart); 503 when ownership cannot be read.
+ *   same answer, so nothing tells them apart); 400 when the model cannot reach the response's organisation; 503
+ *   when ownership cannot be read.
  */
 export async function checkPrevious(
   call: CallContext,
   deps: PipelineDeps,
   previousId: string,
 ): Promise<void> {
-  if (call.auth.kind === "master") return;
   const record = await deps.responseOwners?.lookup(previousId);
+  if (call.auth.kind === "master") {
+    // The master key may continue a response the gateway never relayed; one it did is pinned like any.
+    if (record !== undefined) pinToHolder(call, deps, previousId, record.deploymentId);
+    return;
+  }
   if (!mayUse(call.auth, record)) throw previousNotFound(previousId);
+  pinToHolder(call, deps, previousId, record.deploymentId);
+}
+
+/** Two deployments reach the same upstream organisation: one provider, base URL and API key. */
+const sameAccount = (a: Deployment, b: Deployment) =>
+  a.provider === b.provider && a.apiBase === b.apiBase && a.apiKey === b.apiKey;
+
+/**
+ * Narrows `call.route` to the deployments that reach the organisation holding the response (the deployment that
+ * served it, and any other of the plan with its provider, base URL and key): a stored response lives at one
+ * organisation, and a load-balanced alias or a fallback elsewhere would answer "not found" or continue nothing.
+ * @throws GatewayError 404 `previous_response_not_found` when the deployment that served it is no longer
+ *   configured; 400 naming the models that can continue it when none of the call's plan reaches it.
+ */
+function pinToHolder(call: CallContext, deps: PipelineDeps, previousId: string, holderId: string): void {
+  const route = call.route;
+  if (route === undefined) return;
+  const holder = deps.router.allDeployments().find((d) => d.id === holderId);
+  if (holder === undefined) throw previousNotFound(previousId);
+  const pinned = route.deployments.filter((d) => sameAccount(d, holder));
+  if (pinned.length === 0) {
+    const models = [
+      ...new Set(
+        deps.router
+          .allDeployments()
+          .filter((d) => sameAccount(d, holder))
+          .map((d) => d.modelName),
+      ),
+    ];
+    throw invalidRequest(
+      `Response '${shownId(previousId)}' is held by the upstream of ${models.join(", ")}, which model ${call.body.model} does not reach. Continue it with ${models.length === 1 ? "that model" : "one of those models"}, or send the whole conversation as input.`,
+      "previous_response_id",
+    );
+  }
+  call.route = {
+    aliases: route.aliases.filter((alias) => pinned.some((d) => d.modelName === alias)),
+    deployments: pinned,
+    only: new Set(pinned.map((d) => d.id)),
+  };
 }
 
 /**

@@ -53,6 +53,7 @@ export async function send(
     api: upstream.api,
     estimatedTokens: call.promptEstimate + call.completionEstimate,
     ...(call.route === undefined ? {} : { aliases: call.route.aliases }),
+    ...(call.route?.only === undefined ? {} : { only: call.route.only }),
     // A JSON call's answer is read by `answerJson`, which assembles it when it went upstream as a stream.
     assemble: !call.stream,
     ...(upstream.json === undefined ? {} : { json: upstream.json }),
