@@ -239,6 +239,7 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
             clock,
             bus: limits.bus,
             userDefaults: env.userDefaults,
+            mcpServerNames: (config.mcpServers ?? []).map((server) => server.name),
             // With every guardrail off there is no engine; a key may still name the two built-in ones.
             guardrailNames: guardrails.guard?.names ?? ["pii", "prompt_injection"],
           }),

@@ -25,6 +25,11 @@ export interface AdminContext {
   userDefaults: GatewayEnv["userDefaults"];
   /** Guardrail names a key's `metadata.guardrails` may set a mode for (e.g. pii, prompt_injection). */
   guardrailNames: readonly string[];
+  /**
+   * The MCP servers the config declares (`mcp_servers:` names): an `object_permission` may grant only these
+   * (default none).
+   */
+  mcpServerNames?: readonly string[];
 }
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;

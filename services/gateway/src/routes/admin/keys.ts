@@ -38,7 +38,7 @@ import { findMembership, findTeam } from "../../teams/repository.js";
 import { afterDuration } from "../../time/budget-period.js";
 import { findUser } from "../../users/repository.js";
 import { type AdminContext, adminRoute, publishChanges } from "./context.js";
-import { notFound, parse } from "./validation.js";
+import { assertMcpServers, notFound, parse } from "./validation.js";
 
 /** Default key lifetime when /key/generate gives no `duration`: 90 days. */
 export const DEFAULT_KEY_DURATION = "90d";
@@ -137,6 +137,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
     const who = auditActor(request);
     assertUserHeadersFlag(body.metadata);
     assertGuardrailModes(body.metadata, context.guardrailNames);
+    assertMcpServers(body.object_permission, context.mcpServerNames ?? []);
     const now = clock.now();
     const key = generateKey();
     const token = hashKey(key);
@@ -200,6 +201,7 @@ export function registerKeyRoutes(app: FastifyInstance, context: AdminContext): 
     const who = auditActor(request);
     assertUserHeadersFlag(body.metadata);
     assertGuardrailModes(body.metadata, context.guardrailNames);
+    assertMcpServers(body.object_permission, context.mcpServerNames ?? []);
     const now = clock.now();
     const token = toKeyHash(body.key);
     const updated = await withTransaction(pool, async (client) => {

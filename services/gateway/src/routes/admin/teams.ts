@@ -37,7 +37,7 @@ import { auditEndedMemberships, auditRevokedKeys } from "./cascade-audit.js";
 import { type AdminContext, adminRoute, publishChanges } from "./context.js";
 import { addMembers } from "./team-members.js";
 import { teamView, unknownTeam } from "./team-view.js";
-import { parse } from "./validation.js";
+import { assertMcpServers, parse } from "./validation.js";
 
 /** Registers the /team/* routes (members: {@link addMembers} and `team-members.ts`). */
 export function registerTeamRoutes(app: FastifyInstance, context: AdminContext): void {
@@ -45,6 +45,7 @@ export function registerTeamRoutes(app: FastifyInstance, context: AdminContext):
 
   adminRoute(app, "POST", "/team/new", async (request) => {
     const body = parse(newTeamRequest, request.body);
+    assertMcpServers(body.object_permission, context.mcpServerNames ?? []);
     const who = auditActor(request);
     const now = clock.now();
     const teamId = body.team_id ?? randomUUID();
@@ -85,6 +86,7 @@ export function registerTeamRoutes(app: FastifyInstance, context: AdminContext):
 
   adminRoute(app, "POST", "/team/update", async (request) => {
     const body = parse(updateTeamRequest, request.body);
+    assertMcpServers(body.object_permission, context.mcpServerNames ?? []);
     const who = auditActor(request);
     const now = clock.now();
     const { team_id: teamId, ...fields } = body;

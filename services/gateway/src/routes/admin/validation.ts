@@ -59,3 +59,36 @@ export function parse<T>(schema: z.ZodType<T>, data: unknown): T {
 export function notFound(message: string, param: string): GatewayError {
   return new GatewayError(404, message, { type: "not_found_error", param });
 }
+
+/**
+ * Refuses an `object_permission` that grants an MCP server the config does not declare (a typo would otherwise
+ * grant nothing, silently).
+ * @throws GatewayError 400 whose `param` is the entry (`object_permission.mcp_servers.0`,
+ *   `object_permission.mcp_tool_permissions.<name>`), naming the declared servers.
+ */
+export function assertMcpServers(
+  permission:
+    | { mcp_servers?: readonly string[]; mcp_tool_permissions?: Record<string, unknown> }
+    | null
+    | undefined,
+  declared: readonly string[],
+): void {
+  if (permission == null) return;
+  const known = new Set(declared);
+  const named: Array<[string, string]> = [
+    ...(permission.mcp_servers ?? []).map((name, i): [string, string] => [name, `mcp_servers.${i}`]),
+    ...Object.keys(permission.mcp_tool_permissions ?? {}).map((name): [string, string] => [
+      name,
+      `mcp_tool_permissions.${name}`,
+    ]),
+  ];
+  for (const [name, at] of named) {
+    if (known.has(name)) continue;
+    const which =
+      declared.length === 0 ? "the config declares none" : `the config declares ${declared.join(", ")}`;
+    throw invalidRequest(
+      `Invalid object_permission.${at}: '${name.slice(0, 64)}' is not an MCP server of this gateway (${which} under mcp_servers:).`,
+      `object_permission.${at}`,
+    );
+  }
+}

@@ -159,3 +159,31 @@ describe("fields the gateway does not know", () => {
     expect(ok.body).toMatchObject({ max_budget: 1 });
   });
 });
+
+describe("object_permission naming MCP servers", () => {
+  it("a server the config does not declare is a 400 naming it, on keys and teams, in mcp_servers and mcp_tool_permissions", async () => {
+    const app = await admin(); // this gateway declares no mcp_servers
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["/key/generate", { object_permission: { mcp_servers: ["wiki"] } }, "object_permission.mcp_servers.0"],
+      [
+        "/key/generate",
+        { object_permission: { mcp_tool_permissions: { wiki: ["search"] } } },
+        "object_permission.mcp_tool_permissions.wiki",
+      ],
+      [
+        "/team/new",
+        { team_alias: "t", object_permission: { mcp_servers: ["wiki"] } },
+        "object_permission.mcp_servers.0",
+      ],
+    ];
+    for (const [url, body, param] of cases) {
+      const res = await call(app, "POST", url, body);
+      expect({ url, param, status: res.status }).toEqual({ url, param, status: 400 });
+      expect(res.body.error).toMatchObject({ type: "invalid_request_error", param });
+      expect(res.body.error.message).toContain("wiki");
+    }
+    // Granting nothing is fine.
+    const ok = await call(app, "POST", "/key/generate", { object_permission: { mcp_servers: [] } });
+    expect(ok.status).toBe(200);
+  });
+});
