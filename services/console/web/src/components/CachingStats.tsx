@@ -1,7 +1,7 @@
 import { Card, SimpleGrid, Text } from "@mantine/core";
 import type { CachingSavings } from "../api";
 import { count, usd } from "../format";
-import { Stat } from "../tabs/ProfileTab";
+import { Stat } from "./UsageStats";
 
 /**
  * Prompt caching over the period: the input tokens read from the provider's prompt cache (and their share of

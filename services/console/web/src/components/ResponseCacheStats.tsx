@@ -1,7 +1,7 @@
 import { Card, SimpleGrid, Text } from "@mantine/core";
 import type { UsageTotals } from "../api";
 import { count, usd } from "../format";
-import { Stat } from "../tabs/ProfileTab";
+import { Stat } from "./UsageStats";
 
 /**
  * The gateway's response cache over the period (docs/cache.md): requests answered from it (and their share of all

@@ -20,15 +20,17 @@ import { EditLimitsModal } from "../components/EditLimitsModal";
 import { GenerateKeyModal } from "../components/GenerateKeyModal";
 import { Loaded } from "../components/Loaded";
 import { PeriodRange } from "../components/PeriodRange";
+import { ResponseCacheStats } from "../components/ResponseCacheStats";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
+import { CallsByReason, Stat, UsageStats } from "../components/UsageStats";
 import { budget, count, gatewayRoleLabel, perMinute, usd } from "../format";
 import { useFetch } from "../useFetch";
 import { KeyTable } from "./KeyTable";
-import { Stat } from "./ProfileTab";
 
 /**
- * Admin: platform spend per day and model, every user with spend and budget, edit limits, a user's keys,
+ * Admin: platform spend per day and model (requests answered, refused and failed; the refused and failed ones by
+ * reason; answers from the response cache and what they saved), every user with spend and budget, edit limits, a user's keys,
  * generate a key for a user or of no user (the operator's own).
  */
 export function AdminTab({ me }: { me: Me }) {
@@ -66,12 +68,9 @@ export function AdminTab({ me }: { me: Me }) {
       <Loaded result={spend} what="the platform's spend">
         {(data) => (
           <>
-            <SimpleGrid cols={{ base: 2, sm: 4 }}>
-              <Stat label="Spend" value={usd(data.totals.spend)} />
-              <Stat label="Requests" value={count(data.totals.requests)} />
-              <Stat label="Tokens" value={count(data.totals.total_tokens)} />
-              <Stat label="Users" value={count(data.users)} />
-            </SimpleGrid>
+            <UsageStats totals={data.totals} extra={<Stat label="Users" value={count(data.users)} />} />
+            <CallsByReason totals={data.totals} byReason={data.by_reason} />
+            <ResponseCacheStats totals={data.totals} />
             <SimpleGrid cols={{ base: 1, md: 2 }}>
               <UsageChart daily={data.daily} />
               <SpendBars title="Spend by model" rows={data.by_model.map((m) => ({ ...m, label: m.model }))} />
