@@ -2,6 +2,7 @@ import { Card, Group, SimpleGrid, Table, Text } from "@mantine/core";
 import { type ReactNode, useId } from "react";
 import type { UsageResponse, UsageTotals } from "../api";
 import { count, reasonLabel, usd } from "../format";
+import { ColumnHeads } from "./ColumnHeads";
 
 /** `by_reason` of the gateway's `/spend/usage`: failed calls per reason, refusals marked. */
 type ByReason = UsageResponse["by_reason"];
@@ -76,18 +77,14 @@ export function CallsByReason({ totals, byReason }: { totals: UsageTotals; byRea
         </Text>
       ) : (
         <Table aria-labelledby={titleId}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">Reason</Table.Th>
-              <Table.Th scope="col">Outcome</Table.Th>
-              <Table.Th scope="col" ta="right">
-                Requests
-              </Table.Th>
-              <Table.Th scope="col" ta="right">
-                Share
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <ColumnHeads
+            columns={[
+              "Reason",
+              "Outcome",
+              { label: "Requests", right: true },
+              { label: "Share", right: true },
+            ]}
+          />
           <Table.Tbody>
             {rows.map((r) => (
               <Table.Tr key={`${r.refused}-${r.reason ?? "none"}`}>
@@ -133,6 +130,35 @@ export function Stat({
           {note}
         </Text>
       )}
+    </Card>
+  );
+}
+
+/**
+ * A saving over the period as a card: how much was served from a cache (`part` of `whole`, with its share in
+ * percent of `wholeName`), what that saved (USD), and what the figure means (`note`), with nothing to hover.
+ */
+export function SavingCard({
+  testId,
+  served,
+  saved,
+  note,
+}: {
+  testId: string;
+  served: { label: string; part: number; whole: number; wholeName: string };
+  saved: { label: string; usd: number };
+  note: ReactNode;
+}) {
+  const share = served.whole > 0 ? Math.round((served.part / served.whole) * 100) : 0;
+  return (
+    <Card withBorder radius="md" padding="sm" data-testid={testId}>
+      <SimpleGrid cols={{ base: 1, sm: 2 }}>
+        <Stat label={served.label} value={count(served.part)} note={`${share} % of ${served.wholeName}`} />
+        <Stat label={saved.label} value={usd(saved.usd)} />
+      </SimpleGrid>
+      <Text size="xs" c="dimmed" mt="xs">
+        {note}
+      </Text>
     </Card>
   );
 }

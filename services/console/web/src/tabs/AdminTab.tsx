@@ -5,21 +5,21 @@ import {
   Card,
   Group,
   Modal,
-  Select,
   SimpleGrid,
   Stack,
   Table,
   Text,
   TextInput,
-  VisuallyHidden,
 } from "@mantine/core";
 import { useMemo, useState } from "react";
 import { api, type ConsoleKey, type McpServer, type Me, type PlatformSpend, type UserRecord } from "../api";
+import { ColumnHeads } from "../components/ColumnHeads";
 import { DownloadCsv } from "../components/DownloadCsv";
 import { EditLimitsModal } from "../components/EditLimitsModal";
 import { GenerateKeyModal } from "../components/GenerateKeyModal";
 import { Loaded } from "../components/Loaded";
 import { PeriodRange } from "../components/PeriodRange";
+import { PickOne } from "../components/PickOne";
 import { ResponseCacheStats } from "../components/ResponseCacheStats";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
@@ -101,7 +101,7 @@ export function AdminTab({ me }: { me: Me }) {
           onChange={(e) => setSearch(e.currentTarget.value)}
           w={{ base: "100%", xs: 260 }}
         />
-        <Select
+        <PickOne
           label="Sort by"
           data={[
             { value: "spend", label: "Spend (highest first)" },
@@ -110,7 +110,6 @@ export function AdminTab({ me }: { me: Me }) {
           ]}
           value={sort}
           onChange={setSort}
-          allowDeselect={false}
           w={{ base: "100%", xs: 240 }}
         />
       </Group>
@@ -119,17 +118,10 @@ export function AdminTab({ me }: { me: Me }) {
           {() => (
             <Table.ScrollContainer minWidth={340}>
               <Table verticalSpacing="sm" data-testid="user-table">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>User</Table.Th>
-                    <Table.Th>Spend</Table.Th>
-                    <Table.Th>Budget</Table.Th>
-                    <Table.Th visibleFrom="sm">Limits</Table.Th>
-                    <Table.Th visibleFrom="sm">
-                      <VisuallyHidden>Actions</VisuallyHidden>
-                    </Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
+                <ColumnHeads
+                  columns={["User", "Spend", "Budget", { label: "Limits", visibleFrom: "sm" }]}
+                  actions="sm"
+                />
                 <Table.Tbody>
                   {shown.map((u) => (
                     <Table.Tr key={u.user_id}>
