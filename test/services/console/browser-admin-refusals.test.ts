@@ -23,8 +23,7 @@ import { waitFor } from "../../helpers/redis.js";
 import { CARD } from "../gateway/guardrails/helpers.js";
 
 const POLICY = "guardrails:\n  pii:\n    mode: enforce\n    entities: {CREDIT_CARD: BLOCK}\n";
-const shots =
-  process.env.CONSOLE_SCREENSHOTS === "docs" ? join(import.meta.dirname, "../../../docs/screenshots") : SHOTS;
+const shots = SHOTS;
 const CACHE = "litellm_settings:\n  cache: true\n  cache_params:\n    type: local\n";
 
 let ctx: BrowserConsole;
