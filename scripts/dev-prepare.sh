@@ -12,7 +12,8 @@ Prepares running the gateway from the checkout (npm start runs it first):
      replace-me are generated (GATEWAY_MASTER_KEY among them)
   2. npm run build -w services/gateway and -w services/console (with --no-build only the console's
      web bundle, and only when it is missing)
-  3. prints the gateway's and the console's URLs, where the master key is, and which database is used
+  3. prints the gateway's and the console's URLs, where the master key is, which database is used
+     and the model config the gateway loads (GATEWAY_CONFIG, else litellm/config.yaml)
 
 Options:
   --no-build   skip the builds (npm run dev runs from source)
@@ -40,27 +41,5 @@ elif [[ ! -f services/console/dist/web/index.html ]]; then
   echo "building the console's web bundle (npm run build:web -w services/console) …"
   npm run --silent build:web -w services/console >/dev/null
 fi
-# The value in the environment, else the last one in .env, else the default.
-setting() {
-  local value="${!1:-}"
-  [[ -n "$value" ]] || value="$(sed -n "s/^$1=\(.*\)$/\1/p" .env | tail -1)"
-  echo "${value:-$2}"
-}
-port="$(setting PORT 4000)"
-console_port="$(setting CONSOLE_PORT 3001)"
-if [[ -n "$(setting DATABASE_URL '')" ]]; then
-  database="the Postgres server of DATABASE_URL"
-else
-  database="embedded PostgreSQL (PGlite), data in $(setting GATEWAY_EMBEDDED_DB "$root/.data/postgres")"
-fi
-cat <<INFO
-
-  gateway     http://localhost:$port   (OpenAI base URL: http://localhost:$port/v1)
-  console     http://localhost:$console_port   (sign in with the master key: users, their keys, spend)
-  master key  GATEWAY_MASTER_KEY in $root/.env
-              load it into your shell:  export "\$(grep '^GATEWAY_MASTER_KEY=' .env)"
-  try         curl -s localhost:$port/v1/models -H "Authorization: Bearer \$GATEWAY_MASTER_KEY"
-  database    $database
-  models      litellm/config.yaml; register one with ./scripts/add-model.sh --help
-
-INFO
+# The URLs, the master key, the database and the model config in use (GATEWAY_CONFIG, else litellm/config.yaml).
+npx --no-install tsx scripts/lib/start-banner.ts

@@ -13,11 +13,14 @@ import { type ConsoleStack, JWT_REFRESH_SECRET, startConsoleStack } from "./cons
 /** Debian's Chromium. */
 export const CHROMIUM = "/usr/bin/chromium";
 const repoRoot = join(import.meta.dirname, "../..");
-/** Where screenshots go. */
-export const SHOTS = join(repoRoot, "test-results/console");
+/** Where screenshots go: test-results/console, or docs/screenshots with CONSOLE_SCREENSHOTS=docs (docs/console.md's). */
+export const SHOTS =
+  process.env.CONSOLE_SCREENSHOTS === "docs"
+    ? join(repoRoot, "docs/screenshots")
+    : join(repoRoot, "test-results/console");
 /** The two widths every page is checked at, with their heights. */
 export const VIEWPORTS = [
-  { width: 1280, height: 800 },
+  { width: 1440, height: 900 },
   { width: 390, height: 844 },
 ] as const;
 
@@ -147,7 +150,7 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
 }
 
 /**
- * Screenshots `page` as `name` at both {@link VIEWPORTS} (full page, into {@link SHOTS}) and returns its serious
+ * Screenshots `page` as `console-<name>-<width>.png` at both {@link VIEWPORTS} (full page, into {@link SHOTS}) and returns its serious
  * and critical axe-core violations at each width, one line each; leaves the page at the first width.
  */
 export async function shootBoth(page: Page, name: string): Promise<string[]> {
@@ -155,7 +158,7 @@ export async function shootBoth(page: Page, name: string): Promise<string[]> {
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize(viewport);
     await page.waitForTimeout(150); // charts and dialogs re-measure on resize
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, `console-${name}-${viewport.width}.png`), fullPage: true });
     for (const v of await seriousA11yViolations(page)) {
       found.push(`${name} at ${viewport.width} px: ${v.id} ${v.help} — ${v.targets.join(", ")}`);
     }

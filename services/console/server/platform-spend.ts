@@ -42,7 +42,7 @@ export async function allKeys(gateway: AdminApiClient, userId?: string): Promise
   return keys;
 }
 
-/** Platform spend over `period` (totals, per day, per model, per key) and the number of users. */
+/** Platform spend over `period` (totals, per day, per model, per key, failed calls per reason) and the number of users. */
 export async function platformSpend(gateway: AdminApiClient, period: UsagePeriod) {
   const [usage, users] = await Promise.all([
     gateway.usage({ days: period.days, end_date: period.end_date }),
@@ -56,6 +56,7 @@ export async function platformSpend(gateway: AdminApiClient, period: UsagePeriod
     daily: usage.daily,
     by_model: usage.by_model,
     by_key: usage.by_key,
+    by_reason: usage.by_reason,
     users: users.total,
   };
 }

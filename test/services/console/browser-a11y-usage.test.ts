@@ -30,8 +30,7 @@ let page: Page;
 
 const WIDE = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
-const shots =
-  process.env.CONSOLE_SCREENSHOTS === "docs" ? join(import.meta.dirname, "../../../docs/screenshots") : SHOTS;
+const shots = SHOTS;
 
 /** The tag and test id of the focused element. */
 const focused = () =>

@@ -3,7 +3,7 @@
  * copied key is accepted by the gateway; the key is fully visible at 390 px; a limit looser than the
  * account's is refused with the server's message (never silently lowered); a duplicate name is said once,
  * in the user's terms; a failed load offers Retry instead of an endless spinner; Enter submits the form;
- * axe-core finds no serious or critical violation on any page at 1280×800 and 390×844.
+ * axe-core finds no serious or critical violation on any page at 1440×900 and 390×844.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -4,7 +4,7 @@
  * server and one of its tools for a key in the edit dialog, and the gateway saves the key's
  * `object_permission` (audited as the administrator); the key then lists exactly that tool on `/mcp`; a key
  * generated in the Admin view gets its server the same way. The user's own generate and edit dialogs (API keys)
- * have no MCP field. Screenshots at 1280×800 and 390×844, axe-core clean.
+ * have no MCP field. Screenshots at 1440×900 and 390×844, axe-core clean.
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,7 +3,7 @@
  * the operator signs in with the master key, generates a key of no user in the Admin view, copies it with
  * the dialog's Copy button and the gateway accepts it; generates a key for a listed user (that user's limits
  * as hints) and is told under the field when a typed user does not exist. A key's budget bar and badge warn
- * from 80 % and say "budget exhausted" from 100 %. Screenshots at 1280×800 and 390×844, axe-core clean.
+ * from 80 % and say "budget exhausted" from 100 %. Screenshots at 1440×900 and 390×844, axe-core clean.
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -165,7 +165,7 @@ describe.skipIf(skipReason !== undefined)(`the operator's console in Chromium ${
     await expect(color("at-80")).resolves.toBe("orange");
     await expect(color("at-100")).resolves.toBe("red");
     await expect(color("at-50")).resolves.toBe("blue");
-    // The whole table fits the dialog at 1280 px: Revoke is not scrolled out of sight.
+    // The whole table fits the dialog at 1440 px: Revoke is not scrolled out of sight.
     const overflow = await page.evaluate<number>(`(() => {
       const table = document.querySelector('[role="dialog"] [data-testid="key-table"]');
       const box = table.closest(".mantine-ScrollArea-viewport") ?? table.closest(".mantine-Table-scrollContainer");

@@ -29,8 +29,7 @@ let teamKey = "";
 
 const WIDE = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
-const shots =
-  process.env.CONSOLE_SCREENSHOTS === "docs" ? join(import.meta.dirname, "../../../docs/screenshots") : SHOTS;
+const shots = SHOTS;
 
 /** A page of a new browser context signed in as a newly registered chat user, on /teams (provisioned). */
 async function signedIn(email: string): Promise<Page> {

@@ -10,6 +10,7 @@ import {
   type UsageTotals,
 } from "@platform/admin-api";
 import type { UsagePeriod } from "../usage-period.js";
+import { usageSums } from "../usage-totals.js";
 
 /** A team's spend (USD) and tokens over `days` days: totals, per member, per key, per model alias. */
 export interface TeamSpend {
@@ -25,34 +26,7 @@ export interface TeamSpend {
   by_model: Array<UsageTotals & { model: string }>;
 }
 
-const ZERO: UsageTotals = {
-  spend: 0,
-  prompt_tokens: 0,
-  completion_tokens: 0,
-  total_tokens: 0,
-  cached_tokens: 0,
-  requests: 0,
-  failed_requests: 0,
-  refused_requests: 0,
-  cache_hits: 0,
-  cache_saved_spend: 0,
-};
-
-/** The sum of two totals. */
-function add(a: UsageTotals, b: UsageTotals): UsageTotals {
-  return {
-    spend: a.spend + b.spend,
-    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
-    completion_tokens: a.completion_tokens + b.completion_tokens,
-    total_tokens: a.total_tokens + b.total_tokens,
-    cached_tokens: a.cached_tokens + b.cached_tokens,
-    requests: a.requests + b.requests,
-    failed_requests: a.failed_requests + b.failed_requests,
-    refused_requests: a.refused_requests + b.refused_requests,
-    cache_hits: a.cache_hits + b.cache_hits,
-    cache_saved_spend: a.cache_saved_spend + b.cache_saved_spend,
-  };
-}
+const ZERO = usageSums.zero();
 
 /** Adds `totals` to the entry `name` of `into` (created from `fresh` when new). */
 function book<T extends UsageTotals>(
@@ -62,24 +36,12 @@ function book<T extends UsageTotals>(
   totals: UsageTotals,
 ) {
   const entry = into.get(name) ?? fresh();
-  into.set(name, { ...entry, ...add(entry, totals) });
+  into.set(name, { ...entry, ...usageSums.add(entry, totals) });
 }
 
 const bySpend = <T extends UsageTotals>(rows: Iterable<T>) => [...rows].sort((a, b) => b.spend - a.spend);
 
-/** Only the totals of a usage row (no labels). */
-const totalsOf = (row: UsageTotals): UsageTotals => ({
-  spend: row.spend,
-  prompt_tokens: row.prompt_tokens,
-  completion_tokens: row.completion_tokens,
-  total_tokens: row.total_tokens,
-  cached_tokens: row.cached_tokens,
-  requests: row.requests,
-  failed_requests: row.failed_requests,
-  refused_requests: row.refused_requests,
-  cache_hits: row.cache_hits,
-  cache_saved_spend: row.cache_saved_spend,
-});
+const totalsOf = usageSums.pick;
 
 /** The team's keys as records (the `/key/info` shape `/team/info` lists them in). */
 export function teamKeys(info: TeamInfoResponse): KeyRecord[] {

@@ -96,6 +96,8 @@ export interface PlatformSpend {
   daily: Array<UsageTotals & { date: string }>;
   by_model: Array<UsageTotals & { model: string }>;
   by_key: UsageResponse["by_key"];
+  /** Refused and failed calls per reason (`/spend/usage`'s `by_reason`). */
+  by_reason: UsageResponse["by_reason"];
 }
 
 /** The session's role in a team: console administrator, team admin, or member. */

@@ -1,5 +1,6 @@
 import { Table, Text } from "@mantine/core";
 import { count, usd } from "../format";
+import { ColumnHeads } from "./ColumnHeads";
 
 /** One row of a chart's values: its label, spend (USD), requests and tokens. */
 export interface ChartRow {
@@ -31,20 +32,14 @@ export function ChartTable({ title, rows }: { title: string; rows: ChartRow[] })
       >
         <Table>
           <caption style={{ captionSide: "top", textAlign: "left" }}>{title}</caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">Day or name</Table.Th>
-              <Table.Th scope="col" ta="right">
-                Spend
-              </Table.Th>
-              <Table.Th scope="col" ta="right">
-                Requests
-              </Table.Th>
-              <Table.Th scope="col" ta="right">
-                Tokens
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <ColumnHeads
+            columns={[
+              "Day or name",
+              { label: "Spend", right: true },
+              { label: "Requests", right: true },
+              { label: "Tokens", right: true },
+            ]}
+          />
           <Table.Tbody>
             {rows.map((r) => (
               <Table.Tr key={r.label}>

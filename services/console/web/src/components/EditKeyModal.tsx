@@ -1,9 +1,9 @@
-import { Alert, Modal, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Modal, Stack, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { ApiError, api, type ConsoleKey, type McpServer, type ObjectPermission } from "../api";
 import { budget, day, perMinute } from "../format";
 import { EXPIRIES } from "./GenerateKeyModal";
-import { FormButtons, KeyFormFields } from "./KeyFormFields";
+import { FormButtons, KeyFormFields, KeyNameField } from "./KeyFormFields";
 import { type Ceiling, limitErrors, limitRequest, limitValues } from "./LimitFields";
 import { grantOf, McpGrantField, permissionOf } from "./McpGrantField";
 
@@ -100,13 +100,10 @@ export function EditKeyModal({
               limits can only be tighter.
             </Text>
           )}
-          <TextInput
-            label="Name"
-            required
+          <KeyNameField
             value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
+            onChange={setName}
             error={fieldError("name") ?? (checked && name.trim() === "" ? "A key needs a name." : undefined)}
-            data-autofocus
           />
           <KeyFormFields
             limits={limits}

@@ -9,7 +9,6 @@ import {
   type OptionsFilter,
   Stack,
   Text,
-  TextInput,
 } from "@mantine/core";
 import { useEffect, useRef, useState } from "react";
 import {
@@ -22,7 +21,7 @@ import {
   type UserRecord,
 } from "../api";
 import { budget, perMinute } from "../format";
-import { FormButtons, KeyFormFields } from "./KeyFormFields";
+import { FormButtons, KeyFormFields, KeyNameField } from "./KeyFormFields";
 import { KeySnippets } from "./KeySnippets";
 import { limitErrors, limitRequest, NO_LIMITS } from "./LimitFields";
 import { grantOf, McpGrantField, permissionOf } from "./McpGrantField";
@@ -287,15 +286,7 @@ export function GenerateKeyModal({
               limits can only be tighter.
             </Text>
           )}
-          <TextInput
-            label="Name"
-            placeholder="e.g. laptop, ci-pipeline"
-            required
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
-            error={fieldError("name")}
-            data-autofocus
-          />
+          <KeyNameField value={name} onChange={setName} error={fieldError("name")} />
           <KeyFormFields
             limits={limits}
             onLimits={setLimits}

@@ -1,5 +1,6 @@
-import { Button, Group, MultiSelect, Select, SimpleGrid } from "@mantine/core";
+import { Button, Group, MultiSelect, SimpleGrid, TextInput } from "@mantine/core";
 import { type Ceiling, LimitFields, type LimitValues } from "./LimitFields";
+import { PickOne } from "./PickOne";
 
 /**
  * The limit, expiry and model inputs of the generate and edit dialogs, in a two-column grid: budget, period,
@@ -40,12 +41,11 @@ export function KeyFormFields({
         budgetLabel="Budget (USD, optional)"
         errors={errors}
       />
-      <Select
+      <PickOne
         label={expiryLabel}
         data={expiries}
         value={expiry}
         onChange={onExpiry}
-        allowDeselect={false}
         error={errors("duration")}
       />
       <ModelsSelect models={models} onModels={onModels} available={available} error={errors("models")} />
@@ -99,5 +99,31 @@ export function FormButtons({
         {submit}
       </Button>
     </Group>
+  );
+}
+
+/**
+ * A key's name (its `key_alias`), required, focused when the dialog opens; `error`: the check's or the server's
+ * message under it.
+ */
+export function KeyNameField({
+  value,
+  onChange,
+  error,
+}: {
+  value: string;
+  onChange: (name: string) => void;
+  error: string | undefined;
+}) {
+  return (
+    <TextInput
+      label="Name"
+      placeholder="e.g. laptop, ci-pipeline"
+      required
+      value={value}
+      onChange={(e) => onChange(e.currentTarget.value)}
+      error={error}
+      data-autofocus
+    />
   );
 }

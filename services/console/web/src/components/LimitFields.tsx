@@ -1,6 +1,7 @@
-import { Select, TextInput } from "@mantine/core";
+import { TextInput } from "@mantine/core";
 import { fieldErrors, limitInput, typedNumber } from "@platform/admin-api";
 import { count, usd } from "../format";
+import { PickOne } from "./PickOne";
 
 /** The budget periods offered (LiteLLM durations), in the key form and the admin's Limits dialog. */
 export const PERIODS = [
@@ -118,12 +119,11 @@ export function LimitFields({
         onChange={typed("maxBudget")}
         error={errors("max_budget")}
       />
-      <Select
+      <PickOne
         label="Budget period"
         data={periods}
         value={period}
         onChange={set("period")}
-        allowDeselect={false}
         error={errors("budget_duration")}
       />
       {PER_MINUTE.map(({ field, label, param }) => (

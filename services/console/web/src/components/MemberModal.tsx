@@ -1,8 +1,9 @@
-import { Alert, Modal, Select, Stack, TextInput } from "@mantine/core";
+import { Alert, Modal, Stack, TextInput } from "@mantine/core";
 import { fieldErrors, teamMemberEditInput, teamMemberInput, typedNumber } from "@platform/admin-api";
 import { useState } from "react";
 import { api, type TeamMembership } from "../api";
 import { FormButtons } from "./KeyFormFields";
+import { PickOne } from "./PickOne";
 import { useCheckedForm } from "./useCheckedForm";
 
 const ROLES = [
@@ -69,14 +70,7 @@ export function MemberModal({
               data-autofocus
             />
           )}
-          <Select
-            label="Role"
-            data={ROLES}
-            value={role}
-            onChange={setRole}
-            allowDeselect={false}
-            error={fieldError("role")}
-          />
+          <PickOne label="Role" data={ROLES} value={role} onChange={setRole} error={fieldError("role")} />
           <TextInput
             label="Budget in the team (USD, optional)"
             description={`What this member may spend through their keys of the team${budgetPeriod === null ? "" : ` per budget period (${budgetPeriod})`}; empty: only the team's budget.`}

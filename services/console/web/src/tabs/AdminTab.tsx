@@ -5,30 +5,32 @@ import {
   Card,
   Group,
   Modal,
-  Select,
   SimpleGrid,
   Stack,
   Table,
   Text,
   TextInput,
-  VisuallyHidden,
 } from "@mantine/core";
 import { useMemo, useState } from "react";
 import { api, type ConsoleKey, type McpServer, type Me, type PlatformSpend, type UserRecord } from "../api";
+import { ColumnHeads } from "../components/ColumnHeads";
 import { DownloadCsv } from "../components/DownloadCsv";
 import { EditLimitsModal } from "../components/EditLimitsModal";
 import { GenerateKeyModal } from "../components/GenerateKeyModal";
 import { Loaded } from "../components/Loaded";
 import { PeriodRange } from "../components/PeriodRange";
+import { PickOne } from "../components/PickOne";
+import { ResponseCacheStats } from "../components/ResponseCacheStats";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
+import { CallsByReason, Stat, UsageStats } from "../components/UsageStats";
 import { budget, count, gatewayRoleLabel, perMinute, usd } from "../format";
 import { useFetch } from "../useFetch";
 import { KeyTable } from "./KeyTable";
-import { Stat } from "./ProfileTab";
 
 /**
- * Admin: platform spend per day and model, every user with spend and budget, edit limits, a user's keys,
+ * Admin: platform spend per day and model (requests answered, refused and failed; the refused and failed ones by
+ * reason; answers from the response cache and what they saved), every user with spend and budget, edit limits, a user's keys,
  * generate a key for a user or of no user (the operator's own).
  */
 export function AdminTab({ me }: { me: Me }) {
@@ -66,12 +68,9 @@ export function AdminTab({ me }: { me: Me }) {
       <Loaded result={spend} what="the platform's spend">
         {(data) => (
           <>
-            <SimpleGrid cols={{ base: 2, sm: 4 }}>
-              <Stat label="Spend" value={usd(data.totals.spend)} />
-              <Stat label="Requests" value={count(data.totals.requests)} />
-              <Stat label="Tokens" value={count(data.totals.total_tokens)} />
-              <Stat label="Users" value={count(data.users)} />
-            </SimpleGrid>
+            <UsageStats totals={data.totals} extra={<Stat label="Users" value={count(data.users)} />} />
+            <CallsByReason totals={data.totals} byReason={data.by_reason} />
+            <ResponseCacheStats totals={data.totals} />
             <SimpleGrid cols={{ base: 1, md: 2 }}>
               <UsageChart daily={data.daily} />
               <SpendBars title="Spend by model" rows={data.by_model.map((m) => ({ ...m, label: m.model }))} />
@@ -102,7 +101,7 @@ export function AdminTab({ me }: { me: Me }) {
           onChange={(e) => setSearch(e.currentTarget.value)}
           w={{ base: "100%", xs: 260 }}
         />
-        <Select
+        <PickOne
           label="Sort by"
           data={[
             { value: "spend", label: "Spend (highest first)" },
@@ -111,7 +110,6 @@ export function AdminTab({ me }: { me: Me }) {
           ]}
           value={sort}
           onChange={setSort}
-          allowDeselect={false}
           w={{ base: "100%", xs: 240 }}
         />
       </Group>
@@ -120,17 +118,10 @@ export function AdminTab({ me }: { me: Me }) {
           {() => (
             <Table.ScrollContainer minWidth={340}>
               <Table verticalSpacing="sm" data-testid="user-table">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>User</Table.Th>
-                    <Table.Th>Spend</Table.Th>
-                    <Table.Th>Budget</Table.Th>
-                    <Table.Th visibleFrom="sm">Limits</Table.Th>
-                    <Table.Th visibleFrom="sm">
-                      <VisuallyHidden>Actions</VisuallyHidden>
-                    </Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
+                <ColumnHeads
+                  columns={["User", "Spend", "Budget", { label: "Limits", visibleFrom: "sm" }]}
+                  actions="sm"
+                />
                 <Table.Tbody>
                   {shown.map((u) => (
                     <Table.Tr key={u.user_id}>

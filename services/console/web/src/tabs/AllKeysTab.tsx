@@ -1,10 +1,11 @@
-import { Card, Group, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Card, Group, Stack, Text, TextInput } from "@mantine/core";
 import { useMemo, useState } from "react";
 import { api, type McpServer, type OwnedKey, type UserRecord } from "../api";
 import { EditKeyModal } from "../components/EditKeyModal";
 import { Loaded } from "../components/Loaded";
 import { McpServersCard } from "../components/McpServersCard";
 import { Notice } from "../components/Notice";
+import { PickOne } from "../components/PickOne";
 import { useFetch } from "../useFetch";
 import { KeyTable, ownerLabel } from "./KeyTable";
 
@@ -74,22 +75,14 @@ export function AllKeysTab() {
           onChange={(e) => setSearch(e.currentTarget.value)}
           w={{ base: "100%", xs: 240 }}
         />
-        <Select
+        <PickOne
           label="Status"
           data={STATUSES}
           value={status}
           onChange={setStatus}
-          allowDeselect={false}
           w={{ base: "100%", xs: 220 }}
         />
-        <Select
-          label="Sort by"
-          data={SORTS}
-          value={sort}
-          onChange={setSort}
-          allowDeselect={false}
-          w={{ base: "100%", xs: 220 }}
-        />
+        <PickOne label="Sort by" data={SORTS} value={sort} onChange={setSort} w={{ base: "100%", xs: 220 }} />
       </Group>
       {saved !== null && <Notice title={saved} onClose={() => setSaved(null)} />}
       <Card withBorder radius="md" p={0}>

@@ -1,7 +1,8 @@
-import { Badge, Box, Button, Card, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
+import { Badge, Box, Button, Card, Group, Stack, Table, Text } from "@mantine/core";
 import type { ReactNode } from "react";
 import type { ConsoleKey, OwnedKey } from "../api";
 import { BudgetBar } from "../components/BudgetBar";
+import { ColumnHeads } from "../components/ColumnHeads";
 import { RevokeButton } from "../components/RevokeButton";
 import { budget, day, perMinute, time, usd } from "../format";
 
@@ -124,17 +125,7 @@ function WideKeyTable({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
   return (
     <Table.ScrollContainer minWidth={withOwner === true ? 1000 : 880}>
       <Table verticalSpacing="sm" data-testid="key-table">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            {columns.map((c) => (
-              <Table.Th key={c.label}>{c.label}</Table.Th>
-            ))}
-            <Table.Th>
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <ColumnHeads columns={["Name", ...columns.map((c) => c.label)]} actions />
         <Table.Tbody>
           {keys.map((k) => (
             <Table.Tr key={k.token} data-testid="key-row">

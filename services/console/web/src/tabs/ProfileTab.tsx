@@ -1,10 +1,11 @@
-import { Alert, Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
-import type { Me, UsageResponse, UsageTotals } from "../api";
+import { Alert, Badge, Card, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import type { Me, UsageResponse } from "../api";
 import { BudgetBar } from "../components/BudgetBar";
 import { Loaded } from "../components/Loaded";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
-import { budget, count, day, perMinute, reasonLabel, roleLabel, usd } from "../format";
+import { RefusedCalls, UsageStats } from "../components/UsageStats";
+import { budget, count, day, perMinute, roleLabel, usd } from "../format";
 import { useFetch } from "../useFetch";
 
 /**
@@ -72,7 +73,7 @@ export function ProfileTab({ me }: { me: Me }) {
                 Last 7 days
               </Title>
               <UsageStats totals={data.totals} />
-              <RefusedCalls totals={data.totals} byReason={data.by_reason} />
+              <RefusedCalls totals={data.totals} byReason={data.by_reason} period="in these 7 days" />
               <UsageChart daily={data.daily} />
               <SimpleGrid cols={{ base: 1, md: 2 }}>
                 <SpendBars
@@ -118,77 +119,5 @@ export function ProfileTab({ me }: { me: Me }) {
         </Loaded>
       )}
     </Stack>
-  );
-}
-
-/**
- * Spend, requests, input and output tokens of a period, as four figures; under the requests, how many were
- * answered, refused (by a budget, a rate limit, a guardrail, a model the key may not call: `refused_requests`)
- * and failed otherwise (the provider's error, or the client left).
- */
-export function UsageStats({ totals }: { totals: UsageTotals }) {
-  const answered = totals.requests - totals.failed_requests;
-  const failed = totals.failed_requests - totals.refused_requests;
-  return (
-    <SimpleGrid cols={{ base: 2, sm: 4 }}>
-      <Stat label="Spend" value={usd(totals.spend)} />
-      <Stat
-        label="Requests"
-        value={count(totals.requests)}
-        note={`${count(answered)} answered · ${count(totals.refused_requests)} refused · ${count(failed)} failed`}
-        testId="requests-stat"
-      />
-      <Stat label="Input tokens" value={count(totals.prompt_tokens)} />
-      <Stat label="Output tokens" value={count(totals.completion_tokens)} />
-    </SimpleGrid>
-  );
-}
-
-/**
- * How many of the period's calls were refused, and why: "2 calls refused in these 7 days: budget 1, rate limit 1"
- * (the reasons of refusals only), or that none was.
- */
-function RefusedCalls({ totals, byReason }: { totals: UsageTotals; byReason: UsageResponse["by_reason"] }) {
-  const refused = totals.refused_requests;
-  const reasons = byReason
-    .filter((r) => r.refused && r.reason !== null)
-    .map((r) => `${reasonLabel(r.reason as string)} ${count(r.requests)}`);
-  return (
-    <Text size="sm" c={refused > 0 ? "var(--mantine-color-error)" : "dimmed"} data-testid="refused-calls">
-      {refused === 0
-        ? "No call refused in these 7 days."
-        : `${count(refused)} ${refused === 1 ? "call" : "calls"} refused in these 7 days${reasons.length > 0 ? `: ${reasons.join(", ")}` : ""}.`}
-    </Text>
-  );
-}
-
-/** A labelled number, with a line of `note` under it when given. */
-export function Stat({
-  label,
-  value,
-  note,
-  testId,
-}: {
-  label: string;
-  value: string;
-  note?: string;
-  testId?: string;
-}) {
-  return (
-    <Card withBorder radius="md" padding="sm" data-testid={testId}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Group>
-        <Text fw={700} size="lg">
-          {value}
-        </Text>
-      </Group>
-      {note !== undefined && (
-        <Text size="xs" c="dimmed">
-          {note}
-        </Text>
-      )}
-    </Card>
   );
 }

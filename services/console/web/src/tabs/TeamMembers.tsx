@@ -1,7 +1,8 @@
-import { Button, Group, Table, Text, VisuallyHidden } from "@mantine/core";
+import { Button, Group, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { api, type TeamMembership } from "../api";
 import { BudgetBar } from "../components/BudgetBar";
+import { ColumnHeads } from "../components/ColumnHeads";
 import { ConfirmButton } from "../components/ConfirmButton";
 import { MemberModal } from "../components/MemberModal";
 import { usd } from "../format";
@@ -39,16 +40,7 @@ export function TeamMembers({
       </Group>
       <Table.ScrollContainer minWidth={560}>
         <Table verticalSpacing="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">Member</Table.Th>
-              <Table.Th scope="col">Role</Table.Th>
-              <Table.Th scope="col">Spend in the team</Table.Th>
-              <Table.Th scope="col">
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
+          <ColumnHeads columns={["Member", "Role", "Spend in the team"]} actions />
           <Table.Tbody>
             {members.map((m) => (
               <Table.Tr key={m.user_id}>

@@ -3,8 +3,8 @@ import type { TeamSpend } from "../api";
 import { Loaded } from "../components/Loaded";
 import { PeriodPicker } from "../components/PeriodPicker";
 import { SpendBars } from "../components/SpendBars";
+import { UsageStats } from "../components/UsageStats";
 import { useFetch } from "../useFetch";
-import { UsageStats } from "./ProfileTab";
 
 /** How the spend of a team's service keys (keys of no member) is labelled. */
 const SERVICE_LABEL = "Service keys";

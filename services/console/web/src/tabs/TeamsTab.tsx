@@ -1,7 +1,8 @@
-import { Badge, Button, Card, Group, Stack, Table, Text, VisuallyHidden } from "@mantine/core";
+import { Badge, Button, Card, Group, Stack, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import type { ConsoleTeam, Me, TeamAccess } from "../api";
 import { BudgetBar } from "../components/BudgetBar";
+import { ColumnHeads } from "../components/ColumnHeads";
 import { Loaded } from "../components/Loaded";
 import { Notice } from "../components/Notice";
 import { TeamFormModal } from "../components/TeamFormModal";
@@ -84,20 +85,10 @@ function TeamTable({ teams, onOpen }: { teams: ConsoleTeam[]; onOpen: (teamId: s
   return (
     <Table.ScrollContainer minWidth={640}>
       <Table verticalSpacing="sm">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Team</Table.Th>
-            <Table.Th scope="col">Your role</Table.Th>
-            <Table.Th scope="col" ta="right">
-              Members
-            </Table.Th>
-            <Table.Th scope="col">Spend</Table.Th>
-            <Table.Th scope="col">Limits</Table.Th>
-            <Table.Th scope="col">
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
+        <ColumnHeads
+          columns={["Team", "Your role", { label: "Members", right: true }, "Spend", "Limits"]}
+          actions
+        />
         <Table.Tbody>
           {teams.map((t) => (
             <Table.Tr key={t.team_id}>

@@ -9,8 +9,8 @@ import { RecentRequests } from "../components/RecentRequests";
 import { ResponseCacheStats } from "../components/ResponseCacheStats";
 import { SpendBars } from "../components/SpendBars";
 import { UsageChart } from "../components/UsageChart";
+import { CallsByReason, UsageStats } from "../components/UsageStats";
 import { useFetch } from "../useFetch";
-import { UsageStats } from "./ProfileTab";
 
 /**
  * Usage: 7/30/90-day figures (answered, refused and failed calls apart), prompt caching and what it saved, the chart,
@@ -36,6 +36,7 @@ export function UsageTab() {
               not call); they cost nothing. Failed: the provider failed or timed out, or the client left. Both
               are listed below and in the CSV with their reason.
             </Text>
+            <CallsByReason totals={data.totals} byReason={data.by_reason} />
             <CachingStats caching={data.caching} promptTokens={data.totals.prompt_tokens} />
             <ResponseCacheStats totals={data.totals} />
             <UsageChart daily={data.daily} height={260} />
