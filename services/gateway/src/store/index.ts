@@ -23,6 +23,7 @@ import { CachedKeyAuthenticator, type KeyCacheSettings } from "../keys/authentic
 import { ensureServiceKey } from "../keys/service-key.js";
 import { BatchingSpendRecorder, type SpendHandover } from "../spend/recorder.js";
 import { SpendSpool, spoolFolderName } from "../spend/spool.js";
+import { SpendWriterThread } from "../spend/thread-writer.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 import { userAttributor } from "../users/attribution.js";
@@ -70,6 +71,11 @@ export interface StoreOptions {
    * The embedded database, on a new port at every start, passes a name that stays the same.
    */
   databaseName?: string;
+  /**
+   * Optional: write spend batches in a worker thread with its own connection (`spend/thread-writer.ts`), off
+   * the event loop. Default true; the embedded database passes false (it serves one session).
+   */
+  spendThread?: boolean;
 }
 
 export interface Store {
@@ -131,9 +137,11 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     clock,
   );
   const spool = new SpendSpool(join(options.spoolDir, spoolFolderName(target)), log);
+  const thread = options.spendThread === false ? undefined : new SpendWriterThread(options.databaseUrl, log);
   const spend = new BatchingSpendRecorder({
     spool,
     pool,
+    ...(thread === undefined ? {} : { write: (rows, now) => thread.write(rows, now) }),
     clock,
     log,
     registry: options.registry,
@@ -171,6 +179,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
       if (closed) return { pending: 0, spooled: true, dir: spool.dir };
       closed = true;
       const handover = await spend.close(timeoutMs);
+      await thread?.close();
       if (handover.pending > 0 && handover.spooled) {
         log.warn(
           { rows: handover.pending, dir: handover.dir },
