@@ -22,6 +22,8 @@ export type FromMain =
 
 /** Writer thread → main thread. */
 export type ToMain =
+  /** The thread has loaded and made its pool (sent once, first). */
+  | { type: "ready" }
   /** Batch `id` committed; `inserted` log rows were new (the rest were there already). */
   | { type: "written"; id: number; inserted: number }
   /** Batch `id` rolled back: the database error's message and SQLSTATE (or socket) code, when it had one. */

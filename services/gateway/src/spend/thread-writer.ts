@@ -56,6 +56,8 @@ interface Pending {
 /** One spend writer thread, started on the first write and again after it died; see the module comment. */
 export class SpendWriterThread {
   private worker: Worker | null = null;
+  /** Resolves once the current thread has sent `ready` (or has stopped). */
+  private ready: Promise<void> = Promise.resolve();
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
@@ -90,6 +92,16 @@ export class SpendWriterThread {
     return answer;
   }
 
+  /**
+   * Starts the thread (if not running) and resolves once it has loaded, so the first batch does not wait for
+   * it (under tsx it compiles its modules first). Never rejects: a thread that fails to start is logged, and
+   * the next write starts another.
+   */
+  start(): Promise<void> {
+    this.started();
+    return this.ready;
+  }
+
   /** Ends the thread now; writes in flight reject with {@link SpendThreadStoppedError}. The next write starts a new one. */
   async terminate(): Promise<void> {
     const worker = this.worker;
@@ -118,15 +130,26 @@ export class SpendWriterThread {
     const settings: SpendThreadSettings = { databaseUrl: this.databaseUrl };
     const worker = new Worker(script, { workerData: settings, eval: isEval });
     worker.unref();
-    worker.on("message", (message: ToMain) => this.answer(message));
+    let loaded: () => void = () => undefined;
+    this.ready = new Promise<void>((resolve) => {
+      loaded = resolve;
+    });
+    worker.on("message", (message: ToMain) => {
+      if (message.type === "ready") loaded();
+      else this.answer(message);
+    });
     worker.on("error", (error) => {
       this.log.error(
         { err: error.message },
         "spend writer thread failed; queued spend rows are kept and retried",
       );
       this.stopped(worker, error.message);
+      loaded();
     });
-    worker.on("exit", (code) => this.stopped(worker, `exit code ${code}`));
+    worker.on("exit", (code) => {
+      this.stopped(worker, `exit code ${code}`);
+      loaded();
+    });
     this.worker = worker;
     return worker;
   }
@@ -135,7 +158,7 @@ export class SpendWriterThread {
     worker.postMessage(message);
   }
 
-  private answer(message: ToMain): void {
+  private answer(message: Exclude<ToMain, { type: "ready" }>): void {
     if (message.type === "log") {
       this.log.warn(message.fields, message.msg);
       return;

@@ -32,6 +32,7 @@ const log = {
 
 const pool = createPool(settings.databaseUrl, log, { max: 1 });
 const parts = new Map<number, SpendLogRow[]>();
+send({ type: "ready" });
 
 port.on("message", (message: FromMain) => {
   if (message.type === "rows") {

@@ -106,7 +106,7 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, message: string): Promi
  * Connects (retrying an unreachable database for `startupTimeoutMs`, logging "waiting for Postgres at
  * host:port …"), applies migrations (safe with several instances starting at once; with `runMigrations: false`
  * only checks that none is pending), ensures the chat's service
- * key (CHAT_SERVICE_KEY), starts the spend writer.
+ * key (CHAT_SERVICE_KEY), starts the spend writer (and waits for its thread to load).
  * @throws DatabaseConfigError at once for an unusable DATABASE_URL, a database that does not exist or a refused
  *   login; DatabaseUnavailableError when the database stays unreachable; the migration's error when one fails;
  *   MigrationsPendingError with `runMigrations: false` when a migration is not applied.
@@ -157,6 +157,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
       "spend spool: replaying rows an earlier run could not write to Postgres",
     );
   }
+  await thread?.start();
   spend.start();
   log.info({ database: target }, "Postgres store ready");
 
