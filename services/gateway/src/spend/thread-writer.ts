@@ -147,6 +147,9 @@ export class SpendWriterThread {
       loaded();
     });
     worker.on("exit", (code) => {
+      if (this.worker === worker && code !== 0) {
+        this.log.warn({ code }, "spend writer thread exited; queued spend rows are kept and retried");
+      }
       this.stopped(worker, `exit code ${code}`);
       loaded();
     });
