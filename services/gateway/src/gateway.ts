@@ -38,7 +38,7 @@ export interface GatewayOptions {
   logger?: FastifyBaseLogger;
   /**
    * Store tuning (spend flush interval, key cache, start-up wait; tests shorten them) and, for the embedded
-   * database, its pool size and name.
+   * database, its pool size, name and spend written on the event loop (`spendThread: false`).
    */
   store?: Partial<
     Pick<
@@ -48,6 +48,7 @@ export interface GatewayOptions {
       | "startupTimeoutMs"
       | "maxBufferedSpendRows"
       | "poolMax"
+      | "spendThread"
       | "databaseName"
     >
   >;

@@ -152,7 +152,8 @@ async function openDatabase(
   );
   return {
     env: { ...env, databaseUrl: embedded.url },
-    store: { poolMax: EMBEDDED_POOL_MAX, databaseName: `embedded:${embedded.dataDir}` },
+    // PGlite serves one session: spend is written on the event loop, through the pool's one connection.
+    store: { poolMax: EMBEDDED_POOL_MAX, databaseName: `embedded:${embedded.dataDir}`, spendThread: false },
     close: () => embedded.close(),
   };
 }

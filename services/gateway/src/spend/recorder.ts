@@ -1,7 +1,8 @@
 /**
  * The {@link SpendRecorder} over Postgres: `record()` only appends to an in-memory queue; a timer writes the
  * queue in batches (every `flushIntervalMs`, or at once when `batchSize` rows are waiting), each batch in one
- * transaction (see {@link writeSpendBatch}).
+ * transaction (see {@link writeSpendBatch}), written on the event loop or, given `write`, by a
+ * {@link SpendWriterThread} (`thread-writer.ts`): then a writer thread that dies is an outage like any other.
  *
  * Postgres outage: a failed batch stays at the head of the queue and is retried with exponential backoff
  * (1 s doubling to 30 s); rows are never dropped while the queue holds fewer than `maxBufferedRows`
@@ -23,6 +24,7 @@ import { Counter, Gauge, type Registry } from "prom-client";
 import { isDataError } from "../db/errors.js";
 import type { Clock } from "../time/clock.js";
 import type { SpendSpool, SpooledSegment } from "./spool.js";
+import type { SpendWriterThread } from "./thread-writer.js";
 import type { SpendLogRow, SpendRecorder } from "./types.js";
 import { writeSpendBatch } from "./write.js";
 
@@ -46,6 +48,12 @@ export interface SpendRecorderOptions {
   spool?: SpendSpool;
   /** How often new rows are appended to the spool and fsync'd, ms. Default 50 (at most ~100 ms at risk). */
   spoolIntervalMs?: number;
+  /**
+   * Writes one batch with {@link writeSpendBatch}'s contract (one transaction, idempotent by `request_id`,
+   * resolves to the new log rows, rejects with the database error). Default: `writeSpendBatch` on `pool`, on
+   * the event loop; the store passes a {@link SpendWriterThread}'s `write` to take it off the loop.
+   */
+  write?: (rows: SpendLogRow[], now: number) => Promise<number>;
 }
 
 /** What {@link BatchingSpendRecorder.close} left for the next start. */
@@ -123,8 +131,10 @@ export class BatchingSpendRecorder implements SpendRecorder {
   private readonly maxBufferedRows: number;
   private readonly initialBackoffMs: number;
   private readonly maxBackoffMs: number;
+  private readonly write: (rows: SpendLogRow[], now: number) => Promise<number>;
 
   constructor(private readonly options: SpendRecorderOptions) {
+    this.write = options.write ?? ((rows, now) => writeSpendBatch(options.pool, rows, now));
     this.metrics = recorderMetrics(options.registry);
     this.batchSize = options.batchSize ?? 500;
     this.maxBufferedRows = options.maxBufferedRows ?? 100_000;
@@ -290,7 +300,7 @@ export class BatchingSpendRecorder implements SpendRecorder {
   private writeOne(): Promise<boolean> {
     if (this.writing !== null) return this.writing;
     const batch = this.queue.slice(0, this.isolating > 0 ? 1 : this.batchSize);
-    this.writing = writeSpendBatch(this.options.pool, batch, this.options.clock.now())
+    this.writing = this.write(batch, this.options.clock.now())
       .then(() => {
         this.removeHead(batch.length);
         if (this.failuresInRow > 0) {

@@ -23,6 +23,7 @@ import { CachedKeyAuthenticator, type KeyCacheSettings } from "../keys/authentic
 import { ensureServiceKey } from "../keys/service-key.js";
 import { BatchingSpendRecorder, type SpendHandover } from "../spend/recorder.js";
 import { SpendSpool, spoolFolderName } from "../spend/spool.js";
+import { SpendWriterThread } from "../spend/thread-writer.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 import { userAttributor } from "../users/attribution.js";
@@ -70,6 +71,11 @@ export interface StoreOptions {
    * The embedded database, on a new port at every start, passes a name that stays the same.
    */
   databaseName?: string;
+  /**
+   * Optional: write spend batches in a worker thread with its own connection (`spend/thread-writer.ts`), off
+   * the event loop. Default true; the embedded database passes false (it serves one session).
+   */
+  spendThread?: boolean;
 }
 
 export interface Store {
@@ -100,7 +106,7 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, message: string): Promi
  * Connects (retrying an unreachable database for `startupTimeoutMs`, logging "waiting for Postgres at
  * host:port …"), applies migrations (safe with several instances starting at once; with `runMigrations: false`
  * only checks that none is pending), ensures the chat's service
- * key (CHAT_SERVICE_KEY), starts the spend writer.
+ * key (CHAT_SERVICE_KEY), starts the spend writer (and waits for its thread to load).
  * @throws DatabaseConfigError at once for an unusable DATABASE_URL, a database that does not exist or a refused
  *   login; DatabaseUnavailableError when the database stays unreachable; the migration's error when one fails;
  *   MigrationsPendingError with `runMigrations: false` when a migration is not applied.
@@ -131,9 +137,11 @@ export async function createStore(options: StoreOptions): Promise<Store> {
     clock,
   );
   const spool = new SpendSpool(join(options.spoolDir, spoolFolderName(target)), log);
+  const thread = options.spendThread === false ? undefined : new SpendWriterThread(options.databaseUrl, log);
   const spend = new BatchingSpendRecorder({
     spool,
     pool,
+    ...(thread === undefined ? {} : { write: (rows, now) => thread.write(rows, now) }),
     clock,
     log,
     registry: options.registry,
@@ -149,6 +157,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
       "spend spool: replaying rows an earlier run could not write to Postgres",
     );
   }
+  await thread?.start();
   spend.start();
   log.info({ database: target }, "Postgres store ready");
 
@@ -171,6 +180,7 @@ export async function createStore(options: StoreOptions): Promise<Store> {
       if (closed) return { pending: 0, spooled: true, dir: spool.dir };
       closed = true;
       const handover = await spend.close(timeoutMs);
+      await thread?.close();
       if (handover.pending > 0 && handover.spooled) {
         log.warn(
           { rows: handover.pending, dir: handover.dir },

@@ -21,7 +21,8 @@ import {
 import { migrate } from "../../../../services/gateway/src/db/migrate.js";
 import { migrations } from "../../../../services/gateway/src/db/migrations.js";
 import { createPool } from "../../../../services/gateway/src/db/pool.js";
-import { MASTER_KEY } from "../../../helpers/gateway.js";
+import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
+import { deployment, MASTER_KEY, writeConfig } from "../../../helpers/gateway.js";
 import {
   freePort,
   type GatewayProcess,
@@ -103,8 +104,10 @@ describe("the embedded database", SLOW, () => {
 
 describe("the gateway on the embedded database (GATEWAY_EMBEDDED_DB, no DATABASE_URL)", SLOW, () => {
   const started: GatewayProcess[] = [];
-  afterAll(() => {
+  let upstream: FakeUpstream | undefined;
+  afterAll(async () => {
     for (const p of started) p.child.kill("SIGKILL");
+    await upstream?.close();
   });
 
   async function start(dataDir: string, extra: Record<string, string> = {}) {
@@ -135,8 +138,10 @@ describe("the gateway on the embedded database (GATEWAY_EMBEDDED_DB, no DATABASE
 
   it("makes a virtual key that works, and after a restart the key still works", async () => {
     const dataDir = join(tempFolder(), "postgres");
+    upstream = await startFakeUpstream({ record: false });
+    const config = writeConfig(`model_list:\n${deployment("general", upstream.url)}`);
     // Several workers cannot share the embedded database: the setting is ignored, and said so.
-    const first = await start(dataDir, { GATEWAY_WORKERS: "2" });
+    const first = await start(dataDir, { GATEWAY_WORKERS: "2", GATEWAY_CONFIG: config });
     const lines = logLines(first.output());
     expect(lines.map((l) => l.msg)).toContain(
       "GATEWAY_WORKERS=2 ignored: the embedded database serves one gateway process; " +
@@ -156,6 +161,25 @@ describe("the gateway on the embedded database (GATEWAY_EMBEDDED_DB, no DATABASE
     expect(key).toMatch(/^sk-/);
     expect((await models(first.url, key)).status).toBe(200);
     expect((await models(first.url, "sk-not-a-key-0123456789")).status).toBe(401);
+    // A call's spend row reaches the embedded database (written on the event loop: PGlite serves one session).
+    const chat = await fetch(`${first.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "general", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(chat.status).toBe(200);
+    await chat.arrayBuffer();
+    await expect
+      .poll(
+        async () => {
+          const logs = await fetch(`${first.url}/spend/logs`, {
+            headers: { authorization: `Bearer ${MASTER_KEY}` },
+          });
+          return ((await logs.json()) as unknown[]).length;
+        },
+        { timeout: 30_000, interval: 250 },
+      )
+      .toBe(1);
     await stop(first);
     expect(existsSync(`${dataDir}.pid`)).toBe(false);
 
