@@ -2,9 +2,11 @@
  * The gateway's own /metrics exposition (every `litellm_*` and `gateway_*` family: the call, request, budget,
  * limit and guardrail metrics) after a fixed sequence of calls, read twice (mid-way and at the end, as two
  * scrapes), as text, and at the end as the JSON the cluster's primary aggregates. Recorded in
- * `exposition.txt.snap` and `exposition.json.snap` from the current code: a change to how metrics are stored
- * must leave both byte for byte as they are. Process metrics (`process_*`, `nodejs_*`) vary run to run and are
- * left out.
+ * `exposition.txt.snap` and `exposition.json.snap` from the code before the metrics moved to one mechanism
+ * (compact counters, gauges and histograms written by slot, no batches); the move changed only the
+ * `litellm_remaining_requests_metric`/`_tokens_metric` lines of one key whose calls carried two team aliases,
+ * where the gauge batch had shown an older call's value (record-call.test.ts). Process metrics (`process_*`,
+ * `nodejs_*`) vary run to run and are left out.
  */
 import { describe, expect, it } from "vitest";
 import type { Deployment, ProviderName } from "../../../../services/gateway/src/config/types.js";
