@@ -53,7 +53,7 @@ export class CompactGauge<T extends string = string> extends Gauge<T> {
    * `set(labels, value)` would.
    */
   setSeries(slot: number, value: number): void {
-    this.scalars.set(slot, this.scalars.index.labelsOf(slot), value);
+    this.scalars.setSlot(slot, value);
   }
 
   /** @throws TypeError when the value is not a number; Error on an unknown label. */

@@ -67,6 +67,16 @@ export class ScalarSeries {
     this.store.data[slot] = value;
   }
 
+  /**
+   * Sets the series of `slot` to `value`; a new one gets the labels the slot was made with. Same as {@link set}
+   * with those labels, without rewriting a live series' labels (the per-call path).
+   */
+  setSlot(slot: number, value: number): void {
+    const { store } = this;
+    if (!store.isLive(slot)) store.revive(slot, this.index.labelsOf(slot));
+    store.data[slot] = value;
+  }
+
   /** The value of the series of `labels`, 0 when there is none. */
   valueOf(labels: Labels): number {
     const slot = this.index.find(labels);
