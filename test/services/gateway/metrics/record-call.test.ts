@@ -43,6 +43,11 @@ function facts(extra: Partial<CallMetricFacts> = {}): CallMetricFacts {
   };
 }
 
+/** The caller labels of KEY, a key of team t-1, when the team's alias is `team_alias`. */
+function teamCaller(team_alias: string): CallMetricFacts["caller"] {
+  return { hashed_api_key: KEY, api_key_alias: "ci", user: "", team: "t-1", team_alias };
+}
+
 /** The value of the one sample of `name` whose labels include `labels`, or undefined. */
 async function sample(m: GatewayMetrics, name: string, labels: Record<string, string> = {}) {
   const text = await m.registry.metrics();
@@ -98,18 +103,11 @@ describe("recordCallMetrics", () => {
 
   it("starts new series when a team's alias changes under the same key", async () => {
     const m = createMetrics();
-    const caller = (team_alias: string) => ({
-      hashed_api_key: KEY,
-      api_key_alias: "ci",
-      user: "",
-      team: "t-1",
-      team_alias,
-    });
-    recordCallMetrics(m, facts({ caller: caller("Search") }));
-    recordRequest(m, caller("Search"), "/v1/chat/completions", "general", 200, undefined);
-    recordCallMetrics(m, facts({ caller: caller("Find") }));
-    recordRequest(m, caller("Find"), "/v1/chat/completions", "general", 200, undefined);
-    recordCallMetrics(m, facts({ caller: caller("") }));
+    recordCallMetrics(m, facts({ caller: teamCaller("Search") }));
+    recordRequest(m, teamCaller("Search"), "/v1/chat/completions", "general", 200, undefined);
+    recordCallMetrics(m, facts({ caller: teamCaller("Find") }));
+    recordRequest(m, teamCaller("Find"), "/v1/chat/completions", "general", 200, undefined);
+    recordCallMetrics(m, facts({ caller: teamCaller("") }));
     for (const alias of ["Search", "Find", ""]) {
       expect(await sample(m, "litellm_spend_metric_total", { team: "t-1", team_alias: alias })).toBe(0.25);
     }
@@ -267,18 +265,11 @@ describe("recordCallMetrics", () => {
 
   it("shows the last call's remaining limits when calls of one key alternate between two team aliases", async () => {
     const m = createMetrics();
-    const caller = (team_alias: string) => ({
-      hashed_api_key: KEY,
-      api_key_alias: "ci",
-      user: "",
-      team: "t-1",
-      team_alias,
-    });
     const call = (alias: string, remaining: number) =>
       recordCallMetrics(
         m,
         facts({
-          caller: caller(alias),
+          caller: teamCaller(alias),
           upstreamHeaders: { "x-ratelimit-remaining-requests": String(remaining) },
         }),
       );
