@@ -105,7 +105,7 @@ need() { # need <program> <how to install>
 }
 need pulumi "curl -fsSL https://get.pulumi.com | sh   (then open a new shell; https://www.pulumi.com/docs/install/)"
 need docker "apt-get install docker.io, or Docker Engine: https://docs.docker.com/engine/install/"
-need node "Node.js 20.18 or newer: apt-get install nodejs, or https://nodejs.org/en/download"
+need node "Node.js 24 or newer: https://nodejs.org/en/download, or scripts/ci-node.sh (from npm)"
 need openssl "apt-get install openssl"
 need curl "apt-get install curl"
 if [[ "$stack" == vm ]]; then need ssh "apt-get install openssh-client"; fi

@@ -33,7 +33,6 @@ export class CompactCounter<T extends string = string> extends Counter<T> {
     if (config.enableExemplars === true) throw new Error(`${config.name}: exemplars are not supported`);
     super(config);
     const fields = this.fields();
-    delete fields.hashMap; // prom-client's storage, unused here
     this.scalars = new ScalarSeries(fields.name, fields.labelNames, index);
   }
 

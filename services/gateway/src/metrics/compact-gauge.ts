@@ -7,10 +7,11 @@
  * Reads are what a plain prom-client 15 `Gauge` given the same calls reads: `get()` and the registry's text and
  * JSON (so cluster aggregation), in the same series order, with the same label objects (a `set`'s, or a series'
  * first `inc`/`dec`'s). The whole prom-client API works unchanged (`set`, `inc`, `dec`, `setToCurrentTime`,
- * `startTimer`, `labels`, `remove`, `reset`); the request path sets them through `gauge-batch.ts`.
+ * `startTimer`, `labels`, `remove`, `reset`); the request path uses {@link CompactGauge.series} once per label
+ * set and {@link CompactGauge.setSeries} per value: always current, no batch needed.
  */
 import { format } from "node:util";
-import { Gauge, type GaugeConfiguration } from "prom-client";
+import { Gauge, type GaugeConfiguration, type LabelValues } from "prom-client";
 import { type MetricFields, runCollect, ScalarSeries } from "./scalar-series.js";
 import type { LabelIndex, Labels } from "./series-store.js";
 
@@ -35,8 +36,24 @@ export class CompactGauge<T extends string = string> extends Gauge<T> {
   constructor({ index, ...config }: CompactGaugeConfiguration<T>) {
     super(config);
     const fields = this.fields();
-    delete fields.hashMap; // prom-client's storage, unused here
     this.scalars = new ScalarSeries(fields.name, fields.labelNames, index);
+  }
+
+  /**
+   * The slot of `labels`, for {@link setSeries}; made once per label set (per index), without creating the series
+   * (the first `setSeries` does). `labels` is kept as given (do not change it afterwards).
+   * @throws Error when `labels` names a label the gauge does not have.
+   */
+  series(labels: LabelValues<T>): number {
+    return this.scalars.slotOf(labels as Labels);
+  }
+
+  /**
+   * Sets the series of `slot` (from {@link series}) to `value` (any number, ±Infinity included), as
+   * `set(labels, value)` would.
+   */
+  setSeries(slot: number, value: number): void {
+    this.scalars.setSlot(slot, value);
   }
 
   /** @throws TypeError when the value is not a number; Error on an unknown label. */

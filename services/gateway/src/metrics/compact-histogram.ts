@@ -16,7 +16,7 @@
  */
 import { format } from "node:util";
 import { Histogram, type HistogramConfiguration, type LabelValues } from "prom-client";
-import { getLabels, validateLabel } from "./prom-internals.js";
+import { checkLabelNames, labelsOfArgs } from "./label-args.js";
 import { LabelIndex, type Labels, SeriesStore } from "./series-store.js";
 
 /** One value of `getForPromString()`, in the shape (and key order) prom-client's histogram builds. */
@@ -38,7 +38,6 @@ interface HistogramFields {
   sortedLabelNames: readonly string[];
   upperBounds: readonly number[];
   collect?: () => unknown;
-  hashMap?: unknown;
 }
 
 /** A histogram storing its series compactly; see the module comment. */
@@ -55,7 +54,6 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
     if (new Set(fields.upperBounds).size !== fields.upperBounds.length) {
       throw new Error(`${config.name}: bucket bounds must be distinct`);
     }
-    delete fields.hashMap; // prom-client's storage, unused here
     this.index = new LabelIndex(fields.labelNames);
     this.store = new SeriesStore(fields.upperBounds.length + 2);
     if (fields.labelNames.length === 0) this.zero({} as LabelValues<T>); // as prom-client: present from the start
@@ -77,7 +75,7 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
    * @throws Error when `labels` names a label the histogram does not have.
    */
   series(labels: LabelValues<T>): number {
-    validateLabel(this.fields().labelNames, labels as Labels);
+    checkLabelNames(this.fields().labelNames, labels as Labels);
     return this.index.slotOf(labels as Labels);
   }
 
@@ -111,7 +109,7 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
 
   override labels(...args: unknown[]): Histogram.Internal<T> {
     const { startTimer } = super.labels(...(args as string[])); // validates, as prom-client
-    const labels = getLabels(this.fields().labelNames, args);
+    const labels = labelsOfArgs(this.fields().labelNames, args);
     return { observe: (value: number) => this.observeLabels(labels, value), startTimer };
   }
 
@@ -121,8 +119,8 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
 
   override remove(...args: unknown[]): void {
     const { labelNames } = this.fields();
-    const labels = getLabels(labelNames, args);
-    validateLabel(labelNames, labels);
+    const labels = labelsOfArgs(labelNames, args);
+    checkLabelNames(labelNames, labels);
     const slot = this.index.find(labels);
     if (slot !== undefined) this.store.remove(slot);
   }
@@ -169,7 +167,7 @@ export class CompactHistogram<T extends string = string> extends Histogram<T> {
 
   /** prom-client's `observe(labels)(value)`: labels validated, then the value. */
   private observeLabels(labels: Labels, value: unknown): void {
-    validateLabel(this.fields().labelNames, labels);
+    checkLabelNames(this.fields().labelNames, labels);
     if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${format(value)}`);
     const slot = this.index.slotOf(labels);
     if (!this.store.isLive(slot)) this.store.revive(slot, labels);

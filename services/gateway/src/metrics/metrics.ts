@@ -18,7 +18,6 @@ import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { CompactCounter } from "./compact-counter.js";
 import { CompactGauge } from "./compact-gauge.js";
 import { CompactHistogram } from "./compact-histogram.js";
-import { GaugeBatch } from "./gauge-batch.js";
 import { LabelIndex } from "./series-store.js";
 
 /**
@@ -43,12 +42,6 @@ const overheadBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.0
 /** The gateway's metrics, all on one registry. */
 export interface GatewayMetrics {
   registry: Registry;
-  /**
-   * Last values of the per-call gauges (remaining upstream limits, budgets), handed to them whenever the registry
-   * is read (`gauge-batch.ts`). Set those gauges only through it. They keep their series compactly
-   * (`compact-gauge.ts`).
-   */
-  gauges: GaugeBatch;
   /**
    * The per-call counters keep their series compactly (`compact-counter.ts`); write them per label set through
    * `series`/`add` on the request path.
@@ -103,7 +96,13 @@ export interface GatewayMetrics {
    * reserved: a deployment that ignores caps can spend past a budget on non-streamed calls.
    */
   outputCapOverruns: Counter<"litellm_model_name" | "model_id" | "api_provider">;
-  /** The upstream's `x-ratelimit-remaining-requests` as last seen on a response of the deployment. */
+  /**
+   * The per-call gauges (remaining upstream limits, budgets) keep their series compactly (`compact-gauge.ts`);
+   * set them per label set through `series`/`setSeries` on the request path. The two limit gauges share their
+   * label sets' slots, and so do the three budget gauges of a scope.
+   *
+   * The upstream's `x-ratelimit-remaining-requests` as last seen on a response of the deployment.
+   */
   remainingRequests: CompactGauge<DeploymentLimitLabel>;
   /** The upstream's `x-ratelimit-remaining-tokens` as last seen on a response of the deployment. */
   remainingTokens: CompactGauge<DeploymentLimitLabel>;
@@ -138,11 +137,11 @@ function budgetGauges<K extends keyof GatewayMetrics, L extends string>(
   scope: string,
   who: string,
   labelNames: readonly L[],
-  shared: { registers: Registry[]; collect: () => void },
+  registers: Registry[],
 ): Record<K, CompactGauge<L>> {
   const index = new LabelIndex(labelNames);
   const gauge = (name: string, aggregator: "max" | "min", help: string) =>
-    new CompactGauge<L>({ name, aggregator, help, labelNames, index, ...shared });
+    new CompactGauge<L>({ name, aggregator, help, labelNames, index, registers });
   return {
     [fields.max]: gauge(`litellm_${scope}_max_budget_metric`, "max", `Maximum budget set for ${who}, USD`),
     [fields.remaining]: gauge(
@@ -217,16 +216,12 @@ export function createMetrics(): GatewayMetrics {
     "model_id",
   ] as const;
   const keyBudgetLabels = ["hashed_api_key", "api_key_alias"] as const;
-  const gauges = new GaugeBatch();
-  // prom-client runs a metric's collect() before reporting it: the batched gauges are current when read.
-  const collect = () => gauges.flush();
   // The token counters share their label sets' slots (and keys).
   const tokenIndex = new LabelIndex(tokenLabels);
   // So do the gauges of a deployment's limits (and the budget gauges of a scope: budgetGauges).
   const limitIndex = new LabelIndex(deploymentLimitLabels);
   return {
     registry,
-    gauges,
     requests: new CompactCounter({
       name: "litellm_proxy_total_requests_metric_total",
       help: "Total requests made to the proxy, by status code",
@@ -315,7 +310,6 @@ export function createMetrics(): GatewayMetrics {
       labelNames: deploymentLimitLabels,
       registers,
       index: limitIndex,
-      collect,
     }),
     remainingTokens: new CompactGauge({
       name: "litellm_remaining_tokens_metric",
@@ -324,28 +318,27 @@ export function createMetrics(): GatewayMetrics {
       labelNames: deploymentLimitLabels,
       registers,
       index: limitIndex,
-      collect,
     }),
     ...budgetGauges(
       { max: "apiKeyMaxBudget", remaining: "remainingApiKeyBudget", hours: "apiKeyBudgetRemainingHours" },
       "api_key",
       "the API key",
       keyBudgetLabels,
-      { registers, collect },
+      registers,
     ),
     ...budgetGauges(
       { max: "userMaxBudget", remaining: "remainingUserBudget", hours: "userBudgetRemainingHours" },
       "user",
       "the user",
       ["user"],
-      { registers, collect },
+      registers,
     ),
     ...budgetGauges(
       { max: "teamMaxBudget", remaining: "remainingTeamBudget", hours: "teamBudgetRemainingHours" },
       "team",
       "the team",
       ["team", "team_alias"],
-      { registers, collect },
+      registers,
     ),
   };
 }

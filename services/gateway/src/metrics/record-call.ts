@@ -7,9 +7,9 @@
 import type { Deployment } from "../config/types.js";
 import type { LimitSubject } from "../limits/types.js";
 import type { UsageBreakdown } from "../usage/types.js";
-import { seriesKey } from "./counter-batch.js";
-import type { PendingGauge } from "./gauge-batch.js";
+import type { CompactGauge } from "./compact-gauge.js";
 import type { CallerLabels, GatewayMetrics } from "./metrics.js";
+import { seriesKey } from "./series-store.js";
 
 const MS_PER_HOUR = 3_600_000;
 /** Subjects of a call whose budget series a call's series remembers (a call has a key's and a user's). */
@@ -62,32 +62,55 @@ interface CallSeries {
   totalLatency: number;
   llmApiLatency: number;
   overheadLatency: number;
-  remainingRequests: PendingGauge;
-  remainingTokens: PendingGauge;
+  /** Slot of the remaining-limit gauges' series (`CompactGauge.series`; the two share their slots). */
+  limits: number;
   /** The budget series this call's subjects used last time (a key's and a user's: the same call after call). */
   lastBudgets: BudgetSeries[];
 }
 
-/** The three budget gauges of one key (with an alias), user, or team (with an alias). */
+/** The series of one key (with an alias), user, or team (with an alias) in its scope's three budget gauges. */
 interface BudgetSeries {
   scope: LimitSubject["scope"];
   id: string;
   alias: string;
-  max: PendingGauge;
-  remaining: PendingGauge;
-  hours: PendingGauge;
+  /** The scope's gauges, and the series' slot in them (they share their slots: `budgetGauges` of metrics.ts). */
+  gauges: BudgetGauges;
+  slot: number;
 }
 
-/** The request/failure counter slots of label sets. */
-type SeriesCache = Map<string, number>;
+type BudgetScope = Exclude<LimitSubject["scope"], "team_member">;
+/** A scope's budget gauges: its budget, what is left of it, hours until its reset. */
+type BudgetGauges = readonly [max: CompactGauge, remaining: CompactGauge, hours: CompactGauge];
+
+/** Per scope LiteLLM has budget gauges for: those gauges, and the labels of a subject's series in them. */
+const BUDGET_SCOPES: Record<
+  BudgetScope,
+  {
+    gauges: (m: GatewayMetrics) => BudgetGauges;
+    labels: (id: string, alias: string) => Record<string, string>;
+  }
+> = {
+  key: {
+    gauges: (m) => [m.apiKeyMaxBudget, m.remainingApiKeyBudget, m.apiKeyBudgetRemainingHours],
+    labels: (id, alias) => ({ hashed_api_key: id, api_key_alias: alias }),
+  },
+  user: {
+    gauges: (m) => [m.userMaxBudget, m.remainingUserBudget, m.userBudgetRemainingHours],
+    labels: (id) => ({ user: id }),
+  },
+  team: {
+    gauges: (m) => [m.teamMaxBudget, m.remainingTeamBudget, m.teamBudgetRemainingHours],
+    labels: (id, alias) => ({ team: id, team_alias: alias }),
+  },
+};
 
 interface Caches {
   calls: Map<string, CallSeries>;
-  requests: SeriesCache;
-  failures: SeriesCache;
-  keyBudgets: Map<string, BudgetSeries>;
-  userBudgets: Map<string, BudgetSeries>;
-  teamBudgets: Map<string, BudgetSeries>;
+  /** The request and failure counters' slots by label set. */
+  requests: Map<string, number>;
+  failures: Map<string, number>;
+  /** Per scope: the budget series by subject (`seriesKey` of id and alias). */
+  budgets: Record<BudgetScope, Map<string, BudgetSeries>>;
   timeToFirstToken: Map<string, number>;
 }
 
@@ -100,9 +123,7 @@ function cachesOf(metrics: GatewayMetrics): Caches {
       calls: new Map(),
       requests: new Map(),
       failures: new Map(),
-      keyBudgets: new Map(),
-      userBudgets: new Map(),
-      teamBudgets: new Map(),
+      budgets: { key: new Map(), user: new Map(), team: new Map() },
       timeToFirstToken: new Map(),
     };
     caches.set(metrics, found);
@@ -149,7 +170,6 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
     model,
     model_id: d.id,
   };
-  const { gauges } = metrics;
   // Created at 0 if the router has not set it yet; the router owns its value.
   metrics.deploymentState.inc(
     { litellm_model_name: d.upstreamModel, model_id: d.id, api_provider: d.provider },
@@ -178,8 +198,7 @@ function newCallSeries(metrics: GatewayMetrics, facts: CallMetricFacts): CallSer
       api_provider: d.provider,
       litellm_model_name: d.upstreamModel,
     }),
-    remainingRequests: gauges.series(metrics.remainingRequests, limitLabels),
-    remainingTokens: gauges.series(metrics.remainingTokens, limitLabels),
+    limits: metrics.remainingRequests.series(limitLabels),
     // Sized to the call's subjects: an empty array grows to 17 slots at its first write.
     lastBudgets: new Array(Math.min(facts.subjects.length, MAX_LAST_BUDGETS)),
   };
@@ -202,8 +221,8 @@ function recordTokenDetails(metrics: GatewayMetrics, slot: number, b: UsageBreak
  * call's cost); `+Inf` for a subject without a budget; reset hours only for budgets with a period. The
  * `litellm_deployment_state` series of the deployment is created at 0 if the router has not set it yet (the
  * router owns its value; a call that was answered never lowers a state the router raised). Counters and
- * histograms are written by slot (`add`, `observeSeries`), gauges through `metrics.gauges`; each label set's
- * slots and handles are made once.
+ * histograms are written by slot (`add`, `observeSeries`), gauges too (`setSeries`); each label set's slots are
+ * made once.
  */
 export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFacts): void {
   const { caller, deployment: d } = facts;
@@ -234,7 +253,7 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
   // Key, user and team budget gauges (LiteLLM has none for a member's budget in a team).
   for (let i = 0; i < subjects.length; i++) {
     const subject = subjects[i] as LimitSubject;
-    if (subject.scope !== "team_member") recordBudget(metrics, series, i, subject, facts);
+    if (subject.scope !== "team_member") recordBudget(metrics, series, i, subject as BudgetSubject, facts);
   }
 }
 
@@ -333,57 +352,19 @@ function recordUpstreamLimits(
 ): void {
   const requests = headerNumber(headers, "x-ratelimit-remaining-requests");
   const tokens = headerNumber(headers, "x-ratelimit-remaining-tokens");
-  if (requests !== undefined) metrics.gauges.set(series.remainingRequests, requests);
-  if (tokens !== undefined) metrics.gauges.set(series.remainingTokens, tokens);
+  if (requests !== undefined) metrics.remainingRequests.setSeries(series.limits, requests);
+  if (tokens !== undefined) metrics.remainingTokens.setSeries(series.limits, tokens);
 }
 
-/** The budget gauges of a key (with its alias), a user, or a team (with its alias), made once per label set. */
-function newBudgetSeries(
-  metrics: GatewayMetrics,
-  scope: LimitSubject["scope"],
-  id: string,
-  alias: string,
-): BudgetSeries {
-  const { gauges } = metrics;
-  if (scope === "team") {
-    const labels = { team: id, team_alias: alias };
-    return {
-      scope,
-      id,
-      alias,
-      max: gauges.series(metrics.teamMaxBudget, labels),
-      remaining: gauges.series(metrics.remainingTeamBudget, labels),
-      hours: gauges.series(metrics.teamBudgetRemainingHours, labels),
-    };
-  }
-  if (scope === "key") {
-    const labels = { hashed_api_key: id, api_key_alias: alias };
-    return {
-      scope,
-      id,
-      alias,
-      max: gauges.series(metrics.apiKeyMaxBudget, labels),
-      remaining: gauges.series(metrics.remainingApiKeyBudget, labels),
-      hours: gauges.series(metrics.apiKeyBudgetRemainingHours, labels),
-    };
-  }
-  const labels = { user: id };
-  return {
-    scope,
-    id,
-    alias,
-    max: gauges.series(metrics.userMaxBudget, labels),
-    remaining: gauges.series(metrics.remainingUserBudget, labels),
-    hours: gauges.series(metrics.userBudgetRemainingHours, labels),
-  };
-}
+/** A subject with budget gauges (not a team member's). */
+type BudgetSubject = LimitSubject & { scope: BudgetScope };
 
 /** The budget series of `subject` (its `index`-th of the call), made once per label set. */
 function budgetSeriesOf(
   metrics: GatewayMetrics,
   call: CallSeries,
   index: number,
-  subject: LimitSubject,
+  subject: BudgetSubject,
   callerAlias: string,
   callerKey: string,
 ): BudgetSeries {
@@ -391,13 +372,13 @@ function budgetSeriesOf(
   const alias = scope === "user" ? "" : id === callerKey ? callerAlias : (subject.alias ?? "");
   const last = call.lastBudgets[index];
   if (last !== undefined && last.scope === scope && last.id === id && last.alias === alias) return last;
-  const caches = cachesOf(metrics);
-  const cache =
-    scope === "key" ? caches.keyBudgets : scope === "team" ? caches.teamBudgets : caches.userBudgets;
+  const cache = cachesOf(metrics).budgets[scope];
   const key = scope === "user" ? id : seriesKey([id, alias]);
   let series = cache.get(key);
   if (series === undefined) {
-    series = newBudgetSeries(metrics, scope, id, alias);
+    const { gauges, labels } = BUDGET_SCOPES[scope];
+    const scopeGauges = gauges(metrics);
+    series = { scope, id, alias, gauges: scopeGauges, slot: scopeGauges[0].series(labels(id, alias)) };
     cache.set(key, series);
   }
   if (index < MAX_LAST_BUDGETS) call.lastBudgets[index] = series;
@@ -408,17 +389,16 @@ function recordBudget(
   metrics: GatewayMetrics,
   call: CallSeries,
   index: number,
-  subject: LimitSubject,
+  subject: BudgetSubject,
   facts: CallMetricFacts,
 ): void {
   const max = subject.maxBudget ?? Number.POSITIVE_INFINITY;
   const remaining = max - (subject.spend + facts.cost);
   const { hashed_api_key, api_key_alias } = facts.caller;
-  const series = budgetSeriesOf(metrics, call, index, subject, api_key_alias, hashed_api_key);
-  const { gauges } = metrics;
-  gauges.set(series.max, max);
-  gauges.set(series.remaining, remaining);
+  const { gauges, slot } = budgetSeriesOf(metrics, call, index, subject, api_key_alias, hashed_api_key);
+  gauges[0].setSeries(slot, max);
+  gauges[1].setSeries(slot, remaining);
   if (subject.budgetResetAt !== null) {
-    gauges.set(series.hours, Math.max(0, subject.budgetResetAt - facts.nowEpochMs) / MS_PER_HOUR);
+    gauges[2].setSeries(slot, Math.max(0, subject.budgetResetAt - facts.nowEpochMs) / MS_PER_HOUR);
   }
 }

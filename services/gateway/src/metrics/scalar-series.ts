@@ -4,7 +4,7 @@
  * what prom-client's `Counter`/`Gauge` do with them that both share: values as `get()` lists them (`{value,
  * labels}` in prom-client's order), `remove`, `reset`.
  */
-import { getLabels, validateLabel } from "./prom-internals.js";
+import { checkLabelNames, labelsOfArgs } from "./label-args.js";
 import { LabelIndex, type Labels, SeriesStore } from "./series-store.js";
 
 /** The parts of a prom-client metric the compact metrics read (not in its typings). */
@@ -15,7 +15,6 @@ export interface MetricFields {
   aggregator: string;
   labelNames: readonly string[];
   collect?: () => unknown;
-  hashMap?: unknown;
 }
 
 /** Runs `metric`'s collect hook as prom-client does before a read (awaited only when it returns a Promise). */
@@ -48,7 +47,7 @@ export class ScalarSeries {
 
   /** The slot of `labels` (validated), for {@link add} and {@link set}. @throws Error on an unknown label. */
   slotOf(labels: Labels): number {
-    validateLabel(this.labelNames, labels);
+    checkLabelNames(this.labelNames, labels);
     return this.index.slotOf(labels);
   }
 
@@ -68,6 +67,16 @@ export class ScalarSeries {
     this.store.data[slot] = value;
   }
 
+  /**
+   * Sets the series of `slot` to `value`; a new one gets the labels the slot was made with. Same as {@link set}
+   * with those labels, without rewriting a live series' labels (the per-call path).
+   */
+  setSlot(slot: number, value: number): void {
+    const { store } = this;
+    if (!store.isLive(slot)) store.revive(slot, this.index.labelsOf(slot));
+    store.data[slot] = value;
+  }
+
   /** The value of the series of `labels`, 0 when there is none. */
   valueOf(labels: Labels): number {
     const slot = this.index.find(labels);
@@ -82,8 +91,8 @@ export class ScalarSeries {
 
   /** prom-client's `remove(...args)`. @throws Error on an unknown label or a wrong number of values. */
   remove(args: unknown[]): void {
-    const labels = getLabels(this.labelNames, args);
-    validateLabel(this.labelNames, labels);
+    const labels = labelsOfArgs(this.labelNames, args);
+    checkLabelNames(this.labelNames, labels);
     const slot = this.index.find(labels);
     if (slot !== undefined) this.store.remove(slot);
   }

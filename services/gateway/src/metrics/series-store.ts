@@ -18,13 +18,28 @@ const INITIAL_SLOTS = 16;
 /**
  * prom-client's key of a label set (`hashObject` of its `lib/util.js`: the same text, so the same label sets share
  * a series), built in one piece: a flat string, not the tree of cons strings `+=` builds, which a Map would keep
- * (see `seriesKey` in `counter-batch.ts`).
+ * (see {@link seriesKey}).
  */
 export function labelKey(labels: Labels, sortedLabelNames: readonly string[]): string {
   const parts: string[] = [];
   for (const name of sortedLabelNames) {
     const value = labels[name];
     if (value !== undefined) parts.push(`${name}:${value},`);
+  }
+  return parts.join("");
+}
+
+/**
+ * A key naming a label set without ambiguity: each value is prefixed by its length, so no value can run into
+ * the next whatever characters it holds. Built in one piece (a flat string): a key built by `+=` is a tree of
+ * V8 cons strings, which a Map keeps as is, about 3.5 times the memory (782 against 212 bytes per entry with a
+ * key hash among four labels, measured on node 20), and slower to look up.
+ */
+export function seriesKey(values: readonly string[]): string {
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i] as string;
+    parts[i] = `${value.length}:${value}|`;
   }
   return parts.join("");
 }

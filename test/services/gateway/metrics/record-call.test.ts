@@ -43,6 +43,11 @@ function facts(extra: Partial<CallMetricFacts> = {}): CallMetricFacts {
   };
 }
 
+/** The caller labels of KEY, a key of team t-1, when the team's alias is `team_alias`. */
+function teamCaller(team_alias: string): CallMetricFacts["caller"] {
+  return { hashed_api_key: KEY, api_key_alias: "ci", user: "", team: "t-1", team_alias };
+}
+
 /** The value of the one sample of `name` whose labels include `labels`, or undefined. */
 async function sample(m: GatewayMetrics, name: string, labels: Record<string, string> = {}) {
   const text = await m.registry.metrics();
@@ -98,18 +103,11 @@ describe("recordCallMetrics", () => {
 
   it("starts new series when a team's alias changes under the same key", async () => {
     const m = createMetrics();
-    const caller = (team_alias: string) => ({
-      hashed_api_key: KEY,
-      api_key_alias: "ci",
-      user: "",
-      team: "t-1",
-      team_alias,
-    });
-    recordCallMetrics(m, facts({ caller: caller("Search") }));
-    recordRequest(m, caller("Search"), "/v1/chat/completions", "general", 200, undefined);
-    recordCallMetrics(m, facts({ caller: caller("Find") }));
-    recordRequest(m, caller("Find"), "/v1/chat/completions", "general", 200, undefined);
-    recordCallMetrics(m, facts({ caller: caller("") }));
+    recordCallMetrics(m, facts({ caller: teamCaller("Search") }));
+    recordRequest(m, teamCaller("Search"), "/v1/chat/completions", "general", 200, undefined);
+    recordCallMetrics(m, facts({ caller: teamCaller("Find") }));
+    recordRequest(m, teamCaller("Find"), "/v1/chat/completions", "general", 200, undefined);
+    recordCallMetrics(m, facts({ caller: teamCaller("") }));
     for (const alias of ["Search", "Find", ""]) {
       expect(await sample(m, "litellm_spend_metric_total", { team: "t-1", team_alias: alias })).toBe(0.25);
     }
@@ -250,7 +248,7 @@ describe("recordCallMetrics", () => {
     expect(await sample(m, "litellm_deployment_state", { model_id: "dep-1" })).toBe(2);
   });
 
-  it("hands histograms and gauges to prom-client once per series per scrape, not once per call", async () => {
+  it("writes histograms and gauges by slot, never through prom-client's per-call observe or set", async () => {
     const m = createMetrics();
     const key = keySubject({ id: KEY, maxBudget: 10, budgetResetAt: NOW + 3_600_000 });
     const observe = vi.spyOn(m.totalLatency, "observe");
@@ -259,12 +257,31 @@ describe("recordCallMetrics", () => {
     for (let i = 0; i < 50; i++) {
       recordCallMetrics(m, facts({ subjects: [key], totalMs: 100 + i, upstreamHeaders: headers }));
     }
-    expect(observe.mock.calls.length + set.mock.calls.length).toBe(0);
     expect(await sample(m, "litellm_request_total_latency_metric_count")).toBe(50);
-    expect(observe.mock.calls.length).toBeLessThanOrEqual(1);
-    expect(set).toHaveBeenCalledTimes(1);
     // The last call's remaining budget: 10 − 0.25.
     expect(await sample(m, "litellm_remaining_api_key_budget_metric", { hashed_api_key: KEY })).toBe(9.75);
+    expect(observe.mock.calls.length + set.mock.calls.length).toBe(0);
+  });
+
+  it("shows the last call's remaining limits when calls of one key alternate between two team aliases", async () => {
+    const m = createMetrics();
+    const call = (alias: string, remaining: number) =>
+      recordCallMetrics(
+        m,
+        facts({
+          caller: teamCaller(alias),
+          upstreamHeaders: { "x-ratelimit-remaining-requests": String(remaining) },
+        }),
+      );
+    call("Search", 90); // the team is renamed while calls are in flight: both aliases' calls finish
+    call("Find", 80);
+    call("Search", 70);
+    const remaining = () => sample(m, "litellm_remaining_requests_metric", { hashed_api_key: KEY });
+    expect(await remaining()).toBe(70);
+    call("Find", 60);
+    expect(await remaining()).toBe(60);
+    call("Search", 50);
+    expect(await remaining()).toBe(50);
   });
 
   it("observes a stream's time to first token under requested_model and provider/model", async () => {
