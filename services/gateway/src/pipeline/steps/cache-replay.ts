@@ -40,6 +40,8 @@ export async function answerFromCache<B extends EndpointBody>(
   state.savedCost = entry.cost;
   call.cost = 0;
   call.usage = entry.usage;
+  // The trace's output: what the client gets (the stored answer is what the first client got, output-guarded).
+  if (deps.collectOutput) call.output = endpoint.cache!.output?.(entry.answer);
   try {
     const sent = await endpoint.cache!.replay(call, entry, deps, request, reply);
     bookCacheHit(call, entry, deps, call.abort.aborted ? CLIENT_CLOSED_REQUEST : 200);
