@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
 import { benchGatewayEnv } from "./lib/gateway-env.js";
-import { completionBody, pacedLoad, type Target } from "./lib/load.js";
+import { pacedLoad, type Target } from "./lib/load.js";
 
 const { values: flags } = parseArgs({
   options: {
