@@ -6,27 +6,13 @@
  * upstream, a masked one reaches it masked, a key without budget is refused without an embedding call, and a
  * semantic hit counts once against rpm.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  EMBEDDED_POOL_MAX,
-  type EmbeddedDatabase,
-  startEmbeddedDatabase,
-} from "../../../../services/gateway/src/db/embedded.js";
-import {
-  type FakeEmbeddingsCompletions,
-  startFakeEmbeddingsCompletions,
-} from "../../../fixtures/openai-embeddings-completions.js";
-import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { deployment, type TestGateway } from "../../../helpers/gateway.js";
-import { deleteKeys, uniquePrefix } from "../../../helpers/redis.js";
+import type { FakeEmbeddingsCompletions } from "../../../fixtures/openai-embeddings-completions.js";
+import type { FakeUpstream } from "../../../fixtures/openai-upstream.js";
+import type { TestGateway } from "../../../helpers/gateway.js";
 import { CARD } from "../guardrails/helpers.js";
-import { newKey, post, startCachedGateway } from "./harness.js";
-
-// PGlite creates its database (initdb in WebAssembly) on the first open: seconds, far more on a loaded machine.
-const SLOW = { timeout: 240_000 };
+import { newKey, post } from "./harness.js";
+import { type SemanticStack, SLOW, startSemanticStack } from "./semantic-harness.js";
 
 const POLICY = `guardrails:
   pii:
@@ -36,36 +22,17 @@ const POLICY = `guardrails:
     mode: "off"
 `;
 
+let stack: SemanticStack;
 let upstream: FakeUpstream;
 let embeddings: FakeEmbeddingsCompletions;
-let embedded: EmbeddedDatabase;
-let folder: string;
-let prefix: string;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  embeddings = await startFakeEmbeddingsCompletions({ bagOfWordsDimensions: 256 });
-  folder = mkdtempSync(join(tmpdir(), "gw-semantic-guard-"));
-  embedded = await startEmbeddedDatabase(join(folder, "postgres"));
-  prefix = uniquePrefix("semantic-guard");
-  gw = await startCachedGateway(upstream, {
-    databaseUrl: embedded.url,
-    prefix,
-    poolMax: EMBEDDED_POOL_MAX,
-    policy: POLICY,
-    moreModels: `${deployment("embed", embeddings.url)}    model_info:\n      mode: embedding\n`,
-    cacheParams:
-      "    type: postgres-semantic\n    ttl: 120\n    similarity_threshold: 0.9\n    semantic_cache_embedding_model: embed\n",
-  });
+  stack = await startSemanticStack("semantic-guard", POLICY);
+  ({ upstream, embeddings, gw } = stack);
 }, SLOW.timeout);
 afterAll(async () => {
-  await gw?.close();
-  await embedded?.close();
-  await upstream?.close();
-  await embeddings?.close();
-  await deleteKeys(prefix);
-  rmSync(folder, { recursive: true, force: true });
+  await stack?.close();
 });
 
 const chat = (key: string, content: string) =>
