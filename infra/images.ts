@@ -17,8 +17,12 @@ export interface PinnedImage {
 
 /** The third-party images, keyed by the role they play. Change a version here and nowhere else. */
 export const IMAGES = {
-  /** Debian-based; pg_isready ships with the server. */
-  postgres: { ref: "postgres:17", tools: ["sh", "grep", "pg_isready"] },
+  /**
+   * The official `postgres:17` (Debian) with pgvector added (pgvector's Dockerfile: `FROM postgres:$PG_MAJOR`,
+   * then `make install` of the extension): the same entrypoint, user 999 and tools, and the same Postgres major
+   * (its data folder stays readable); `vector` is there for the gateway's semantic response cache.
+   */
+  postgres: { ref: "pgvector/pgvector:pg17", tools: ["sh", "grep", "pg_isready"] },
   /** Debian-based; redis-cli reads the password from REDISCLI_AUTH. */
   redis: { ref: "redis:7.2", tools: ["sh", "grep", "redis-cli"] },
   /** Last 4.4 release: MongoDB 5.0+ needs AVX, which the target VM lacks. Legacy `mongo` shell. */

@@ -79,7 +79,7 @@ describe("parseConfig", () => {
   it("replaces an image reference from the stack config and validates platform names", () => {
     const config = parseConfig({ images: { minio: "cgr.dev/chainguard/minio@sha256:abc" } }, {});
     expect(config.images.minio).toBe("cgr.dev/chainguard/minio@sha256:abc");
-    expect(config.images.postgres).toBe("postgres:17");
+    expect(config.images.postgres).toBe("pgvector/pgvector:pg17");
     expect(() => parseConfig({ platforms: { chat: "amd64" } }, {})).toThrow(/platforms\.chat/);
     expect(() => parseConfig({ platforms: { nosuch: "linux/amd64" } }, {})).toThrow(PlatformConfigError);
   });

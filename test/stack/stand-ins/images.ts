@@ -4,7 +4,9 @@
  *
  * Real programs from Debian bookworm (older versions than pinned, same command-line and environment contracts):
  *   postgres (postgresql 15, with an entrypoint applying POSTGRES_USER / _PASSWORD / _DB and
- *   /docker-entrypoint-initdb.d as the official image does), redis (redis-server 7.0), prometheus, alertmanager
+ *   /docker-entrypoint-initdb.d as the official image does; without pgvector, which Debian does not package for
+ *   15: the rehearsal's gateway does not configure the semantic response cache, the one user of `vector`, and
+ *   migration 14 skips its table where the extension is missing), redis (redis-server 7.0), prometheus, alertmanager
  *   (prometheus-alertmanager), postgresExporter (prometheus-postgres-exporter), redisExporter
  *   (prometheus-redis-exporter), caddy.
  * Contract fakes from test/fixtures (./server.ts): mongo (MongoDB 4.4 wire fake, a `mongo` shell for its

@@ -44,6 +44,25 @@ END
 $$;
 `;
 
+/**
+ * Migration 15: `semantic_cache_hnsw_index(dims)` creates (once: IF NOT EXISTS) the HNSW index
+ * `semantic_cache_entries_hnsw_<dims>` on `(embedding::vector(dims)) vector_cosine_ops` over the rows
+ * `WHERE vector_dims(embedding) = dims`; it does nothing for a dimension HNSW cannot index (pgvector: 1..2,000).
+ */
+export const SEMANTIC_CACHE_INDEX_FUNCTION_SQL = `
+CREATE OR REPLACE FUNCTION semantic_cache_hnsw_index(dims integer) RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF dims < 1 OR dims > 2000 THEN
+    RETURN;
+  END IF;
+  EXECUTE format(
+    'CREATE INDEX IF NOT EXISTS %I ON semantic_cache_entries USING hnsw ((embedding::vector(%s)) vector_cosine_ops) WHERE vector_dims(embedding) = %s',
+    'semantic_cache_entries_hnsw_' || dims, dims, dims);
+END
+$fn$;
+`;
+
 export const migrations: readonly Migration[] = [
   {
     id: 1,
@@ -336,5 +355,15 @@ ALTER TABLE spend_logs ADD COLUMN cache_saved_spend numeric NOT NULL DEFAULT 0;
     // extension is available (the embedded PGlite loads it; a Postgres server needs pgvector installed): on a
     // server without it this migration creates nothing, and `postgres-semantic` stops the start saying so.
     sql: SEMANTIC_CACHE_TABLE_SQL,
+  },
+  {
+    id: 15,
+    name: "semantic_cache_hnsw_index",
+    // An ANN index for the semantic cache (pgvector's HNSW, cosine distance). HNSW needs a fixed dimension and
+    // the table's column has none (the embedding model decides), so this adds the function the store calls for
+    // each dimension it writes (response-cache/semantic/store-pg.ts): it creates one partial index on
+    // `embedding::vector(<dims>)` over the rows of that dimension. The function's SQL is dynamic: it is created
+    // on a server without pgvector too, and only called where the table exists.
+    sql: SEMANTIC_CACHE_INDEX_FUNCTION_SQL,
   },
 ];

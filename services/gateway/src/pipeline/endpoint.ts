@@ -93,4 +93,9 @@ export interface EndpointCache<B extends EndpointBody = EndpointBody> {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<unknown>;
+  /**
+   * What tracing records as a hit's output, read from the entry's answer (stored in the endpoint's JSON shape):
+   * the endpoint's `JsonAnswerFormat.output`. Absent: a hit records none (embeddings record no output either).
+   */
+  output?(answer: Record<string, unknown>): unknown;
 }

@@ -1,7 +1,7 @@
 /**
  * Registers an {@link Endpoint} on the app: its handler is the pipeline's named steps, parse → resolve →
- * authorize → the endpoint's precheck → cache lookup (a hit: cache replay, and done) → admit → guard input →
- * send → answer (which settles through the account step, then the cache store step), the same for every
+ * authorize → the endpoint's precheck → cache lookup (an exact hit: cache replay, and done) → admit → guard
+ * input → semantic cache lookup (a hit: cache replay, and done) → send → answer (which settles through the account step, then the cache store step), the same for every
  * endpoint. A refusal or failure after admit releases the budget reservation (a settled one is not touched: an
  * admission finishes once).
  */
@@ -15,6 +15,7 @@ import { decisionHeaders } from "./steps/answer.js";
 import { authorize } from "./steps/authorize.js";
 import { lookupCache } from "./steps/cache-lookup.js";
 import { answerFromCache } from "./steps/cache-replay.js";
+import { lookupSemanticCache } from "./steps/cache-semantic-lookup.js";
 import { guardInput } from "./steps/guard-input.js";
 import { parse } from "./steps/parse.js";
 import { resolve } from "./steps/resolve.js";
@@ -72,6 +73,11 @@ export function pipelineRoute<B extends EndpointBody>(
     if (cap !== undefined) reply.header(OUTPUT_CAP_HEADER, capHeader(cap));
     try {
       await guardInput(call, deps.guard, endpoint.inputTexts);
+      const similar = await lookupSemanticCache(call, deps);
+      if (similar !== undefined) {
+        reply.removeHeader(OUTPUT_CAP_HEADER); // a hit is not capped: it is replayed whole
+        return await answerFromCache(call, similar, endpoint, deps, request, reply, { admitted: true });
+      }
       const upstream = await endpoint.send(call, deps);
       return await endpoint.answer(call, upstream, deps, request, reply);
     } catch (error) {

@@ -1,8 +1,9 @@
 /**
  * The exact response cache (LiteLLM's `litellm_settings.cache`; docs/cache.md): its settings, its store (Redis
  * when the gateway has `REDIS_URL` and `cache_params.type` is `redis`, else an in-process LRU), its metrics and
- * the config version of each model group. The pipeline uses it in two steps: `steps/cache-lookup.ts` (before
- * admission) and `steps/cache-store.ts` (after the output guard); a hit is answered by `steps/cache-replay.ts`.
+ * the config version of each model group. The pipeline uses it in three steps: `steps/cache-lookup.ts` (exact,
+ * before admission), `steps/cache-semantic-lookup.ts` (after admission and the input guard) and
+ * `steps/cache-store.ts` (after the output guard); a hit is answered by `steps/cache-replay.ts`.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { Registry } from "prom-client";

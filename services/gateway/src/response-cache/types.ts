@@ -4,6 +4,7 @@
  * {@link CachedAnswer}s and is asked by the lookup step after an exact miss.
  */
 import type { Usage } from "../usage/types.js";
+import type { KeyInput } from "./key.js";
 
 /** One stored answer. */
 export interface CachedAnswer {
@@ -52,8 +53,21 @@ export interface CallCacheState {
   hit: boolean;
   /** On a hit: USD the answer cost when it was first answered. */
   savedCost?: number;
+  /**
+   * Set by the exact lookup when it missed and the semantic cache is to be asked: the key's parts but the body
+   * (the semantic lookup takes the body as guarded) and the entry age `s-maxage` allows (ms; Infinity without).
+   */
+  semanticLookup?: PendingSemanticLookup;
   /** The call was looked up semantically: its filter key, scope and prompt embedding (stored with a miss's answer). */
   semantic?: { filterKey: string; scope: string; vector: number[] };
   /** On a semantic hit: the cosine similarity (0..1) of the stored prompt (`x-litellm-semantic-similarity`). */
   similarity?: number;
+}
+
+/** A semantic lookup the exact lookup left for after admission and the input guard (`CallCacheState`). */
+export interface PendingSemanticLookup {
+  /** The exact key's parts but the body. */
+  keyParts: Omit<KeyInput, "body">;
+  /** The oldest entry (age in ms) the request's `s-maxage` accepts; Infinity without it. */
+  maxAgeMs: number;
 }

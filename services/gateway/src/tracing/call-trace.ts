@@ -59,6 +59,11 @@ export interface CallTrace {
   errorMessage?: string;
   /** Guardrail decisions, input then output: each becomes a child observation of type `guardrail`. */
   guardrails: readonly GuardDecision[];
+  /**
+   * The call was answered from the response cache (no upstream, $0; `output` is the stored answer as replayed);
+   * tagged `cache_hit` and in the generation's metadata.
+   */
+  cacheHit: boolean;
 }
 
 /** A trace id for a request id: the UUID's 32 hex digits, so logs and traces share one id. */

@@ -317,7 +317,7 @@ function generationAttributes(call: CallTrace, content: Content): Attributes {
       call.completionStartTime !== undefined ? new Date(call.completionStartTime) : undefined,
     level: levelOf(call.status),
     statusMessage: call.errorMessage,
-    metadata: { stream: call.stream, status_code: call.status },
+    metadata: { stream: call.stream, status_code: call.status, cache_hit: call.cacheHit },
   });
 }
 

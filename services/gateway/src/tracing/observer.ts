@@ -105,6 +105,7 @@ export function callTrace(call: CallContext, result: CallResult): CallTrace {
       ? {}
       : { errorType: result.errorType, errorMessage: result.errorType }),
     guardrails: call.decisions,
+    cacheHit: call.cache?.hit === true,
   };
 }
 

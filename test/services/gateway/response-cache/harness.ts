@@ -34,10 +34,12 @@ export async function startCachedGateway(
     moreModels?: string;
     /** Connections of the gateway's pool (1 on the embedded PGlite database). */
     poolMax?: number;
+    /** The guardrail policy (GUARDRAIL_POLICY's YAML); the PII guard masking e-mail addresses by default. */
+    policy?: string;
   },
 ): Promise<TestGateway> {
   const policyPath = join(mkdtempSync(join(tmpdir(), "gw-cache-")), "policy.yaml");
-  writeFileSync(policyPath, POLICY);
+  writeFileSync(policyPath, options.policy ?? POLICY);
   const config = [
     "model_list:",
     deployment("general", upstream.url, PRICED),

@@ -7,61 +7,33 @@
  * looked up semantically, and a different system prompt misses. Also: start-up on a Postgres without pgvector
  * stops with a message naming pgvector.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  EMBEDDED_POOL_MAX,
-  type EmbeddedDatabase,
-  startEmbeddedDatabase,
-} from "../../../../services/gateway/src/db/embedded.js";
-import {
-  type FakeEmbeddingsCompletions,
-  startFakeEmbeddingsCompletions,
-} from "../../../fixtures/openai-embeddings-completions.js";
-import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { deployment, type TestGateway } from "../../../helpers/gateway.js";
+import type { FakeEmbeddingsCompletions } from "../../../fixtures/openai-embeddings-completions.js";
+import type { FakeUpstream } from "../../../fixtures/openai-upstream.js";
+import type { TestGateway } from "../../../helpers/gateway.js";
 import { createTestDatabase } from "../../../helpers/postgres.js";
-import { deleteKeys, uniquePrefix } from "../../../helpers/redis.js";
 import { newKey, post, spendLogs, startCachedGateway } from "./harness.js";
+import {
+  embedModel,
+  SEMANTIC_PARAMS,
+  type SemanticStack,
+  SLOW,
+  startSemanticStack,
+} from "./semantic-harness.js";
 
-// PGlite creates its database (initdb in WebAssembly) on the first open: seconds, far more on a loaded machine.
-const SLOW = { timeout: 240_000 };
-
+let stack: SemanticStack;
 let upstream: FakeUpstream;
 let embeddings: FakeEmbeddingsCompletions;
-let embedded: EmbeddedDatabase;
-let folder: string;
 let prefix: string;
 let gw: TestGateway;
 
-const embedModel = (url: string) => `${deployment("embed", url)}    model_info:\n      mode: embedding\n`;
-const semanticParams =
-  "    type: postgres-semantic\n    ttl: 120\n    similarity_threshold: 0.9\n    semantic_cache_embedding_model: embed\n";
-
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  embeddings = await startFakeEmbeddingsCompletions({ bagOfWordsDimensions: 256 });
-  folder = mkdtempSync(join(tmpdir(), "gw-semantic-"));
-  embedded = await startEmbeddedDatabase(join(folder, "postgres"));
-  prefix = uniquePrefix("semantic-cache");
-  gw = await startCachedGateway(upstream, {
-    databaseUrl: embedded.url,
-    prefix,
-    poolMax: EMBEDDED_POOL_MAX,
-    moreModels: embedModel(embeddings.url),
-    cacheParams: semanticParams,
-  });
+  stack = await startSemanticStack("semantic-cache");
+  ({ upstream, embeddings, gw, prefix } = stack);
 }, SLOW.timeout);
 afterAll(async () => {
-  await gw?.close();
-  await embedded?.close();
-  await upstream?.close();
-  await embeddings?.close();
-  await deleteKeys(prefix);
-  rmSync(folder, { recursive: true, force: true });
+  await stack?.close();
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: OpenAI answers, asserted field by field
@@ -170,7 +142,7 @@ describe("postgres-semantic on a Postgres without pgvector", () => {
           databaseUrl: db.url,
           prefix,
           moreModels: embedModel(embeddings.url),
-          cacheParams: semanticParams,
+          cacheParams: SEMANTIC_PARAMS,
         }),
       ).rejects.toThrow(/needs the pgvector extension/);
     } finally {

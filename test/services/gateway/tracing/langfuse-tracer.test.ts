@@ -72,6 +72,7 @@ function call(overrides: Partial<CallTrace> = {}): CallTrace {
     costUsd: 0.0000123,
     completionStartTime: start + 40,
     status: 200,
+    cacheHit: false,
     guardrails: [
       {
         guardrail: "pii",

@@ -53,5 +53,5 @@ export const chatCompletions: Endpoint<ChatCompletionRequest> = {
       cacheable: wholeChatCompletion,
     });
   },
-  cache: chatCompletionsCache,
+  cache: { ...chatCompletionsCache, output: chatCompletionAnswer.output },
 };

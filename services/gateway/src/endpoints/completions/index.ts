@@ -51,5 +51,5 @@ export const completions: Endpoint<CompletionRequest> = {
       cacheable: wholeTextCompletion,
     });
   },
-  cache: completionsCache,
+  cache: { ...completionsCache, output: completionAnswer.output },
 };

@@ -86,5 +86,5 @@ export const messages: Endpoint<MessagesRequest> = {
       storedAs: fromChatCompletion,
     });
   },
-  cache: messagesCache,
+  cache: { ...messagesCache, output: messageAnswer.output },
 };

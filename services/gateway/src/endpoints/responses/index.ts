@@ -128,5 +128,5 @@ export const responses: Endpoint<ResponsesRequest> = {
       translate: (completion) => fromChatCompletion(call.body, completion as Record<string, unknown>),
     });
   },
-  cache: responsesCache,
+  cache: { ...responsesCache, output: responseAnswer.output },
 };

@@ -2,9 +2,9 @@
  * Cache lookup step (after authorize and the endpoint's precheck, before admission): for a cacheable call, its
  * key (`response-cache/key.ts`, from the body as the client sent it: the input guard has not run yet) and the
  * entry stored under it. Does nothing, and computes nothing, when the response cache is off, the endpoint is
- * not cached, or its call type is not in `supported_call_types`.
+ * not cached, or its call type is not in `supported_call_types`. The semantic lookup, which sends the prompt to
+ * an embedding model, is a later step (`cache-semantic-lookup.ts`, after admission and the input guard).
  */
-import type { FastifyBaseLogger } from "fastify";
 import { cachePolicy, readControls } from "../../response-cache/controls.js";
 import type { ResponseCache } from "../../response-cache/index.js";
 import { cacheKey, type KeyInput, scopeOf } from "../../response-cache/key.js";
@@ -20,8 +20,9 @@ export const SEMANTIC_SIMILARITY_HEADER = "x-litellm-semantic-similarity";
 
 /**
  * Sets `call.cache` for a cacheable call, removes the body's `cache` controls (they never go upstream), and
- * looks the entry up unless the controls say `no-cache` (or `default_off` mode without `use-cache`).
- * @returns the entry to answer with (a hit), or undefined (a miss, or not looked up).
+ * looks the entry up unless the controls say `no-cache` (or `default_off` mode without `use-cache`). An exact
+ * miss that the semantic cache may answer sets `call.cache.semanticLookup` and is not counted as a miss yet.
+ * @returns the entry to answer with (an exact hit), or undefined (a miss, or not looked up).
  * @throws GatewayError 400 for `cache` controls that are not valid.
  */
 export async function lookupCache<B extends EndpointBody>(
@@ -61,57 +62,41 @@ export async function lookupCache<B extends EndpointBody>(
     hit: false,
   };
   if (!policy.lookup) return undefined;
-  const entry = await cache.store.get(call.cache.storageKey);
-  const labels = { model: call.model, call_type: call.callType };
   const maxAgeMs =
     controls.maxAgeSeconds === undefined ? Number.POSITIVE_INFINITY : controls.maxAgeSeconds * 1000;
-  const usable = (e: CachedAnswer | undefined): e is CachedAnswer =>
-    e !== undefined &&
-    e.v === 1 &&
-    e.callType === call.callType &&
-    cache.clock.now() - e.storedAt <= maxAgeMs;
-  if (usable(entry)) return entry;
-  const similar = await lookupSemantic(call, cache, keyInput, deps.log);
-  if (usable(similar)) return similar;
-  if (call.cache.similarity !== undefined) delete call.cache.similarity;
-  cache.metrics.misses.inc(labels);
+  const entry = await cache.store.get(call.cache.storageKey);
+  if (usableEntry(call, cache, entry, maxAgeMs)) return entry;
+  if (cache.semantic !== undefined && semanticPrompt(call.callType, call.body) !== undefined) {
+    // Asked after admission and the input guard (`cache-semantic-lookup.ts`), which counts the miss.
+    const { body: _client, ...keyParts } = keyInput;
+    call.cache.semanticLookup = { keyParts, maxAgeMs };
+    return undefined;
+  }
+  countMiss(call, cache);
   return undefined;
 }
 
 /**
- * After an exact miss, with the semantic cache on: embeds the request's prompt (`semanticPrompt`; requests with
- * tools and other call types are skipped), keeps the embedding on `call.cache.semantic` (a miss's answer is
- * stored with it) and returns the nearest entry at or above the threshold. An embedding call that fails is a
- * miss (logged), never an error to the client.
+ * Whether `entry` may answer `call`: of this entry format, of the call's endpoint, and no older than
+ * `maxAgeMs` (the request's `s-maxage`).
  */
-async function lookupSemantic(
+export function usableEntry(
   call: CallContext,
   cache: ResponseCache,
-  keyInput: KeyInput,
-  log: FastifyBaseLogger,
-): Promise<CachedAnswer | undefined> {
-  const semantic = cache.semantic;
-  const state = call.cache;
-  if (semantic === undefined || state === undefined) return undefined;
-  const prompt = semanticPrompt(call.callType, keyInput.body);
-  if (prompt === undefined) return undefined;
-  let vector: number[];
-  try {
-    vector = await semantic.embed(prompt.text, call.abort);
-  } catch (error) {
-    if (!call.abort.aborted)
-      log.warn(
-        { err: error, request_id: call.requestId },
-        "semantic cache: the embedding call failed; looked up as a miss",
-      );
-    return undefined;
-  }
-  const filterKey = cacheKey({ ...keyInput, body: prompt.exactPart });
-  state.semantic = { filterKey, scope: keyInput.scope, vector };
-  const match = await semantic.nearest(filterKey, vector);
-  if (match === undefined) return undefined;
-  state.similarity = match.similarity;
-  return match.entry;
+  entry: CachedAnswer | undefined,
+  maxAgeMs: number,
+): entry is CachedAnswer {
+  return (
+    entry !== undefined &&
+    entry.v === 1 &&
+    entry.callType === call.callType &&
+    cache.clock.now() - entry.storedAt <= maxAgeMs
+  );
+}
+
+/** Counts `call`, looked up and not found, in `litellm_cache_misses_metric`. */
+export function countMiss(call: CallContext, cache: ResponseCache): void {
+  cache.metrics.misses.inc({ model: call.model ?? "", call_type: call.callType });
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * Cache replay step: a call whose entry the lookup step found is admitted as a request (rpm; no reservation),
+ * Cache replay step: a call whose entry the exact lookup step found is admitted as a request (rpm; no
+ * reservation; a semantic hit was admitted before its lookup, and its reservation is returned when it is booked),
  * answered by its endpoint's replay (the stored JSON, or the endpoint's own event stream for `stream: true`),
  * and booked at $0: its spend row has `cache_hit` and the cost the entry saved, the cache metrics count the hit,
  * and the observers (tracing) see `call.cache.hit`.
@@ -20,7 +21,8 @@ import { admitCacheHit } from "./admit.js";
 import { cacheKeyHeader } from "./cache-lookup.js";
 
 /**
- * Answers `call` with `entry` (see the module comment).
+ * Answers `call` with `entry` (see the module comment). `admitted`: the call went through the admit step
+ * already (a semantic hit), so it is not admitted again.
  * @throws GatewayError 429 when a rate limit (or a spent budget) refuses the request.
  */
 export async function answerFromCache<B extends EndpointBody>(
@@ -30,13 +32,16 @@ export async function answerFromCache<B extends EndpointBody>(
   deps: PipelineDeps,
   request: FastifyRequest,
   reply: FastifyReply,
+  options: { admitted: boolean } = { admitted: false },
 ): Promise<unknown> {
-  await admitCacheHit(call, deps.admitter);
+  if (!options.admitted) await admitCacheHit(call, deps.admitter);
   const state = call.cache!;
   state.hit = true;
   state.savedCost = entry.cost;
   call.cost = 0;
   call.usage = entry.usage;
+  // The trace's output: what the client gets (the stored answer is what the first client got, output-guarded).
+  if (deps.collectOutput) call.output = endpoint.cache!.output?.(entry.answer);
   try {
     const sent = await endpoint.cache!.replay(call, entry, deps, request, reply);
     bookCacheHit(call, entry, deps, call.abort.aborted ? CLIENT_CLOSED_REQUEST : 200);
@@ -47,7 +52,7 @@ export async function answerFromCache<B extends EndpointBody>(
   }
 }
 
-/** Settles the admission at $0, records the hit's spend row and counts it in the cache metrics. */
+/** Settles the admission at $0 (a reservation held is returned), records the hit's spend row and counts it in the cache metrics. */
 function bookCacheHit(call: CallContext, entry: CachedAnswer, deps: PipelineDeps, status: number): void {
   call.admission?.settle({ cost: 0, totalTokens: 0 });
   const cache = deps.responseCache!;

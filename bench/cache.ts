@@ -1,0 +1,156 @@
+/**
+ * Response cache benchmark (docs/cache.md; targets: an exact hit adds p50 ≤ 1 ms, p99 ≤ 3 ms at 1,000 req/s).
+ * In one run: the fake upstream, a gateway without the cache and a gateway with `litellm_settings.cache: true`
+ * (`type: redis` on REDIS_URL, else the in-process LRU), each in its own process, master key, priced model.
+ *
+ *   npm run bench:cache -- [--rate 1000] [--seconds 5] [--soak-seconds 20] [--soak-rate 200] [--prompts 400]
+ *
+ * 1. Hits: the same request at `--rate` for `--seconds` on the cache gateway (every request after the first is an
+ *    exact hit: no upstream), beside the same load on the upstream alone and on the gateway without the cache.
+ *    A hit reaches no upstream, so its whole latency is what the gateway adds.
+ * 2. Soak: `--soak-rate` req/s for `--soak-seconds`, each request one of `--prompts` prompts drawn with a
+ *    Zipf-like skew (popular questions come back); reports the hit ratio and the dollars saved from the
+ *    gateway's own counters (`litellm_cache_hits_metric_total`, `litellm_cache_misses_metric_total`,
+ *    `gateway_cache_saved_spend_usd_total`).
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
+import { benchGatewayEnv } from "./lib/gateway-env.js";
+import { pacedLoad, type Target } from "./lib/load.js";
+
+const { values: flags } = parseArgs({
+  options: {
+    rate: { type: "string", default: "1000" },
+    seconds: { type: "string", default: "5" },
+    "soak-rate": { type: "string", default: "200" },
+    "soak-seconds": { type: "string", default: "20" },
+    prompts: { type: "string", default: "400" },
+  },
+});
+
+const masterKey = "sk-bench-cache-master-key";
+const upstreamKey = "sk-bench-upstream";
+const PRICES =
+  "    model_info:\n      input_cost_per_token: 0.0000025\n      output_cost_per_token: 0.00001\n";
+
+/** bench/gateway.yaml with prices (so a hit saves dollars) and, when `cache`, the response cache on. */
+function config(cache: boolean): string {
+  const base = readFileSync(join(repoRoot, "bench", "gateway.yaml"), "utf8");
+  const text = `${base.trimEnd()}\n${PRICES}${cache ? "litellm_settings:\n  cache: true\n  cache_params:\n    type: redis\n    ttl: 600\n" : ""}`;
+  const file = join(mkdtempSync(join(tmpdir(), "bench-cache-")), "gateway.yaml");
+  writeFileSync(file, text);
+  return file;
+}
+
+/** A counter's sum over its series in a Prometheus text exposition. */
+function counter(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.split(" ").at(-1));
+  }
+  return sum;
+}
+
+const services: Service[] = [];
+const say = (line: string) => process.stderr.write(`${line}\n`);
+try {
+  const upstream = spawnService("upstream", {
+    entry: "bench/upstream.ts",
+    env: { ...process.env, BENCH_UPSTREAM_API_KEY: upstreamKey },
+  });
+  services.push(upstream);
+  const up = await readyLine<{ ready: true; url: string }>(upstream);
+  const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  const prefix = `bench-cache-${process.pid}:`;
+  const start = async (name: string, cache: boolean) => {
+    const env = benchGatewayEnv(
+      { port: 0, masterKey, upstreamUrl: up.url, upstreamKey, config: config(cache), redisKeyPrefix: prefix },
+      "",
+      cache ? redisUrl : "",
+    );
+    const { service, origin } = await spawnGateway(name, env);
+    services.push(service);
+    return origin;
+  };
+  say("starting the upstream fake and two gateways (cache off / on)");
+  const off = await start("cache off", false);
+  const on = await start("cache on", true);
+  const headers = { "content-type": "application/json", authorization: `Bearer ${masterKey}` };
+  const target = (name: string, origin: string, path: string): Target => ({
+    name,
+    origin,
+    path,
+    headers: name === "upstream" ? { ...headers, authorization: `Bearer ${upstreamKey}` } : headers,
+    model: name === "upstream" ? "fake-model" : "bench",
+  });
+  const rate = Number(flags.rate);
+  const seconds = Number(flags.seconds);
+  const targets = [
+    target("upstream", up.url.replace(/\/v1$/, ""), "/v1/chat/completions"),
+    target("gateway, cache off", off, "/v1/chat/completions"),
+    target("gateway, exact hits", on, "/v1/chat/completions"),
+  ];
+  // Warm-up (and the one miss that stores the entry the hits read).
+  for (const t of targets) await pacedLoad(t, { rate: 200, seconds: 1 });
+  const rows: string[] = [];
+  for (const t of targets) {
+    const r = await pacedLoad(t, { rate, seconds });
+    say(`${t.name}: p50 ${r.latency.p50.toFixed(3)} ms, p99 ${r.latency.p99.toFixed(3)} ms, ok ${r.ok}`);
+    rows.push(
+      `| ${t.name} | ${rate} | ${r.latency.p50.toFixed(3)} | ${r.latency.p99.toFixed(3)} | ${r.ok} | ${r.non2xx + r.errors} | ${r.lag.p99.toFixed(2)} |`,
+    );
+  }
+
+  // Soak: many prompts, popular ones asked again.
+  const before = await (await fetch(`${on}/metrics`)).text();
+  const prompts = Number(flags.prompts);
+  const soakRate = Number(flags["soak-rate"]);
+  const soakSeconds = Number(flags["soak-seconds"]);
+  const total = soakRate * soakSeconds;
+  const pick = () => Math.min(prompts - 1, Math.floor(prompts * Math.random() ** 3));
+  // max_tokens above the fake's echo: an answer cut at its cap (`finish_reason: length`) is never stored.
+  const body = (i: number) =>
+    JSON.stringify({
+      model: "bench",
+      max_tokens: 256,
+      messages: [{ role: "user", content: `soak question ${i} ${"about the invoice ".repeat(8)}` }],
+    });
+  const sent: Array<Promise<void>> = [];
+  const t0 = performance.now();
+  for (let i = 0; i < total; i++) {
+    const wait = t0 + (i * 1000) / soakRate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    sent.push(
+      fetch(`${on}/v1/chat/completions`, { method: "POST", headers, body: body(pick()) }).then(
+        async (res) => {
+          await res.arrayBuffer();
+        },
+      ),
+    );
+  }
+  await Promise.allSettled(sent);
+  const after = await (await fetch(`${on}/metrics`)).text();
+  const hits =
+    counter(after, "litellm_cache_hits_metric_total") - counter(before, "litellm_cache_hits_metric_total");
+  const misses =
+    counter(after, "litellm_cache_misses_metric_total") -
+    counter(before, "litellm_cache_misses_metric_total");
+  const saved =
+    counter(after, "gateway_cache_saved_spend_usd_total") -
+    counter(before, "gateway_cache_saved_spend_usd_total");
+  const lines = [
+    `Response cache: latency at ${rate} req/s for ${seconds} s (ms; open loop), one process each`,
+    "",
+    "| target | req/s | p50 ms | p99 ms | ok | failed | generator lag p99 ms |",
+    "|---|---|---|---|---|---|---|",
+    ...rows,
+    "",
+    `Soak: ${total} requests at ${soakRate} req/s over ${prompts} prompts (Zipf-like skew): ${hits} hits, ${misses} misses, hit ratio ${((100 * hits) / Math.max(1, hits + misses)).toFixed(1)} %, saved $${saved.toFixed(4)} (model priced $2.50 / $10 per 1M tokens)`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+} finally {
+  for (const s of services.reverse()) await s.stop(2000);
+}
