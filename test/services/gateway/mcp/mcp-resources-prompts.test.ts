@@ -5,20 +5,16 @@
  * none of them, and reading or getting one of its resources or prompts answers as if it did not exist.
  */
 import { createRequire } from "node:module";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MASTER_KEY } from "../../../helpers/gateway.js";
-import { type McpTestGateway, startMcpTestGateway } from "../../../helpers/mcp-gateway.js";
+import { mcpError, useMcpTestGateway } from "../../../helpers/mcp-gateway.js";
 
 const everything = createRequire(import.meta.url).resolve(
   "@modelcontextprotocol/server-everything/dist/index.js",
 );
 
-let stack: McpTestGateway;
-
-beforeAll(async () => {
-  stack = await startMcpTestGateway(
-    (url) => `model_list: []
+const stack = useMcpTestGateway(
+  (url) => `model_list: []
 mcp_servers:
   tools:
     url: ${url}
@@ -27,22 +23,8 @@ mcp_servers:
     command: ${process.execPath}
     args: ["${everything}", "stdio"]
 `,
-    { name: "mcp-resources-prompts" },
-  );
-}, 30_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
-
-async function mcpError(call: Promise<unknown>): Promise<McpError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
+  { name: "mcp-resources-prompts" },
+);
 
 describe("resources and prompts on /mcp", () => {
   it("passes through every reachable server's resources and prompts under prefixed names (master key)", async () => {
