@@ -20,6 +20,8 @@ import { z } from "zod";
 export interface McpServerLog {
   /** One entry per tools/call: the tool, its arguments and the HTTP headers of its request. */
   calls: Array<{ tool: string; arguments: Record<string, unknown>; headers: IncomingHttpHeaders }>;
+  /** One entry per resources/read (the URI) and prompts/get (the prompt's name). */
+  reads: Array<{ method: "resources/read" | "prompts/get"; name: string }>;
 }
 
 export interface TestMcpServer {
@@ -73,25 +75,29 @@ function tools(server: McpServer, log: McpServerLog, headers: () => IncomingHttp
 }
 
 /** The server's one resource and one prompt. */
-function resourcesAndPrompts(server: McpServer): void {
+function resourcesAndPrompts(server: McpServer, log: McpServerLog): void {
   server.registerResource(
     "readme",
     "test://notes/readme",
     { description: "A short note", mimeType: "text/plain" },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: "Read me first." }] }),
+    async (uri) => {
+      log.reads.push({ method: "resources/read", name: uri.href });
+      return { contents: [{ uri: uri.href, mimeType: "text/plain", text: "Read me first." }] };
+    },
   );
   server.registerPrompt(
     "greet",
     { description: "Greets someone", argsSchema: { name: z.string() } },
-    async ({ name }) => ({
-      messages: [{ role: "user", content: { type: "text", text: `Say hello to ${name}.` } }],
-    }),
+    async ({ name }) => {
+      log.reads.push({ method: "prompts/get", name: "greet" });
+      return { messages: [{ role: "user", content: { type: "text", text: `Say hello to ${name}.` } }] };
+    },
   );
 }
 
 /** Starts the server on 127.0.0.1. */
 export async function startMcpServer(): Promise<TestMcpServer> {
-  const log: McpServerLog = { calls: [] };
+  const log: McpServerLog = { calls: [], reads: [] };
   const http: Server = createServer(async (req, res) => {
     if (req.method !== "POST") {
       res.writeHead(405).end();
@@ -102,7 +108,7 @@ export async function startMcpServer(): Promise<TestMcpServer> {
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
     const server = new McpServer({ name: "test-server", version: "1.0.0" });
     tools(server, log, () => req.headers);
-    resourcesAndPrompts(server);
+    resourcesAndPrompts(server, log);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

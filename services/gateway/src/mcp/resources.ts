@@ -9,7 +9,8 @@ import type { ReadResourceResult, Resource } from "@modelcontextprotocol/sdk/typ
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { AuthContext } from "../auth/types.js";
-import { forCaller, listReachable, prefixedName } from "./reachable.js";
+import { admittedRead, type ReadDeps } from "./admitted-read.js";
+import { listReachable, prefixedName } from "./reachable.js";
 import type { McpUpstream } from "./upstream.js";
 
 /** MCP's JSON-RPC error code for a resource that does not exist (specification, "Resources": error handling). */
@@ -35,23 +36,25 @@ export async function listResources(
 }
 
 /**
- * Reads the resource at `uri` from the reachable server that lists it.
+ * Reads the resource at `uri` from the reachable server that lists it, admitted against the caller's rate limits
+ * (`admitted-read.ts`).
  * @throws McpError {@link RESOURCE_NOT_FOUND} when no server the caller may reach lists it (nothing is asked
- *   upstream); InternalError when the owning server is unreachable, slow or fails.
+ *   upstream, nothing counted); -32003 when a rate limit or budget refuses it; InternalError when the owning
+ *   server is unreachable, slow or fails.
  */
 export async function readResource(
-  upstreams: readonly McpUpstream[],
+  deps: ReadDeps,
   auth: AuthContext,
   log: FastifyBaseLogger,
   uri: string,
   signal?: AbortSignal,
 ): Promise<ReadResourceResult> {
-  const listed = await listReachable(upstreams, auth, log, "resources/list", (u) => u.resources());
+  const listed = await listReachable(deps.upstreams, auth, log, "resources/list", (u) => u.resources());
   const owner = listed.find(({ items }) => items.some((r) => r.uri === uri));
   if (owner === undefined) {
     throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.slice(0, 200)}`, {
       uri: uri.slice(0, 200),
     });
   }
-  return forCaller(() => owner.upstream.readResource(uri, signal));
+  return admittedRead(deps, auth, owner.upstream, () => owner.upstream.readResource(uri, signal));
 }

@@ -85,13 +85,13 @@ async function serve(request: FastifyRequest, reply: FastifyReply, deps: ToolCal
     resources: await listResources(upstreams, auth, log),
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (read, extra) =>
-    readResource(upstreams, auth, log, read.params.uri, extra.signal),
+    readResource(deps, auth, log, read.params.uri, extra.signal),
   );
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
     prompts: await listPrompts(upstreams, auth, log),
   }));
   server.setRequestHandler(GetPromptRequestSchema, async (get, extra) =>
-    getPrompt(upstreams, auth, get.params.name, get.params.arguments, extra.signal),
+    getPrompt(deps, auth, get.params.name, get.params.arguments, extra.signal),
   );
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

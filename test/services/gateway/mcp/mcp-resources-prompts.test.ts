@@ -2,7 +2,8 @@
  * Resources and prompts through `/mcp` (Postgres, Redis, the gateway in process; an SDK server over Streamable
  * HTTP and `@modelcontextprotocol/server-everything` over stdio upstream): listed under server-prefixed names
  * from the servers the caller may reach, read and got through the gateway; a server the key may not reach shows
- * none of them, and reading or getting one of its resources or prompts answers as if it did not exist.
+ * none of them, and reading or getting one of its resources or prompts answers as if it did not exist. A read
+ * or a get counts against the key's rpm like a tools/call (listing does not).
  */
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
@@ -87,5 +88,25 @@ describe("resources and prompts on /mcp", () => {
     expect((await client.listResources()).resources).toEqual([]);
     expect((await client.listPrompts()).prompts).toEqual([]);
     expect((await mcpError(client.readResource({ uri: "test://notes/readme" }))).code).toBe(-32002);
+  });
+
+  it("counts resources/read and prompts/get against the key's rpm_limit; the read over it never reaches the upstream", async () => {
+    const client = await stack.connect(
+      (await stack.newKey({ object_permission: { mcp_servers: ["tools"] }, rpm_limit: 2 })).key,
+    );
+    await client.readResource({ uri: "test://notes/readme" });
+    await client.getPrompt({ name: "tools-greet", arguments: { name: "Ada" } });
+    const before = stack.upstream.log.reads.length;
+    for (const refused of [
+      await mcpError(client.readResource({ uri: "test://notes/readme" })),
+      await mcpError(client.getPrompt({ name: "tools-greet", arguments: { name: "Bo" } })),
+    ]) {
+      expect(refused.code).toBe(-32003);
+      expect(refused.data).toMatchObject({ status: 429, type: "rate_limit_error" });
+    }
+    expect(stack.upstream.log.reads.length).toBe(before);
+    // Listing is not counted: it still answers.
+    expect((await client.listResources()).resources.map((r) => r.name)).toEqual(["tools-readme"]);
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["tools-greet"]);
   });
 });

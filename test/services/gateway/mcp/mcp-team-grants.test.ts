@@ -115,4 +115,16 @@ describe("a team's object_permission on /mcp", () => {
     expect(refused.data).toMatchObject({ status: 429, type: "rate_limit_error" });
     expect(stack.upstream.log.calls.length).toBe(before);
   });
+
+  it("counts its keys' resource reads and prompt gets against the team's rpm_limit too", async () => {
+    const team = await newTeam({ rpm_limit: 2, object_permission: { mcp_servers: ["tools"] } });
+    const first = await teamClient(team);
+    const second = await teamClient(team);
+    await first.readResource({ uri: "test://notes/readme" });
+    await second.getPrompt({ name: "tools-greet", arguments: { name: "Ada" } });
+    const before = stack.upstream.log.reads.length;
+    const refused = await mcpError(second.readResource({ uri: "test://notes/readme" }));
+    expect(refused.data).toMatchObject({ status: 429, type: "rate_limit_error" });
+    expect(stack.upstream.log.reads.length).toBe(before);
+  });
 });
