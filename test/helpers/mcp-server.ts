@@ -5,14 +5,14 @@
  *
  * Tools: `echo {text}` → "Echo: <text>"; `add {a, b}` → the sum as text; `contact` → a text holding an e-mail
  * address (for the output guard); `slow` → waits until the call is cancelled (for timeouts); `fail` → a result
- * with `isError: true`; `big` → 10,000 bytes of text. Resource `test://notes/readme` (text "Read me first.");
- * prompt `greet {name}` → one user message "Say hello to <name>."
+ * with `isError: true`; `big` → 10,000 bytes of text. Resource `test://notes/readme` (text "Read me first."),
+ * resource template `greeting` `test://greetings/{name}` (text "Hello, <name>."); prompt `greet {name}` → one user message "Say hello to <name>."
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
@@ -83,6 +83,15 @@ function resourcesAndPrompts(server: McpServer, log: McpServerLog): void {
     async (uri) => {
       log.reads.push({ method: "resources/read", name: uri.href });
       return { contents: [{ uri: uri.href, mimeType: "text/plain", text: "Read me first." }] };
+    },
+  );
+  server.registerResource(
+    "greeting",
+    new ResourceTemplate("test://greetings/{name}", { list: undefined }),
+    { description: "A greeting for anyone", mimeType: "text/plain" },
+    async (uri, { name }) => {
+      log.reads.push({ method: "resources/read", name: uri.href });
+      return { contents: [{ uri: uri.href, mimeType: "text/plain", text: `Hello, ${String(name)}.` }] };
     },
   );
   server.registerPrompt(

@@ -109,4 +109,42 @@ describe("resources and prompts on /mcp", () => {
     expect((await client.listResources()).resources.map((r) => r.name)).toEqual(["tools-readme"]);
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["tools-greet"]);
   });
+
+  it("passes resource templates through under prefixed names, and reads a URI one of them matches", async () => {
+    const master = await stack.connect(MASTER_KEY);
+    const all = (await master.listResourceTemplates()).resourceTemplates;
+    expect(all).toContainEqual(
+      expect.objectContaining({ name: "tools-greeting", uriTemplate: "test://greetings/{name}" }),
+    );
+    expect(all.some((t) => t.name.startsWith("everything-"))).toBe(true);
+
+    const granted = await stack.connect(
+      (await stack.newKey({ object_permission: { mcp_servers: ["tools"] } })).key,
+    );
+    const { resourceTemplates } = await granted.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.name)).toEqual(["tools-greeting"]);
+    const read = await granted.readResource({ uri: "test://greetings/ada" });
+    expect(read.contents).toEqual([
+      { uri: "test://greetings/ada", mimeType: "text/plain", text: "Hello, ada." },
+    ]);
+    expect(stack.upstream.log.reads.at(-1)).toEqual({
+      method: "resources/read",
+      name: "test://greetings/ada",
+    });
+
+    const denied = await stack.connect((await stack.newKey({})).key);
+    expect((await denied.listResourceTemplates()).resourceTemplates).toEqual([]);
+    const before = stack.upstream.log.reads.length;
+    expect((await mcpError(denied.readResource({ uri: "test://greetings/bo" }))).code).toBe(-32002);
+    expect(stack.upstream.log.reads.length).toBe(before);
+  }, 20_000);
+
+  it("does not advertise resource subscriptions (a stateless server has no stream to notify on)", async () => {
+    const client = await stack.connect(MASTER_KEY);
+    const resources = client.getServerCapabilities()?.resources;
+    expect(resources).toBeDefined();
+    expect(resources?.subscribe).toBeUndefined();
+    const refused = await mcpError(client.subscribeResource({ uri: "test://notes/readme" }));
+    expect(refused.code).toBe(-32601);
+  });
 });
