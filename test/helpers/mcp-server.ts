@@ -5,14 +5,14 @@
  *
  * Tools: `echo {text}` → "Echo: <text>"; `add {a, b}` → the sum as text; `contact` → a text holding an e-mail
  * address (for the output guard); `slow` → waits until the call is cancelled (for timeouts); `fail` → a result
- * with `isError: true`; `big` → 10,000 bytes of text. Resource `test://notes/readme` (text "Read me first.");
- * prompt `greet {name}` → one user message "Say hello to <name>."
+ * with `isError: true`; `big` → 10,000 bytes of text. Resource `test://notes/readme` (text "Read me first."),
+ * resource template `greeting` `test://greetings/{name}` (text "Hello, <name>."); prompt `greet {name}` → one user message "Say hello to <name>."
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
@@ -20,6 +20,8 @@ import { z } from "zod";
 export interface McpServerLog {
   /** One entry per tools/call: the tool, its arguments and the HTTP headers of its request. */
   calls: Array<{ tool: string; arguments: Record<string, unknown>; headers: IncomingHttpHeaders }>;
+  /** One entry per resources/read (the URI) and prompts/get (the prompt's name). */
+  reads: Array<{ method: "resources/read" | "prompts/get"; name: string }>;
 }
 
 export interface TestMcpServer {
@@ -73,25 +75,38 @@ function tools(server: McpServer, log: McpServerLog, headers: () => IncomingHttp
 }
 
 /** The server's one resource and one prompt. */
-function resourcesAndPrompts(server: McpServer): void {
+function resourcesAndPrompts(server: McpServer, log: McpServerLog): void {
   server.registerResource(
     "readme",
     "test://notes/readme",
     { description: "A short note", mimeType: "text/plain" },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: "Read me first." }] }),
+    async (uri) => {
+      log.reads.push({ method: "resources/read", name: uri.href });
+      return { contents: [{ uri: uri.href, mimeType: "text/plain", text: "Read me first." }] };
+    },
+  );
+  server.registerResource(
+    "greeting",
+    new ResourceTemplate("test://greetings/{name}", { list: undefined }),
+    { description: "A greeting for anyone", mimeType: "text/plain" },
+    async (uri, { name }) => {
+      log.reads.push({ method: "resources/read", name: uri.href });
+      return { contents: [{ uri: uri.href, mimeType: "text/plain", text: `Hello, ${String(name)}.` }] };
+    },
   );
   server.registerPrompt(
     "greet",
     { description: "Greets someone", argsSchema: { name: z.string() } },
-    async ({ name }) => ({
-      messages: [{ role: "user", content: { type: "text", text: `Say hello to ${name}.` } }],
-    }),
+    async ({ name }) => {
+      log.reads.push({ method: "prompts/get", name: "greet" });
+      return { messages: [{ role: "user", content: { type: "text", text: `Say hello to ${name}.` } }] };
+    },
   );
 }
 
 /** Starts the server on 127.0.0.1. */
 export async function startMcpServer(): Promise<TestMcpServer> {
-  const log: McpServerLog = { calls: [] };
+  const log: McpServerLog = { calls: [], reads: [] };
   const http: Server = createServer(async (req, res) => {
     if (req.method !== "POST") {
       res.writeHead(405).end();
@@ -102,7 +117,7 @@ export async function startMcpServer(): Promise<TestMcpServer> {
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
     const server = new McpServer({ name: "test-server", version: "1.0.0" });
     tools(server, log, () => req.headers);
-    resourcesAndPrompts(server);
+    resourcesAndPrompts(server, log);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

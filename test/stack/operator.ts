@@ -1,7 +1,10 @@
 /**
- * What an operator adds before `pulumi up`, done the way the README tells one to: a model. The stack declares
- * no model server, so the rehearsal runs one beside it: the contract fake of an OpenAI-compatible upstream in
- * a stand-in node image (./stand-ins/images.ts MODEL_SERVER_IMAGE), on the stack's network as `model-server`.
+ * What an operator adds before `pulumi up`, done the way the README tells one to: a model, and an MCP server
+ * for the gateway's `/mcp` (docs/mcp.md). The stack declares neither, so the rehearsal runs them beside it: the
+ * contract fake of an OpenAI-compatible upstream in a stand-in node image (./stand-ins/images.ts
+ * MODEL_SERVER_IMAGE), on the stack's network as `model-server`, and an MCP server made with the official SDK
+ * (MCP_SERVER_IMAGE) as `mcp-server`, declared under `mcp_servers:` in the operator's litellm/config.yaml as
+ * docs/mcp.md shows (the gateway reaches it, its callers reach it only through `/mcp`).
  *
  * The gateway image bakes the model registry in (services/gateway/Dockerfile copies litellm/config.yaml; the
  * program builds from the checkout), so the model reaches the gateway container as an operator's would: in the
@@ -17,7 +20,12 @@ import type Docker from "dockerode";
 import { parse } from "dotenv";
 import { isMap, isSeq, parseDocument } from "yaml";
 import { REPO_ROOT } from "../../infra/files.js";
-import { MODEL_SERVER_IMAGE, MODEL_SERVER_PORT } from "./stand-ins/images.js";
+import {
+  MCP_SERVER_IMAGE,
+  MCP_SERVER_PORT,
+  MODEL_SERVER_IMAGE,
+  MODEL_SERVER_PORT,
+} from "./stand-ins/images.js";
 
 /** The model the operator registers, and where its server answers inside the stack's network. */
 export const OPERATOR_MODEL = {
@@ -31,6 +39,16 @@ export const OPERATOR_MODEL = {
   /** Its price, USD per token (written into its entry by hand, as litellm/config.yaml's example shows). */
   inputCostPerToken: 0.000001,
   outputCostPerToken: 0.000002,
+} as const;
+
+/** The MCP server the operator declares, and where it answers inside the stack's network. */
+export const OPERATOR_MCP_SERVER = {
+  /** Its name under `mcp_servers:`: its tools are listed as `<name>-<tool>` (`stand-in-echo`). */
+  name: "stand-in",
+  container: "mcp-server",
+  url: `http://mcp-server:${MCP_SERVER_PORT}/mcp`,
+  /** USD per tools/call (`mcp_info.mcp_server_cost_info.default_cost_per_query`). */
+  costPerQuery: 0.001,
 } as const;
 
 /** The operator's .env: the shipped `.env.example` with the model server's key added. */
@@ -92,6 +110,7 @@ export function operatorCheckout(dir: string): string {
     { stdio: "inherit" },
   );
   priceModel(path.join(dir, "litellm/config.yaml"));
+  declareMcpServer(path.join(dir, "litellm/config.yaml"));
   return dir;
 }
 
@@ -112,36 +131,67 @@ function priceModel(configFile: string): void {
   writeFileSync(configFile, doc.toString());
 }
 
+/**
+ * Declares the operator's MCP server under `mcp_servers:` in `configFile` (comments kept), as docs/mcp.md
+ * shows: Streamable HTTP, no credential (it needs none), open to granted keys only, a cost per call.
+ */
+function declareMcpServer(configFile: string): void {
+  const doc = parseDocument(readFileSync(configFile, "utf8"));
+  doc.setIn(["mcp_servers", OPERATOR_MCP_SERVER.name], {
+    url: OPERATOR_MCP_SERVER.url,
+    transport: "http",
+    description: "the rehearsal's stand-in MCP server",
+    mcp_info: { mcp_server_cost_info: { default_cost_per_query: OPERATOR_MCP_SERVER.costPerQuery } },
+  });
+  writeFileSync(configFile, doc.toString());
+}
+
 /** `file` (under this checkout) as the same path under the operator's checkout `dir`. */
 export function inCheckout(dir: string, file: string): string {
   return path.join(dir, path.relative(REPO_ROOT, file));
 }
 
-/** Removes the model server container (before the stack's network is removed or created again). */
-export async function removeModelServer(docker: Docker): Promise<void> {
-  await docker
-    .getContainer(OPERATOR_MODEL.container)
-    .remove({ force: true })
-    .catch(() => {});
+/** The servers the operator runs beside the stack: the model server and the MCP server. */
+const OPERATOR_SERVERS = [
+  {
+    name: OPERATOR_MODEL.container,
+    image: MODEL_SERVER_IMAGE,
+    port: MODEL_SERVER_PORT,
+    env: [`${OPERATOR_MODEL.keyVar}=${OPERATOR_MODEL.key}`],
+  },
+  { name: OPERATOR_MCP_SERVER.container, image: MCP_SERVER_IMAGE, port: MCP_SERVER_PORT, env: [] },
+];
+
+/** Removes the operator's server containers (before the stack's network is removed or created again). */
+export async function removeOperatorServers(docker: Docker): Promise<void> {
+  for (const server of OPERATOR_SERVERS) {
+    await docker
+      .getContainer(server.name)
+      .remove({ force: true })
+      .catch(() => {});
+  }
 }
 
 /**
- * Creates and starts the model server on `network` under its container name.
- * @throws Error when the engine refuses the container.
+ * Creates and starts the operator's servers on `network` under their container names, each health-checked on
+ * its `/health`.
+ * @throws Error when the engine refuses a container.
  */
-export async function startModelServer(docker: Docker, network: string): Promise<void> {
-  await removeModelServer(docker);
-  const container = await docker.createContainer({
-    name: OPERATOR_MODEL.container,
-    Image: MODEL_SERVER_IMAGE,
-    Env: [`${OPERATOR_MODEL.keyVar}=${OPERATOR_MODEL.key}`],
-    Healthcheck: {
-      Test: ["CMD", "wget", "-q", "-O", "/dev/null", `http://127.0.0.1:${MODEL_SERVER_PORT}/health`],
-      Interval: 2e9,
-      Timeout: 5e9,
-      Retries: 30,
-    },
-    HostConfig: { NetworkMode: network, RestartPolicy: { Name: "unless-stopped" } },
-  });
-  await container.start();
+export async function startOperatorServers(docker: Docker, network: string): Promise<void> {
+  await removeOperatorServers(docker);
+  for (const server of OPERATOR_SERVERS) {
+    const container = await docker.createContainer({
+      name: server.name,
+      Image: server.image,
+      Env: server.env,
+      Healthcheck: {
+        Test: ["CMD", "wget", "-q", "-O", "/dev/null", `http://127.0.0.1:${server.port}/health`],
+        Interval: 2e9,
+        Timeout: 5e9,
+        Retries: 30,
+      },
+      HostConfig: { NetworkMode: network, RestartPolicy: { Name: "unless-stopped" } },
+    });
+    await container.start();
+  }
 }

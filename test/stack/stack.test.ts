@@ -4,7 +4,8 @@
  * ./create.ts) on a private Docker engine, and checks the running stack: every declared health check turns
  * healthy by Docker's own status, Prometheus has every scrape target up, no database publishes a host port, and
  * the services this repository builds run as non-root; then, with a model the operator adds (./operator.ts), the
- * smoke test passes (./checks/smoke.ts), a restart of relational-db under traffic loses no spend row
+ * smoke test passes (./checks/smoke.ts), a virtual key calls a tool of the operator's MCP server through the
+ * gateway's `/mcp` and the call is in the spend log (./checks/mcp-tool-call.ts), a restart of relational-db under traffic loses no spend row
  * (./checks/db-restart.ts), `scripts/platform.sh backup` then `restore` round-trip the keys and spend
  * (./checks/backup.ts; its Mongo half runs against the document-db stand-in), and a second creation on the same
  * volumes keeps the keys (./checks/second-run.ts).
@@ -34,17 +35,19 @@ import { buildDeclaredImage } from "../images/build-image.js";
 import { DockerEngine, ensureDebianPackages, sharedEngineDir, stopLeftoverDaemon } from "../images/engine.js";
 import { backupRoundTrip } from "./checks/backup.js";
 import { restartUnderTraffic } from "./checks/db-restart.js";
+import { toolCallThroughGateway } from "./checks/mcp-tool-call.js";
 import { secondRunKeepsKeys } from "./checks/second-run.js";
 import { runSmokeTest } from "./checks/smoke.js";
 import { createStack, healthOf, type Seeds, waitHealthy } from "./create.js";
 import { declaredLocalStack, type StackDescription } from "./declared.js";
 import {
   inCheckout,
+  OPERATOR_MCP_SERVER,
   OPERATOR_MODEL,
   operatorCheckout,
   operatorEnv,
-  removeModelServer,
-  startModelServer,
+  removeOperatorServers,
+  startOperatorServers,
 } from "./operator.js";
 import { buildStandIns } from "./stand-ins/images.js";
 
@@ -163,14 +166,14 @@ beforeAll(async () => {
 
 /**
  * Creates the declared stack (`keepVolumes`: on the volumes of the earlier creation) and the operator's model
- * server on the stack's network.
+ * server and MCP server on the stack's network.
  */
 async function createAll(keepVolumes: boolean): Promise<void> {
   const network = stack.networks[0]?.name;
   if (!network) throw new Error("the program declares no network");
-  await removeModelServer(docker);
+  await removeOperatorServers(docker);
   await createStack(docker, stack, { seeds: scannerSeed(), nofileCap, log, keepVolumes });
-  await startModelServer(docker, network);
+  await startOperatorServers(docker, network);
 }
 
 afterAll(async () => {
@@ -266,6 +269,19 @@ describe("the local stack on a real engine", () => {
     const { status, output } = await timed("smoke test", () => runSmokeTest(stack));
     expect(output).toContain("all checks passed");
     expect(status, output).toBe(0);
+  });
+
+  it("calls a tool of the operator's MCP server through the gateway's /mcp with a virtual key, booked in spend_logs", async () => {
+    await waitHealthy(docker, OPERATOR_MCP_SERVER.container, 120_000);
+    const r = await timed("mcp tool call", () => toolCallThroughGateway(access()));
+    const server = OPERATOR_MCP_SERVER.name;
+    expect(r.tools, "the tools the granted key lists").toEqual(
+      expect.arrayContaining([`${server}-echo`, `${server}-add`]),
+    );
+    expect(r.answer).toBe("Echo: from the rehearsal");
+    expect(r.rows, "the key's call_mcp_tool spend rows").toEqual([
+      `${server}|${server}-echo|200|${OPERATOR_MCP_SERVER.costPerQuery}`,
+    ]);
   });
 
   it("loses no spend row when relational-db restarts under traffic", async () => {

@@ -4,7 +4,7 @@
  * `budget_duration`, `rpm_limit`, `tpm_limit`, `models`, `max_budget_in_team` USD), the messages the console's own.
  */
 import { z } from "zod";
-import { modelList } from "./fields.js";
+import { modelList, objectPermission } from "./fields.js";
 import { budgetInput, limitInputFields, withBudgetForPeriod } from "./limit-input.js";
 import { teamRole } from "./teams.js";
 
@@ -24,7 +24,8 @@ export const memberEmail = z
 
 /**
  * The operator's new-team form (`POST /api/teams`): name, limits (omitted or null: none), `models` (omitted or
- * empty: every model) and optionally the e-mail of the team's first admin.
+ * empty: every model), optionally the e-mail of the team's first admin, and the team's MCP grants
+ * (`object_permission`, LiteLLM's: the MCP servers and tools its keys may reach; omitted or null: none).
  */
 export const teamInput = withBudgetForPeriod(
   z.object({
@@ -32,13 +33,22 @@ export const teamInput = withBudgetForPeriod(
     ...limitInputFields,
     models: modelList.optional(),
     admin_email: memberEmail.optional(),
+    object_permission: objectPermission.nullish(),
   }),
 );
 export type TeamInput = z.input<typeof teamInput>;
 
-/** The operator's team edit (`POST /api/teams/:teamId`): omitted unchanged, a limit null cleared, models null or empty: every model. */
+/**
+ * The operator's team edit (`POST /api/teams/:teamId`): omitted unchanged, a limit null cleared, models null or
+ * empty: every model, `object_permission` null: no MCP grant.
+ */
 export const teamEditInput = withBudgetForPeriod(
-  z.object({ team_alias: teamAlias.optional(), ...limitInputFields, models: modelList.nullish() }),
+  z.object({
+    team_alias: teamAlias.optional(),
+    ...limitInputFields,
+    models: modelList.nullish(),
+    object_permission: objectPermission.nullish(),
+  }),
 );
 export type TeamEditInput = z.input<typeof teamEditInput>;
 

@@ -3,8 +3,9 @@
  * console administrator sees the declared server and its tools (`<server>-<tool>`) in All keys, chooses the
  * server and one of its tools for a key in the edit dialog, and the gateway saves the key's
  * `object_permission` (audited as the administrator); the key then lists exactly that tool on `/mcp`; a key
- * generated in the Admin view gets its server the same way. The user's own generate and edit dialogs (API keys)
- * have no MCP field. Screenshots at 1440×900 and 390×844, axe-core clean.
+ * generated in the Admin view gets its server the same way, and so does a team in the Teams view (Edit team),
+ * whose keys then list that tool. The user's own generate and edit dialogs (API keys) have no MCP field.
+ * Screenshots at 1440×900 and 390×844, axe-core clean.
  */
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -110,6 +111,40 @@ describe.skipIf(skipReason !== undefined)(`MCP grants in the console in Chromium
     expect(key).toMatch(/^sk-/);
     const { info } = await ctx.stack.admin.keyInfo(key);
     expect(info).toMatchObject({ key_alias: "ops-agent", object_permission: { mcp_servers: ["tools"] } });
+    expect(violations).toEqual([]);
+  }, 90_000);
+
+  it("grants a team a server narrowed to one tool in the Teams view (Edit team, the key dialogs' field); the team's keys inherit it", async () => {
+    const team = await ctx.stack.admin.newTeam({ team_alias: "tool-team" });
+    await page.goto(`${ctx.stack.url}/teams`);
+    await page.getByRole("button", { name: "Open team tool-team" }).click();
+    await page.getByRole("heading", { name: /Team tool-team/ }).waitFor();
+    await page.getByRole("button", { name: "Edit team" }).click();
+    const dialog = page.getByRole("dialog", { name: "Team tool-team" });
+    await dialog.getByLabel("MCP servers").click();
+    await page.getByRole("option", { name: "tools", exact: true }).click();
+    await dialog.getByLabel("Tools of tools").click();
+    await page.getByRole("option", { name: "echo", exact: true }).click();
+    await dialog.getByLabel("Team name", { exact: false }).click(); // closes the list
+    const violations = await shootBoth(page, "mcp-team-grant-dialog");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await page.getByText("Team tool-team saved.").waitFor();
+
+    const grant = { mcp_servers: ["tools"], mcp_tool_permissions: { tools: ["echo"] } };
+    expect((await ctx.stack.admin.teamInfo(team.team_id)).team_info.object_permission).toEqual(grant);
+    const teamKey = await ctx.stack.admin.generateKey({ team_id: team.team_id });
+    const client = await mcpClient(ctx.stack.gateway.url, { authorization: `Bearer ${teamKey.key}` });
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["tools-echo"]);
+    } finally {
+      await client.close();
+    }
+
+    // Opened again, the dialog shows the saved grant.
+    await page.getByRole("button", { name: "Edit team" }).click();
+    const again = page.getByRole("dialog", { name: "Team tool-team" });
+    await again.getByTestId("mcp-grant").getByText("echo").waitFor();
+    await again.getByRole("button", { name: "Cancel" }).click();
     expect(violations).toEqual([]);
   }, 90_000);
 });

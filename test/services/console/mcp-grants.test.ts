@@ -4,7 +4,8 @@
  * naming `object_permission` on their own key (edit or generate), or a team admin on a team key, is refused 403
  * and nothing changes. The grant is
  * saved through the gateway's `/key/update`, audited as the operator, and the key then lists exactly the granted
- * tool on `/mcp`. Real gateway (Postgres, Redis) with a real SDK-made MCP server upstream.
+ * tool on `/mcp`. A team's grant likewise: set by an operator on a new or edited team (Teams view), refused to
+ * the team's own admin, inherited by the team's keys. Real gateway (Postgres, Redis) with a real SDK-made MCP server upstream.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConsoleStack, chatVisitor, startConsoleStack, type Visitor } from "../../helpers/console.js";
@@ -119,5 +120,54 @@ describe("a key's MCP grants", () => {
     });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error: { param: "object_permission.mcp_servers" } });
+  });
+
+  it("lets an administrator grant a team MCP servers (new and edit), shown to operators only; a team admin may not (403); the team's keys inherit it", async () => {
+    const object_permission = { mcp_servers: ["tools"], mcp_tool_permissions: { tools: ["echo"] } };
+    const created = await admin.request<{ team_id: string; object_permission: unknown }>(
+      "POST",
+      "/api/teams",
+      {
+        body: { team_alias: "tool-users", object_permission: { mcp_servers: ["tools"] } },
+      },
+    );
+    expect(created.status, created.text).toBe(201);
+    const teamId = created.body.team_id;
+    expect((await stack.admin.teamInfo(teamId)).team_info.object_permission).toEqual({
+      mcp_servers: ["tools"],
+    });
+
+    const edited = await admin.request("POST", `/api/teams/${teamId}`, { body: { object_permission } });
+    expect(edited.status, edited.text).toBe(200);
+    expect((await stack.admin.teamInfo(teamId)).team_info.object_permission).toEqual(object_permission);
+    const shown = await admin.request<{ team: { object_permission: unknown } }>(
+      "GET",
+      `/api/teams/${teamId}`,
+    );
+    expect(shown.body.team.object_permission).toEqual(object_permission);
+
+    await stack.admin.addTeamMember({ team_id: teamId, member: { role: "admin", user_id: aliceId } });
+    const refused = await alice.request("POST", `/api/teams/${teamId}`, {
+      body: { object_permission: { mcp_servers: ["tools"] } },
+    });
+    expect(refused.status).toBe(403);
+    expect((await stack.admin.teamInfo(teamId)).team_info.object_permission).toEqual(object_permission);
+    const asMember = await alice.request<{ team: Record<string, unknown> }>("GET", `/api/teams/${teamId}`);
+    expect(asMember.status, asMember.text).toBe(200);
+    expect(asMember.body.team).not.toHaveProperty("object_permission");
+
+    const teamKey = await stack.admin.generateKey({ team_id: teamId });
+    const client = await mcpClient(stack.gateway.url, { authorization: `Bearer ${teamKey.key}` });
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["tools-echo"]);
+    } finally {
+      await client.close();
+    }
+
+    const cleared = await admin.request("POST", `/api/teams/${teamId}`, {
+      body: { object_permission: null },
+    });
+    expect(cleared.status, cleared.text).toBe(200);
+    expect((await stack.admin.teamInfo(teamId)).team_info.object_permission ?? null).toBeNull();
   });
 });

@@ -50,16 +50,21 @@ export function gatewayOf(stack: StackDescription): { url: string; masterKey: st
 }
 
 /**
- * Makes a virtual key with the master key (LiteLLM's `POST /key/generate`).
+ * Makes a virtual key with the master key (LiteLLM's `POST /key/generate`); `fields` adds its other fields
+ * (`object_permission`, limits).
  * @returns the key (`sk-…`).
  * @throws Error with the gateway's answer when it makes none.
  */
-export async function makeKey(stack: StackDescription, alias: string): Promise<string> {
+export async function makeKey(
+  stack: StackDescription,
+  alias: string,
+  fields: Record<string, unknown> = {},
+): Promise<string> {
   const { url, masterKey } = gatewayOf(stack);
   const r = await fetch(`${url}/key/generate`, {
     method: "POST",
     headers: { authorization: `Bearer ${masterKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ key_alias: alias }),
+    body: JSON.stringify({ ...fields, key_alias: alias }),
     signal: AbortSignal.timeout(30_000),
   });
   const body = (await r.json().catch(() => ({}))) as { key?: string };

@@ -38,6 +38,14 @@ const NODE_BASE = `platform-stand-in/node-bookworm:${process.version}`;
 export const MODEL_SERVER_IMAGE = "platform-stand-in/openai-upstream:latest";
 /** Port of {@link MODEL_SERVER_IMAGE}. */
 export const MODEL_SERVER_PORT = 8080;
+/**
+ * The operator's MCP server (no part of the stack either, see ../operator.ts): the tests' MCP server made with
+ * the official SDK (test/helpers/mcp-server.ts: tools `echo`, `add`, …) answering Streamable HTTP on
+ * `/mcp` of MCP_SERVER_PORT, `GET /health` for its health.
+ */
+export const MCP_SERVER_IMAGE = "platform-stand-in/mcp-server:latest";
+/** Port of {@link MCP_SERVER_IMAGE}. */
+export const MCP_SERVER_PORT = 8080;
 const TOOLS = "platform-stand-in/debian-tools:latest";
 const PACKAGES = [
   "postgresql",
@@ -219,7 +227,7 @@ const RECIPES: Record<ImageKey, string> = {
 
 /**
  * Builds (or finds in the build cache) the stand-in of every third-party image `refs` names, tagged with that
- * reference, and {@link MODEL_SERVER_IMAGE}. `workDir` receives the build context (the bundled ./server.ts and the entrypoint scripts).
+ * reference, and {@link MODEL_SERVER_IMAGE} and {@link MCP_SERVER_IMAGE}. `workDir` receives the build context (the bundled ./server.ts and the entrypoint scripts).
  * @returns the IMAGES key each reference stands in for.
  * @throws Error for a reference infra/images.ts does not pin, or with docker's output when a build fails.
  */
@@ -261,6 +269,8 @@ export async function buildStandIns(
     "1000",
   );
   await buildFrom(engine, MODEL_SERVER_IMAGE, `FROM ${TOOLS}\n${modelServer}\n`, workDir);
+  const mcpServer = node({ role: "http", port: MCP_SERVER_PORT, health: ["/health"], fake: "mcp" }, "1000");
+  await buildFrom(engine, MCP_SERVER_IMAGE, `FROM ${TOOLS}\n${mcpServer}\n`, workDir);
   return keys;
 }
 

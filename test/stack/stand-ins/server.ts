@@ -6,7 +6,8 @@
  * Roles:
  * - `http`: listens on `port`, answers `health` paths 200 only when every `needs` variable is set, every `files`
  *   variable names an existing file and every `requires` variable's URL accepts a TCP connection (else 503 naming
- *   what is missing); other paths go to the contract fake `fake` (test/fixtures), when there is one.
+ *   what is missing); other paths go to the contract fake `fake` (test/fixtures), when there is one, or to the
+ *   tests' MCP server made with the official SDK (`mcp`, test/helpers/mcp-server.ts).
  * - `mongo`: the MongoDB 4.4 wire fake on 27017 with MONGO_INITDB_ROOT_USERNAME / _PASSWORD, data in /data/db.
  * - `mongo-shell`: the legacy `mongo` shell's health-check use: `--eval` of a ping, exit 0 when it answers ok.
  * - `mongodump` / `mongorestore`: what scripts/platform.sh's backup and restore call (`--archive --gzip`, the
@@ -28,6 +29,7 @@ import { startFakeLangfuse } from "../../fixtures/langfuse.js";
 import { startFakeMongo } from "../../fixtures/mongo-wire.js";
 import { startFakeUpstream } from "../../fixtures/openai-upstream.js";
 import { startFakePresidio } from "../../fixtures/presidio-analyzer.js";
+import { startMcpServer } from "../../helpers/mcp-server.js";
 
 /** The wire fake's data file in the mongo stand-in (its volume is declared at /data/db). */
 const MONGO_DATA_FILE = "/data/db/stand-in.json";
@@ -47,7 +49,7 @@ export type StandInRole =
       /** Further TCP ports it accepts connections on (e.g. ClickHouse's native 9000). */
       tcp?: number[];
       /** The contract fake answering the other paths. */
-      fake?: "langfuse" | "presidio" | "minio" | "chat" | "openai";
+      fake?: "langfuse" | "presidio" | "minio" | "chat" | "openai" | "mcp";
     }
   | { role: "mongo" }
   | { role: "mongo-shell" }
@@ -126,6 +128,8 @@ async function startFake(fake: Extract<StandInRole, { role: "http" }>["fake"]): 
   // An OpenAI-compatible model server; UPSTREAM_API_KEY set: requests must carry it as their bearer token.
   if (fake === "openai")
     return (await startFakeUpstream({ apiKey: process.env.UPSTREAM_API_KEY, record: false })).url;
+  // A real MCP server made with the official SDK (Streamable HTTP on /mcp; the tests' server: echo, add, …).
+  if (fake === "mcp") return (await startMcpServer()).url;
   return undefined;
 }
 

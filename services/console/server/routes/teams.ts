@@ -3,10 +3,12 @@
  * checking the session's role in the team (`teams/access.ts`; 403 otherwise).
  *
  * - `GET /api/teams`: operators every team; others the teams they are a member of, with their role.
- * - `POST /api/teams` (operators): a new team (`team_alias`, limits, `models`, optional `admin_email`).
+ * - `POST /api/teams` (operators): a new team (`team_alias`, limits, `models`, optional `admin_email`, and its
+ *   MCP grants `object_permission`, which only operators set and see).
  * - `GET /api/teams/:teamId` (members): the team; admins and operators also its members and keys, a member
  *   only their own membership (spend and budget in the team).
- * - `POST /api/teams/:teamId` (operators): change name, limits, models.
+ * - `POST /api/teams/:teamId` (operators): change name, limits, models, MCP grants (`object_permission`; null
+ *   clears them).
  * - `POST /api/teams/:teamId/block`, `/unblock` (operators): refuse or re-admit every key of the team.
  * - `DELETE /api/teams/:teamId` (operators): delete the team (its keys are revoked).
  * - `GET /api/teams/:teamId/spend?days=7|30|90` (team admins, operators): spend by member, key and model.
@@ -30,9 +32,13 @@ export const teamParams = z.object({ teamId: identifier });
 /** Most teams listed (pages of 100). */
 const MAX_TEAMS = 1000;
 
-/** The fields of a team the console shows. */
-export function presentTeam(team: TeamRecord) {
+/**
+ * The fields of a team the console shows; `operator`: also its MCP grants (`object_permission`, null when none),
+ * which only operators set and see.
+ */
+export function presentTeam(team: TeamRecord, operator = false) {
   return {
+    ...(operator ? { object_permission: team.object_permission ?? null } : {}),
     team_id: team.team_id,
     team_alias: team.team_alias,
     models: team.models,
@@ -51,7 +57,7 @@ export function presentTeam(team: TeamRecord) {
 function teamDetail({ info, access, membership }: TeamView) {
   const manage = access !== "user";
   return {
-    team: presentTeam(info.team_info),
+    team: presentTeam(info.team_info, access === "operator"),
     access,
     membership,
     members: manage ? info.team_memberships : null,
@@ -87,7 +93,9 @@ export async function teamRoutes(app: FastifyInstance, ctx: RouteContext): Promi
     const userId = sessionUserId(request);
     const operator = isAdmin(sessionOf(request).principal);
     const teams = await listAllTeams(ctx, operator ? undefined : (userId ?? undefined));
-    return { teams: teams.map((t) => ({ ...presentTeam(t), access: roleIn(t, userId, operator) })) };
+    return {
+      teams: teams.map((t) => ({ ...presentTeam(t, operator), access: roleIn(t, userId, operator) })),
+    };
   });
 
   app.post("/api/teams", operators, async (request, reply) => {
@@ -99,7 +107,7 @@ export async function teamRoutes(app: FastifyInstance, ctx: RouteContext): Promi
       members_with_roles: admin === null ? [] : [{ role: "admin", user_id: admin.user_id }],
     });
     request.log.info({ teamId: team.team_id }, "team created through the console");
-    return reply.code(201).send(presentTeam(team));
+    return reply.code(201).send(presentTeam(team, true));
   });
 
   app.get("/api/teams/:teamId", sessions, async (request) => teamDetail(await teamOf(request, "user")));
@@ -112,7 +120,7 @@ export async function teamRoutes(app: FastifyInstance, ctx: RouteContext): Promi
       ...body,
       models: body.models === undefined ? undefined : (body.models ?? []),
     });
-    return presentTeam(team);
+    return presentTeam(team, true);
   });
 
   for (const [action, blocked] of [
@@ -121,7 +129,7 @@ export async function teamRoutes(app: FastifyInstance, ctx: RouteContext): Promi
   ] as const) {
     app.post(`/api/teams/:teamId/${action}`, sessions, async (request) => {
       const { info } = await teamOf(request, "operator");
-      return presentTeam(await gatewayFor(ctx, request).blockTeam(info.team_id, blocked));
+      return presentTeam(await gatewayFor(ctx, request).blockTeam(info.team_id, blocked), true);
     });
   }
 

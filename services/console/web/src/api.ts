@@ -119,6 +119,8 @@ export interface ConsoleTeam {
   /** How many members. */
   members: number;
   access?: TeamAccess | null;
+  /** The team's MCP grants (operators only; absent for others, null when none). */
+  object_permission?: ObjectPermission | null;
 }
 
 /** `GET /api/teams/:teamId`: members and keys only for team admins and operators. */

@@ -6,6 +6,7 @@
 import { ErrorCode, type GetPromptResult, McpError, type Prompt } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyBaseLogger } from "fastify";
 import type { AuthContext } from "../auth/types.js";
+import { admittedRead, type ReadDeps } from "./admitted-read.js";
 import { byPrefix, forCaller, listReachable, prefixedName } from "./reachable.js";
 import type { McpUpstream } from "./upstream.js";
 
@@ -28,20 +29,24 @@ export async function listPrompts(
 }
 
 /**
- * Gets the prompt the prefixed `name` names, with its arguments, from its server.
+ * Gets the prompt the prefixed `name` names, with its arguments, from its server, admitted against the caller's
+ * rate limits (`admitted-read.ts`).
  * @throws McpError InvalidParams "Unknown prompt" when no server the caller may reach offers it (nothing is
- *   asked upstream but its list); InternalError when the server is unreachable, slow or fails.
+ *   asked upstream but its list, nothing counted); -32003 when a rate limit or budget refuses it; InternalError
+ *   when the server is unreachable, slow or fails.
  */
 export async function getPrompt(
-  upstreams: readonly McpUpstream[],
+  deps: ReadDeps,
   auth: AuthContext,
   name: string,
   args: Record<string, string> | undefined,
   signal?: AbortSignal,
 ): Promise<GetPromptResult> {
-  for (const { upstream, own } of byPrefix(upstreams, auth, name)) {
+  for (const { upstream, own } of byPrefix(deps.upstreams, auth, name)) {
     const prompts = await forCaller(() => upstream.prompts());
-    if (prompts.some((p) => p.name === own)) return forCaller(() => upstream.getPrompt(own, args, signal));
+    if (prompts.some((p) => p.name === own)) {
+      return admittedRead(deps, auth, upstream, () => upstream.getPrompt(own, args, signal));
+    }
   }
   throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name.slice(0, 200)}`);
 }

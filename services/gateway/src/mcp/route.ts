@@ -6,7 +6,8 @@
  * (`Authorization: Bearer <key>`, or LiteLLM's `x-litellm-api-key`); no key, no answer (401).
  *
  * Methods: `initialize`, `ping`, `tools/list` (the caller's tools, `tools.ts`), `tools/call`
- * (`tool-call.ts`), `resources/list` and `resources/read` (`resources.ts`), `prompts/list` and `prompts/get`
+ * (`tool-call.ts`), `resources/list`, `resources/templates/list` and `resources/read` (`resources.ts`; no
+ * `resources/subscribe`: a stateless server cannot send the updates), `prompts/list` and `prompts/get`
  * (`prompts.ts`). GET (a server-sent event stream) and DELETE (ending a session) answer 405: a stateless
  * server has neither.
  */
@@ -17,6 +18,7 @@ import {
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -24,7 +26,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AuthContext } from "../auth/types.js";
 import { traceIdFor } from "../tracing/call-trace.js";
 import { getPrompt, listPrompts } from "./prompts.js";
-import { listResources, readResource } from "./resources.js";
+import { listResources, listResourceTemplates, readResource } from "./resources.js";
 import { callTool, type ToolCallDeps } from "./tool-call.js";
 import { listedTool, offeredTools } from "./tools.js";
 
@@ -62,7 +64,8 @@ async function serve(request: FastifyRequest, reply: FastifyReply, deps: ToolCal
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: { listChanged: false },
-      resources: { listChanged: false, subscribe: false },
+      // No `subscribe`: a stateless server has no stream to send resource updates on.
+      resources: { listChanged: false },
       prompts: { listChanged: false },
     },
   });
@@ -84,14 +87,17 @@ async function serve(request: FastifyRequest, reply: FastifyReply, deps: ToolCal
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: await listResources(upstreams, auth, log),
   }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: await listResourceTemplates(upstreams, auth, log),
+  }));
   server.setRequestHandler(ReadResourceRequestSchema, async (read, extra) =>
-    readResource(upstreams, auth, log, read.params.uri, extra.signal),
+    readResource(deps, auth, log, read.params.uri, extra.signal),
   );
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
     prompts: await listPrompts(upstreams, auth, log),
   }));
   server.setRequestHandler(GetPromptRequestSchema, async (get, extra) =>
-    getPrompt(upstreams, auth, get.params.name, get.params.arguments, extra.signal),
+    getPrompt(deps, auth, get.params.name, get.params.arguments, extra.signal),
   );
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

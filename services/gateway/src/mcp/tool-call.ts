@@ -34,6 +34,7 @@ import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 import type { ToolCallTrace, ToolCallTracer } from "../tracing/tool-call-trace.js";
 import type { McpMetrics, ToolCallStatus } from "./metrics.js";
+import { GATEWAY_REFUSAL_CODE, refusalError } from "./refusal.js";
 import { limitResultSize } from "./result-size.js";
 import { type ToolCallBody, toolArgumentTexts, toolResultTexts } from "./texts.js";
 import { findTool, type OfferedTool } from "./tools.js";
@@ -41,9 +42,6 @@ import { type McpUpstream, McpUpstreamError } from "./upstream.js";
 
 /** LiteLLM's `call_type` of an MCP tool call (`CallTypes.call_mcp_tool`). */
 export const MCP_CALL_TYPE = "call_mcp_tool";
-
-/** JSON-RPC error code of a gateway refusal (rate limit, budget, guardrail): the implementation-defined range. */
-export const GATEWAY_REFUSAL_CODE = -32003;
 
 /** The guardrails a tool call runs (the gateway's GuardrailEngine). */
 export interface McpGuard {
@@ -210,16 +208,7 @@ function outcomeOf(error: unknown): { status: ToolCallStatus; httpStatus: number
 function toMcpError(error: unknown): McpError {
   if (error instanceof McpError) return error;
   if (error instanceof McpUpstreamError) return error.toMcpError();
-  if (error instanceof GatewayError) {
-    return new McpError(GATEWAY_REFUSAL_CODE, error.message, {
-      status: error.status,
-      type: error.type,
-      code: error.code,
-      ...(error.headers["retry-after"] === undefined
-        ? {}
-        : { retry_after: Number(error.headers["retry-after"]) }),
-    });
-  }
+  if (error instanceof GatewayError) return refusalError(error);
   return new McpError(ErrorCode.InternalError, "The MCP tool call failed in the gateway.");
 }
 

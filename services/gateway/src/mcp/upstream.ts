@@ -1,7 +1,7 @@
 /**
  * One upstream MCP server as the gateway's client sees it (the SDK's `Client` over Streamable HTTP, SSE or a
  * stdio child process the gateway starts): connected on first use and again after the connection drops, its
- * tool, resource and prompt lists cached for {@link TOOL_LIST_TTL_MS}, every request bounded by the server's timeout.
+ * tool, resource, resource template and prompt lists cached for {@link TOOL_LIST_TTL_MS}, every request bounded by the server's timeout.
  *
  * Failures become {@link McpUpstreamError}s whose message names the server and what failed, never its URL,
  * headers or credentials. The SDK's own error text (which may carry the URL) and a stdio server's stderr are
@@ -21,6 +21,7 @@ import {
   type Prompt,
   type ReadResourceResult,
   type Resource,
+  type ResourceTemplate,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyBaseLogger } from "fastify";
@@ -36,6 +37,7 @@ const MAX_LISTED = 10_000;
 interface Listings {
   "tools/list": Tool[];
   "resources/list": Resource[];
+  "resources/templates/list": ResourceTemplate[];
   "prompts/list": Prompt[];
 }
 
@@ -102,6 +104,20 @@ export class McpUpstream {
       client
         .listResources(params, options)
         .then((page) => ({ items: page.resources, nextCursor: page.nextCursor })),
+    );
+  }
+
+  /**
+   * The server's resource templates (every page of `resources/templates/list`), or none when it does not
+   * declare the `resources` capability; cached for {@link TOOL_LIST_TTL_MS}.
+   * @throws McpUpstreamError when the server cannot be reached or does not answer in time.
+   */
+  async resourceTemplates(): Promise<ResourceTemplate[]> {
+    if ((await this.connected()).getServerCapabilities()?.resources === undefined) return [];
+    return this.list("resources/templates/list", (client, params, options) =>
+      client
+        .listResourceTemplates(params, options)
+        .then((page) => ({ items: page.resourceTemplates, nextCursor: page.nextCursor })),
     );
   }
 

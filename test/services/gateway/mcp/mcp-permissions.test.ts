@@ -6,56 +6,32 @@
  * request.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adminCall, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
-import { mcpClient, startMcpServer, type TestMcpServer } from "../../../helpers/mcp-server.js";
-import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
-import { deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "../../../helpers/redis.js";
+import { describe, expect, it } from "vitest";
+import { adminCall } from "../../../helpers/gateway.js";
+import { type KeyHeader, useMcpTestGateway } from "../../../helpers/mcp-gateway.js";
+import { waitFor } from "../../../helpers/redis.js";
 
-let upstream: TestMcpServer;
-let db: TestDatabase;
-let gw: TestGateway;
-const prefix = uniquePrefix("mcp-permissions");
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  upstream = await startMcpServer();
-  db = await createTestDatabase();
-  gw = await startTestGateway(
-    `model_list: []
+const t = useMcpTestGateway(
+  (url) => `model_list: []
 mcp_servers:
   tools:
-    url: ${upstream.url}
+    url: ${url}
   open:
-    url: ${upstream.url}
+    url: ${url}
     allow_all_keys: true
     allowed_tools: [add]
 `,
-    { DATABASE_URL: db.url, REDIS_URL, GATEWAY_REDIS_KEY_PREFIX: prefix },
-  );
-}, 30_000);
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await gw?.close();
-  await upstream?.close();
-  await db?.drop();
-  await deleteKeys(prefix);
-});
+  { name: "mcp-permissions" },
+);
 
 /** A key made with the master key; `body` adds object_permission and limits. */
 async function newKey(body: Record<string, unknown> = {}): Promise<string> {
-  const res = await adminCall<{ key: string; object_permission: unknown }>(gw, "POST", "/key/generate", body);
-  expect(res.status).toBe(200);
-  expect(res.body.object_permission).toEqual(body.object_permission ?? null);
-  return res.body.key;
+  const made = await t.newKey(body);
+  expect(made.object_permission).toEqual(body.object_permission ?? null);
+  return made.key;
 }
 
-async function connect(key: string, header: "authorization" | "x-litellm-api-key" = "authorization") {
-  const client = await mcpClient(gw.url, { [header]: `Bearer ${key}` });
-  clients.push(client);
-  return client;
-}
+const connect = (key: string, header?: KeyHeader) => t.connect(key, header);
 
 const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
 
@@ -68,14 +44,14 @@ describe("object_permission on /mcp", () => {
     expect(await names(client)).toEqual(["open-add", "tools-echo"]);
     const echoed = await client.callTool({ name: "tools-echo", arguments: { text: "hi" } });
     expect(echoed.content).toEqual([{ type: "text", text: "Echo: hi" }]);
-    const before = upstream.log.calls.length;
+    const before = t.upstream.log.calls.length;
     await expect(client.callTool({ name: "tools-add", arguments: { a: 1, b: 2 } })).rejects.toThrow(
       /Unknown tool: tools-add/,
     );
     await expect(client.callTool({ name: "open-echo", arguments: { text: "x" } })).rejects.toThrow(
       /Unknown tool: open-echo/,
     );
-    expect(upstream.log.calls.length).toBe(before);
+    expect(t.upstream.log.calls.length).toBe(before);
   });
 
   it("denies by default: a key without object_permission reaches only allow_all_keys servers", async () => {
@@ -93,7 +69,7 @@ describe("object_permission on /mcp", () => {
       object_permission: { mcp_servers: ["tools"], mcp_tool_permissions: { tools: ["echo"] } },
     });
     const client = await connect(key);
-    const update = await adminCall(gw, "POST", "/key/update", {
+    const update = await adminCall(t.gw, "POST", "/key/update", {
       key,
       object_permission: { mcp_servers: ["tools"], mcp_tool_permissions: { tools: ["echo", "add"] } },
     });
@@ -101,8 +77,8 @@ describe("object_permission on /mcp", () => {
     await waitFor("the new grant", async () => (await names(client)).includes("tools-add"));
     expect(await names(client)).toEqual(["open-add", "tools-add", "tools-echo"]);
 
-    expect((await adminCall(gw, "POST", "/key/delete", { keys: [key] })).status).toBe(200);
-    const listed = await fetch(`${gw.url}/mcp`, {
+    expect((await adminCall(t.gw, "POST", "/key/delete", { keys: [key] })).status).toBe(200);
+    const listed = await fetch(`${t.gw.url}/mcp`, {
       method: "POST",
       headers: {
         authorization: `Bearer ${key}`,
@@ -115,7 +91,7 @@ describe("object_permission on /mcp", () => {
   });
 
   it("refuses an object_permission of the wrong shape with a 400 naming the field", async () => {
-    const res = await adminCall<{ error: { message: string } }>(gw, "POST", "/key/generate", {
+    const res = await adminCall<{ error: { message: string } }>(t.gw, "POST", "/key/generate", {
       object_permission: { mcp_servers: "tools" },
     });
     expect(res.status).toBe(400);

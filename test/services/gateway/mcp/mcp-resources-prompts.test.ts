@@ -2,23 +2,20 @@
  * Resources and prompts through `/mcp` (Postgres, Redis, the gateway in process; an SDK server over Streamable
  * HTTP and `@modelcontextprotocol/server-everything` over stdio upstream): listed under server-prefixed names
  * from the servers the caller may reach, read and got through the gateway; a server the key may not reach shows
- * none of them, and reading or getting one of its resources or prompts answers as if it did not exist.
+ * none of them, and reading or getting one of its resources or prompts answers as if it did not exist. A read
+ * or a get counts against the key's rpm like a tools/call (listing does not).
  */
 import { createRequire } from "node:module";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MASTER_KEY } from "../../../helpers/gateway.js";
-import { type McpTestGateway, startMcpTestGateway } from "../../../helpers/mcp-gateway.js";
+import { mcpError, useMcpTestGateway } from "../../../helpers/mcp-gateway.js";
 
 const everything = createRequire(import.meta.url).resolve(
   "@modelcontextprotocol/server-everything/dist/index.js",
 );
 
-let stack: McpTestGateway;
-
-beforeAll(async () => {
-  stack = await startMcpTestGateway(
-    (url) => `model_list: []
+const stack = useMcpTestGateway(
+  (url) => `model_list: []
 mcp_servers:
   tools:
     url: ${url}
@@ -27,22 +24,8 @@ mcp_servers:
     command: ${process.execPath}
     args: ["${everything}", "stdio"]
 `,
-    { name: "mcp-resources-prompts" },
-  );
-}, 30_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
-
-async function mcpError(call: Promise<unknown>): Promise<McpError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
+  { name: "mcp-resources-prompts" },
+);
 
 describe("resources and prompts on /mcp", () => {
   it("passes through every reachable server's resources and prompts under prefixed names (master key)", async () => {
@@ -105,5 +88,63 @@ describe("resources and prompts on /mcp", () => {
     expect((await client.listResources()).resources).toEqual([]);
     expect((await client.listPrompts()).prompts).toEqual([]);
     expect((await mcpError(client.readResource({ uri: "test://notes/readme" }))).code).toBe(-32002);
+  });
+
+  it("counts resources/read and prompts/get against the key's rpm_limit; the read over it never reaches the upstream", async () => {
+    const client = await stack.connect(
+      (await stack.newKey({ object_permission: { mcp_servers: ["tools"] }, rpm_limit: 2 })).key,
+    );
+    await client.readResource({ uri: "test://notes/readme" });
+    await client.getPrompt({ name: "tools-greet", arguments: { name: "Ada" } });
+    const before = stack.upstream.log.reads.length;
+    for (const refused of [
+      await mcpError(client.readResource({ uri: "test://notes/readme" })),
+      await mcpError(client.getPrompt({ name: "tools-greet", arguments: { name: "Bo" } })),
+    ]) {
+      expect(refused.code).toBe(-32003);
+      expect(refused.data).toMatchObject({ status: 429, type: "rate_limit_error" });
+    }
+    expect(stack.upstream.log.reads.length).toBe(before);
+    // Listing is not counted: it still answers.
+    expect((await client.listResources()).resources.map((r) => r.name)).toEqual(["tools-readme"]);
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(["tools-greet"]);
+  });
+
+  it("passes resource templates through under prefixed names, and reads a URI one of them matches", async () => {
+    const master = await stack.connect(MASTER_KEY);
+    const all = (await master.listResourceTemplates()).resourceTemplates;
+    expect(all).toContainEqual(
+      expect.objectContaining({ name: "tools-greeting", uriTemplate: "test://greetings/{name}" }),
+    );
+    expect(all.some((t) => t.name.startsWith("everything-"))).toBe(true);
+
+    const granted = await stack.connect(
+      (await stack.newKey({ object_permission: { mcp_servers: ["tools"] } })).key,
+    );
+    const { resourceTemplates } = await granted.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.name)).toEqual(["tools-greeting"]);
+    const read = await granted.readResource({ uri: "test://greetings/ada" });
+    expect(read.contents).toEqual([
+      { uri: "test://greetings/ada", mimeType: "text/plain", text: "Hello, ada." },
+    ]);
+    expect(stack.upstream.log.reads.at(-1)).toEqual({
+      method: "resources/read",
+      name: "test://greetings/ada",
+    });
+
+    const denied = await stack.connect((await stack.newKey({})).key);
+    expect((await denied.listResourceTemplates()).resourceTemplates).toEqual([]);
+    const before = stack.upstream.log.reads.length;
+    expect((await mcpError(denied.readResource({ uri: "test://greetings/bo" }))).code).toBe(-32002);
+    expect(stack.upstream.log.reads.length).toBe(before);
+  }, 20_000);
+
+  it("does not advertise resource subscriptions (a stateless server has no stream to notify on)", async () => {
+    const client = await stack.connect(MASTER_KEY);
+    const resources = client.getServerCapabilities()?.resources;
+    expect(resources).toBeDefined();
+    expect(resources?.subscribe).toBeUndefined();
+    const refused = await mcpError(client.subscribeResource({ uri: "test://notes/readme" }));
+    expect(refused.code).toBe(-32601);
   });
 });

@@ -5,9 +5,10 @@
  */
 import { createRequire } from "node:module";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
-import { mcpClient, startMcpServer, type TestMcpServer } from "../../../helpers/mcp-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { MASTER_KEY } from "../../../helpers/gateway.js";
+import { useMcpTestGateway } from "../../../helpers/mcp-gateway.js";
+import { mcpClient } from "../../../helpers/mcp-server.js";
 
 const everything = createRequire(import.meta.url).resolve(
   "@modelcontextprotocol/server-everything/dist/index.js",
@@ -18,18 +19,12 @@ const text = (result: unknown) =>
   ((result as { content: Array<{ type: string; text?: string }> }).content[0]?.text ?? "") as string;
 
 describe("/mcp with the master key", () => {
-  let upstream: TestMcpServer;
-  let gw: TestGateway;
-  let client: Client;
-
-  beforeAll(async () => {
-    upstream = await startMcpServer();
-    gw = await startTestGateway(
-      `model_list: []
+  const t = useMcpTestGateway(
+    (url) => `model_list: []
 environment_variables: {TEST_MCP_TOKEN: ${UPSTREAM_TOKEN}}
 mcp_servers:
   tools:
-    url: ${upstream.url}
+    url: ${url}
     transport: http
     auth_type: bearer_token
     auth_value: os.environ/TEST_MCP_TOKEN
@@ -43,14 +38,12 @@ mcp_servers:
   down:
     url: http://127.0.0.1:9/mcp
 `,
-    );
-    client = await mcpClient(gw.url, { authorization: `Bearer ${MASTER_KEY}` });
-  }, 30_000);
+    { name: "mcp-route", database: false },
+  );
+  let client: Client;
 
-  afterAll(async () => {
-    await client?.close();
-    await gw?.close();
-    await upstream?.close();
+  beforeAll(async () => {
+    client = await t.connect(MASTER_KEY);
   });
 
   it("negotiates protocol 2025-11-25 and lists every server's tools under <server>-<tool>, skipping a server that is down", async () => {
@@ -69,11 +62,11 @@ mcp_servers:
   it("calls a Streamable HTTP upstream with the configured credential and headers, never the caller's key", async () => {
     const result = await client.callTool({ name: "tools-add", arguments: { a: 2, b: 3 } });
     expect(text(result)).toBe("5");
-    const call = upstream.log.calls.at(-1);
+    const call = t.upstream.log.calls.at(-1);
     expect(call?.tool).toBe("add");
     expect(call?.headers.authorization).toBe(`Bearer ${UPSTREAM_TOKEN}`);
     expect(call?.headers["x-team"]).toBe("platform");
-    expect(JSON.stringify(upstream.log.calls)).not.toContain(MASTER_KEY);
+    expect(JSON.stringify(t.upstream.log.calls)).not.toContain(MASTER_KEY);
   });
 
   it("calls a stdio upstream the gateway started (server-everything)", async () => {
@@ -85,11 +78,11 @@ mcp_servers:
   }, 20_000);
 
   it("refuses arguments that do not match the tool's inputSchema without forwarding them", async () => {
-    const before = upstream.log.calls.length;
+    const before = t.upstream.log.calls.length;
     await expect(client.callTool({ name: "tools-add", arguments: { a: "two", b: 3 } })).rejects.toThrow(
       /Invalid arguments for tool tools-add/,
     );
-    expect(upstream.log.calls.length).toBe(before);
+    expect(t.upstream.log.calls.length).toBe(before);
   });
 
   it("answers an unknown tool, a server that is down and a slow tool with clear MCP errors", async () => {
@@ -123,8 +116,8 @@ mcp_servers:
   });
 
   it("refuses a request without a key (401) and a GET (405)", async () => {
-    await expect(mcpClient(gw.url, {})).rejects.toThrow(/401|Missing API key/);
-    const res = await fetch(`${gw.url}/mcp`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
+    await expect(mcpClient(t.gw.url, {})).rejects.toThrow(/401|Missing API key/);
+    const res = await fetch(`${t.gw.url}/mcp`, { headers: { authorization: `Bearer ${MASTER_KEY}` } });
     expect(res.status).toBe(405);
   });
 });

@@ -2,17 +2,15 @@
  * Upstream credentials stay out of what callers get and what the gateway logs, even when the upstream fails
  * and the SDK's error text would carry its URL (a token in its query string) or a stdio server prints one.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
+import { describe, expect, it } from "vitest";
+import { MASTER_KEY } from "../../../helpers/gateway.js";
+import { useMcpTestGateway } from "../../../helpers/mcp-gateway.js";
 import { mcpClient } from "../../../helpers/mcp-server.js";
 import { captureLogger } from "../../../helpers/redis.js";
 
 const log = captureLogger();
-let gw: TestGateway;
-
-beforeAll(async () => {
-  gw = await startTestGateway(
-    `model_list: []
+const t = useMcpTestGateway(
+  () => `model_list: []
 environment_variables: {LEAKY_TOKEN: s3cret-header-value, URL_TOKEN: s3cret-url-value}
 mcp_servers:
   leaky:
@@ -24,18 +22,12 @@ mcp_servers:
     args: ["-e", "console.error('token=' + process.env.URL_TOKEN); process.exit(1)"]
     env: {URL_TOKEN: os.environ/URL_TOKEN}
 `,
-    {},
-    { logger: log },
-  );
-}, 30_000);
-
-afterAll(async () => {
-  await gw?.close();
-});
+  { name: "mcp-secrets", database: false, logger: log },
+);
 
 describe("upstream credentials", () => {
   it("appear neither in the caller's errors nor in any log line when the upstream fails", async () => {
-    const client = await mcpClient(gw.url, { authorization: `Bearer ${MASTER_KEY}` });
+    const client = await mcpClient(t.gw.url, { authorization: `Bearer ${MASTER_KEY}` });
     try {
       const errors: string[] = [];
       for (const name of ["leaky-anything", "noisy-anything"]) {

@@ -6,9 +6,9 @@
  */
 import { createRequire } from "node:module";
 import { mcpServerListResponse } from "@platform/admin-api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { adminCall } from "../../../helpers/gateway.js";
-import { type McpTestGateway, startMcpTestGateway } from "../../../helpers/mcp-gateway.js";
+import { useMcpTestGateway } from "../../../helpers/mcp-gateway.js";
 
 const everything = createRequire(import.meta.url).resolve(
   "@modelcontextprotocol/server-everything/dist/index.js",
@@ -30,11 +30,8 @@ interface Listed {
 }
 
 describe("GET /v1/mcp/server", () => {
-  let t: McpTestGateway;
-
-  beforeAll(async () => {
-    t = await startMcpTestGateway(
-      (url) => `model_list: []
+  const t = useMcpTestGateway(
+    (url) => `model_list: []
 environment_variables: {T_TOKEN: ${SECRETS[0]}, T_HEADER: ${SECRETS[2]}, T_ENV: ${SECRETS[3]}}
 mcp_servers:
   tools:
@@ -53,13 +50,8 @@ mcp_servers:
   down:
     url: http://127.0.0.1:9/mcp
 `,
-      { name: "mcp-server-list" },
-    );
-  }, 30_000);
-
-  afterAll(async () => {
-    await t?.close();
-  });
+    { name: "mcp-server-list" },
+  );
 
   it("lists every declared server in file order with its tools under <server>-<tool>, transport and allow_all_keys", async () => {
     const res = await adminCall<Listed[]>(t.gw, "GET", "/v1/mcp/server");

@@ -5,30 +5,21 @@
  * `rpm_limit` counts its keys' tool calls together (the pipeline's admission, team subjects included).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { adminCall } from "../../../helpers/gateway.js";
-import { type McpTestGateway, startMcpTestGateway } from "../../../helpers/mcp-gateway.js";
+import { mcpError, useMcpTestGateway } from "../../../helpers/mcp-gateway.js";
 import { waitFor } from "../../../helpers/redis.js";
 
-let stack: McpTestGateway;
-
-beforeAll(async () => {
-  stack = await startMcpTestGateway(
-    (url) => `model_list: []
+const stack = useMcpTestGateway(
+  (url) => `model_list: []
 mcp_servers:
   tools:
     url: ${url}
   second:
     url: ${url}
 `,
-    { name: "mcp-team-grants" },
-  );
-}, 30_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+  { name: "mcp-team-grants" },
+);
 
 /** Makes a team; returns its id. */
 async function newTeam(body: Record<string, unknown>): Promise<string> {
@@ -120,12 +111,20 @@ describe("a team's object_permission on /mcp", () => {
     await first.callTool({ name: "tools-add", arguments: { a: 1, b: 1 } });
     await second.callTool({ name: "tools-add", arguments: { a: 1, b: 2 } });
     const before = stack.upstream.log.calls.length;
-    const refused = await first.callTool({ name: "tools-add", arguments: { a: 1, b: 3 } }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(refused).toBeInstanceOf(McpError);
-    expect((refused as McpError).data).toMatchObject({ status: 429, type: "rate_limit_error" });
+    const refused = await mcpError(first.callTool({ name: "tools-add", arguments: { a: 1, b: 3 } }));
+    expect(refused.data).toMatchObject({ status: 429, type: "rate_limit_error" });
     expect(stack.upstream.log.calls.length).toBe(before);
+  });
+
+  it("counts its keys' resource reads and prompt gets against the team's rpm_limit too", async () => {
+    const team = await newTeam({ rpm_limit: 2, object_permission: { mcp_servers: ["tools"] } });
+    const first = await teamClient(team);
+    const second = await teamClient(team);
+    await first.readResource({ uri: "test://notes/readme" });
+    await second.getPrompt({ name: "tools-greet", arguments: { name: "Ada" } });
+    const before = stack.upstream.log.reads.length;
+    const refused = await mcpError(second.readResource({ uri: "test://notes/readme" }));
+    expect(refused.data).toMatchObject({ status: 429, type: "rate_limit_error" });
+    expect(stack.upstream.log.reads.length).toBe(before);
   });
 });

@@ -4,54 +4,51 @@
  * tool, carrying the arguments as they went upstream (PII masked), the result, the server, the status and the
  * cost; the guardrail's decision as its own observation; a refused call traced too.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeLangfuse, type FakeObservation, startFakeLangfuse } from "../../../fixtures/langfuse.js";
 import { MASTER_KEY } from "../../../helpers/gateway.js";
-import { type McpTestGateway, startMcpTestGateway } from "../../../helpers/mcp-gateway.js";
+import { useMcpTestGateway } from "../../../helpers/mcp-gateway.js";
 import { waitFor } from "../../../helpers/redis.js";
 
 let langfuse: FakeLangfuse;
-let stack: McpTestGateway;
 let client: Client;
 
 beforeAll(async () => {
   langfuse = await startFakeLangfuse();
-  const policyPath = join(mkdtempSync(join(tmpdir(), "gw-mcp-trace-")), "policy.yaml");
-  writeFileSync(
-    policyPath,
-    "guardrails:\n  pii:\n    mode: enforce\n    scope: both\n    entities: {EMAIL_ADDRESS: MASK, CREDIT_CARD: BLOCK}\n",
-  );
-  delete process.env.PII_ANALYZER_API_BASE;
-  stack = await startMcpTestGateway(
-    (url) => `model_list: []
+});
+
+afterAll(async () => {
+  await langfuse?.close();
+});
+
+const stack = useMcpTestGateway(
+  (url) => `model_list: []
 mcp_servers:
   tools:
     url: ${url}
     mcp_info:
       mcp_server_cost_info: {default_cost_per_query: 0.004}
 `,
-    {
-      name: "mcp-trace",
-      database: false,
-      env: {
-        GUARDRAIL_POLICY: policyPath,
+  {
+    name: "mcp-trace",
+    database: false,
+    policy:
+      "guardrails:\n  pii:\n    mode: enforce\n    scope: both\n    entities: {EMAIL_ADDRESS: MASK, CREDIT_CARD: BLOCK}\n",
+    get env() {
+      // Read once the fake Langfuse has started (the hook above runs first).
+      return {
         TRACE_HOST: langfuse.url,
         TRACE_PUBLIC_KEY: langfuse.publicKey,
         TRACE_SECRET_KEY: langfuse.secretKey,
         TRACE_FLUSH_INTERVAL_MS: "100",
-      },
+      };
     },
-  );
-  client = await stack.connect(MASTER_KEY);
-}, 30_000);
+  },
+);
 
-afterAll(async () => {
-  await stack?.close();
-  await langfuse?.close();
+beforeAll(async () => {
+  client = await stack.connect(MASTER_KEY);
 });
 
 /** The observations of the trace whose tool observation `matches`, once `count` of them arrived. */

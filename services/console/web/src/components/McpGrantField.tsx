@@ -8,7 +8,7 @@ export interface McpGrant {
   tools: Record<string, string[]>;
 }
 
-/** A key's `object_permission` as the field edits it. */
+/** A key's or team's `object_permission` as the field edits it. */
 export function grantOf(permission: ObjectPermission | null): McpGrant {
   return {
     servers: permission?.mcp_servers ?? [],
@@ -17,8 +17,9 @@ export function grantOf(permission: ObjectPermission | null): McpGrant {
 }
 
 /**
- * The `object_permission` `/key/update` gets for `grant`: null when no server is chosen (the key then reaches
- * only servers open to all keys, or its team's); the tool lists of chosen servers only, an empty one left out.
+ * The `object_permission` `/key/update` (or `/team/update`) gets for `grant`: null when no server is chosen (a key
+ * then reaches only servers open to all keys, or its team's); the tool lists of chosen servers only, an empty one
+ * left out.
  */
 export function permissionOf(grant: McpGrant): ObjectPermission | null {
   if (grant.servers.length === 0) return null;
@@ -31,20 +32,29 @@ export function permissionOf(grant: McpGrant): ObjectPermission | null {
   };
 }
 
+/** What the servers field means, by who holds the grant. */
+const HOLDER_DESCRIPTIONS = {
+  key: "Tool servers this key may call through the gateway's /mcp. None: only servers open to all keys, or its team's.",
+  team: "Tool servers the team's keys may call through the gateway's /mcp (a key with its own grant: only those both name). None: only servers open to all keys.",
+};
+
 /**
- * The operator's choice of a key's MCP servers (LiteLLM's `object_permission.mcp_servers`) and, for each
- * chosen server, its tools (`mcp_tool_permissions`; none chosen = every tool of the server). Deny by default:
- * no server chosen, the key reaches only servers open to all keys (or its team's). A server or tool the key
- * names that the gateway no longer declares stays listed, so saving does not drop it silently.
+ * The operator's choice of the MCP servers of a key or, with `holder` "team", of a team's keys (LiteLLM's
+ * `object_permission.mcp_servers`) and, for each chosen server, its tools (`mcp_tool_permissions`; none chosen
+ * = every tool of the server). Deny by default: no server chosen, a key reaches only servers open to all keys
+ * (or its team's). A server or tool the grant names that the gateway no longer declares stays listed, so
+ * saving does not drop it silently.
  */
 export function McpGrantField({
   servers,
   grant,
   onGrant,
+  holder = "key",
 }: {
   servers: McpServer[];
   grant: McpGrant;
   onGrant: (grant: McpGrant) => void;
+  holder?: "key" | "team";
 }) {
   const names = [...new Set([...servers.map((s) => s.server_name), ...grant.servers])];
   const serverOption = (name: string) => {
@@ -62,7 +72,7 @@ export function McpGrantField({
     <Stack gap="xs" data-testid="mcp-grant">
       <MultiSelect
         label="MCP servers"
-        description="Tool servers this key may call through the gateway's /mcp. None: only servers open to all keys, or its team's."
+        description={HOLDER_DESCRIPTIONS[holder]}
         placeholder={grant.servers.length === 0 ? "none" : undefined}
         data={names.map(serverOption)}
         value={grant.servers}

@@ -1,10 +1,11 @@
 import { Alert, Modal, SimpleGrid, Stack, TextInput } from "@mantine/core";
 import { fieldErrors, teamEditInput, teamInput } from "@platform/admin-api";
 import { useState } from "react";
-import { api, type ConsoleTeam } from "../api";
+import { api, type ConsoleTeam, type McpServer } from "../api";
 import { useFetch } from "../useFetch";
 import { FormButtons, ModelsSelect } from "./KeyFormFields";
 import { LimitFields, limitRequest, limitValues, NO_LIMITS } from "./LimitFields";
+import { grantOf, McpGrantField, permissionOf } from "./McpGrantField";
 import { useCheckedForm } from "./useCheckedForm";
 
 /** Request fields whose refusals show under their own input. */
@@ -19,9 +20,10 @@ const FIELDS = new Set([
 ]);
 
 /**
- * The operator's team dialog: a new team (name, limits, models, the e-mail of its first admin; `POST
- * /api/teams`) or, with `team`, a change of its name, limits and models (`POST /api/teams/:teamId`; an empty
- * limit clears it). Checked in the browser with the server's schemas (`teamInput`, `teamEditInput`) from the
+ * The operator's team dialog: a new team (name, limits, models, the e-mail of its first admin, its MCP servers;
+ * `POST /api/teams`) or, with `team`, a change of its name, limits, models and MCP servers (`POST
+ * /api/teams/:teamId`; an empty limit clears it). The MCP servers and tools (LiteLLM's team `object_permission`,
+ * the field the key dialogs use) are sent only when changed; no server chosen sends null. Checked in the browser with the server's schemas (`teamInput`, `teamEditInput`) from the
  * first Save on; a refusal shows under its field. `onClose(saved)` names the team saved, null when cancelled.
  */
 export function TeamFormModal({
@@ -36,6 +38,10 @@ export function TeamFormModal({
   const [limits, setLimits] = useState(team === undefined ? NO_LIMITS : limitValues(team));
   const [models, setModels] = useState<string[]>(team?.models ?? []);
   const available = useFetch<{ models: string[] }>("/api/models").data?.models ?? [];
+  const mcpServers = useFetch<{ servers: McpServer[] }>("/api/admin/mcp-servers").data?.servers ?? [];
+  const [grant, setGrant] = useState(grantOf(team?.object_permission ?? null));
+  const [grantChanged, setGrantChanged] = useState(false);
+  const mcpGrant = grantChanged ? { object_permission: permissionOf(grant) } : {};
 
   const request =
     team === undefined
@@ -44,8 +50,9 @@ export function TeamFormModal({
           ...limitRequest(limits, undefined),
           models: models.length === 0 ? undefined : models,
           admin_email: adminEmail.trim() === "" ? undefined : adminEmail,
+          ...mcpGrant,
         }
-      : { team_alias: alias, ...limitRequest(limits, null), models };
+      : { team_alias: alias, ...limitRequest(limits, null), models, ...mcpGrant };
   const problems = () => fieldErrors(team === undefined ? teamInput : teamEditInput, request);
   const { busy, fieldError, formError, submit } = useCheckedForm(problems, FIELDS);
   const save = submit(async () => {
@@ -95,6 +102,15 @@ export function TeamFormModal({
             onModels={setModels}
             available={available}
             error={fieldError("models")}
+          />
+          <McpGrantField
+            holder="team"
+            servers={mcpServers}
+            grant={grant}
+            onGrant={(next) => {
+              setGrant(next);
+              setGrantChanged(true);
+            }}
           />
           {formError !== null && <Alert color="red">{formError.message}</Alert>}
           <FormButtons

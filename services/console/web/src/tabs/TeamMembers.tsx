@@ -38,7 +38,14 @@ export function TeamMembers({
           Add member
         </Button>
       </Group>
-      <Table.ScrollContainer minWidth={560}>
+      <Table.ScrollContainer
+        minWidth={560}
+        type="native"
+        // In a narrow window it scrolls sideways: a keyboard then reaches the columns out of sight.
+        tabIndex={0}
+        role="region"
+        aria-label="Members (table)"
+      >
         <Table verticalSpacing="sm">
           <ColumnHeads columns={["Member", "Role", "Spend in the team"]} actions />
           <Table.Tbody>
