@@ -18,6 +18,7 @@ import {
   deleteKeysRequest,
   type GenerateKeyRequest,
   generateKeyRequest,
+  keyActionRequest,
   type ListKeysParams,
   type NewUserRequest,
   newUserRequest,
@@ -150,6 +151,14 @@ export class AdminApiClient {
   /** `POST /key/delete` (revoke). 404 when none of the keys exists. */
   deleteKeys(body: DeleteKeysRequest) {
     return this.call("POST", "/key/delete", deleteKeysResponse, { body: deleteKeysRequest.parse(body) });
+  }
+  /**
+   * `POST /key/block` (`blocked` true) or `/key/unblock` (false), `key` the full key or its hash: a blocked key
+   * is refused (401) until unblocked. Answers the key after the change (`key` is the hash). 404 when unknown.
+   */
+  blockKey(key: string, blocked: boolean) {
+    const body = keyActionRequest.parse({ key });
+    return this.call("POST", blocked ? "/key/block" : "/key/unblock", updateKeyResponse, { body });
   }
   /** `GET /key/info?key=` (key or hash). 404 when unknown. */
   keyInfo(key: string) {

@@ -38,7 +38,7 @@ export function createMetrics(): ConsoleMetrics {
     }),
     keyOperations: new Counter({
       name: "console_key_operations_total",
-      help: "Keys generated and revoked through the console.",
+      help: "Key operations through the console (generate, update, block, unblock, revoke).",
       labelNames: ["operation"],
       registers: [registry],
     }),

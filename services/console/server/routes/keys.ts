@@ -121,6 +121,8 @@ export function presentKey(key: KeyRecord) {
     created_at: key.created_at,
     expires: key.expires,
     status: key.status,
+    /** Refused by the gateway (401) until unblocked; false from gateways older than `/key/block`. */
+    blocked: key.blocked ?? false,
     last_used_at: key.last_used_at ?? null,
   };
 }
@@ -148,6 +150,24 @@ export async function revokeKey(
   await gatewayFor(ctx, request).deleteKeys({ keys: [token] });
   ctx.metrics.keyOperations.inc({ operation: "revoke" });
   return { revoked: token };
+}
+
+/**
+ * Blocks (`blocked` true) or unblocks a key through the gateway's `/key/block` / `/key/unblock`, acting as the
+ * request's session (the gateway audits it as `key.block` / `key.unblock`), counts it, and answers the listed
+ * fields. A blocked key is refused (401) until unblocked; unlike revoking, it can be undone.
+ * @throws AdminApiError 404 when the key does not exist; 400 when it is revoked or expired.
+ */
+export async function blockConsoleKey(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  token: string,
+  blocked: boolean,
+) {
+  const changed = await gatewayFor(ctx, request).blockKey(token, blocked);
+  ctx.metrics.keyOperations.inc({ operation: blocked ? "block" : "unblock" });
+  request.log.info({ keyHash: token.slice(0, 12), blocked }, "key blocked or unblocked through the console");
+  return presentKey(changed);
 }
 
 /**

@@ -66,7 +66,7 @@ function teamDetail({ info, access, membership }: TeamView) {
 }
 
 /** Every team page by page (`user_id`: that user's teams), at most {@link MAX_TEAMS}. */
-async function listAllTeams(ctx: RouteContext, userId?: string): Promise<TeamRecord[]> {
+export async function listAllTeams(ctx: RouteContext, userId?: string): Promise<TeamRecord[]> {
   const teams: TeamRecord[] = [];
   for (let page = 1; teams.length < MAX_TEAMS; page++) {
     const batch = await ctx.gateway.listTeams({ user_id: userId, page, page_size: 100 });

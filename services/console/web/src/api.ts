@@ -64,6 +64,8 @@ export interface ConsoleKey {
   created_at: string | null;
   expires: string | null;
   status: "active" | "revoked" | "expired";
+  /** Blocked by an operator: refused by the gateway (401) until unblocked (absent from older consoles). */
+  blocked?: boolean;
   /** Start of the key's newest request, null if never used (lags a call by a few seconds). */
   last_used_at: string | null;
 }
@@ -75,6 +77,8 @@ export type ObjectPermission = AdminObjectPermission;
 export interface OwnedKey extends ConsoleKey {
   user_id: string | null;
   user_email: string | null;
+  /** The alias of the key's team (`team_id`), null without a team or when the team has no alias. */
+  team_alias: string | null;
   /** The chat's service key (its calls are booked on the chat user they name). */
   service: boolean;
   object_permission: ObjectPermission | null;

@@ -13,6 +13,7 @@ export function ConfirmButton({
   question,
   children,
   onConfirm,
+  color = "red",
 }: {
   /** The button's and the confirming button's text ("Revoke", "Remove"). */
   label: string;
@@ -21,6 +22,8 @@ export function ConfirmButton({
   question: string;
   children: ReactNode;
   onConfirm: () => Promise<void>;
+  /** The buttons' Mantine colour (default red: the action is destructive). */
+  color?: string;
 }) {
   const [opened, { open, close }] = useDisclosure(false);
   const [busy, setBusy] = useState(false);
@@ -41,7 +44,7 @@ export function ConfirmButton({
   };
   return (
     <>
-      <Button size="xs" color="red" variant="light" onClick={open} aria-label={ariaLabel}>
+      <Button size="xs" color={color} variant="light" onClick={open} aria-label={ariaLabel}>
         {label}
       </Button>
       <Modal opened={opened} onClose={close} title={question} centered returnFocus={!done}>
@@ -55,7 +58,7 @@ export function ConfirmButton({
           <Button variant="default" onClick={close}>
             Cancel
           </Button>
-          <Button color="red" onClick={confirm} loading={busy}>
+          <Button color={color} onClick={confirm} loading={busy}>
             {label}
           </Button>
         </Group>

@@ -12,6 +12,7 @@ import { KeyTable, ownerLabel } from "./KeyTable";
 const STATUSES = [
   { value: "active", label: "Active" },
   { value: "all", label: "All (revoked and expired too)" },
+  { value: "blocked", label: "Blocked" },
   { value: "revoked", label: "Revoked" },
   { value: "expired", label: "Expired" },
 ];
@@ -23,11 +24,17 @@ const SORTS = [
   { value: "name", label: "Name (A–Z)" },
 ];
 
-/** Keys whose name, masked key or owner contains `search` (any case), of `status`, sorted by `sort`. */
+/**
+ * Keys whose name, masked key or owner (user, team alias or id) contains `search` (any case), of `status`
+ * ("blocked": active keys an operator blocked), sorted by `sort`.
+ */
 export function filterKeys(keys: OwnedKey[], search: string, status: string, sort: string): OwnedKey[] {
   const needle = search.trim().toLowerCase();
   const text = (k: OwnedKey) =>
-    [k.key_alias ?? "", k.key_name, ownerLabel(k), k.user_id ?? ""].join(" ").toLowerCase();
+    [k.key_alias ?? "", k.key_name, ownerLabel(k), k.user_id ?? "", k.team_id ?? ""].join(" ").toLowerCase();
+  const ofStatus = (k: OwnedKey) =>
+    status === "all" ||
+    (status === "blocked" ? k.status === "active" && k.blocked === true : k.status === status);
   const time = (iso: string | null, none: number) => (iso === null ? none : Date.parse(iso));
   const by: Record<string, (a: OwnedKey, b: OwnedKey) => number> = {
     spend: (a, b) => b.spend - a.spend,
@@ -37,14 +44,14 @@ export function filterKeys(keys: OwnedKey[], search: string, status: string, sor
     name: (a, b) => (a.key_alias ?? "").localeCompare(b.key_alias ?? ""),
   };
   return keys
-    .filter((k) => (status === "all" || k.status === status) && (needle === "" || text(k).includes(needle)))
+    .filter((k) => ofStatus(k) && (needle === "" || text(k).includes(needle)))
     .sort(by[sort] ?? by.spend);
 }
 
 /**
- * The operator's Keys view: every key of the platform (of a user, of no user, the chat's service key) with its
- * owner, spend, last use, limits and expiry; find, filter by status, sort, edit (with the key's MCP servers and
- * tools, operators only) and revoke; below, the gateway's declared MCP servers and their tools.
+ * The operator's Keys view: every key of the platform (of a user, of no user, of a team, the chat's service key)
+ * with its owner (a team key: its team), spend, last use, limits and expiry; find, filter by status, sort, edit
+ * (with the key's MCP servers and tools, operators only), block or unblock, and revoke; below, the gateway's declared MCP servers and their tools.
  */
 export function AllKeysTab() {
   const keys = useFetch<{ keys: OwnedKey[] }>("/api/admin/keys");
@@ -64,8 +71,8 @@ export function AllKeysTab() {
   return (
     <Stack>
       <Text size="sm" c="dimmed">
-        Every key of the platform: keys of users, keys of no user (for your own programs) and the chat's
-        service key.
+        Every key of the platform: keys of users, keys of teams, keys of no user (for your own programs) and
+        the chat's service key.
       </Text>
       <Group align="flex-end" gap="sm">
         <TextInput
@@ -97,6 +104,15 @@ export function AllKeysTab() {
                 keys={shown}
                 withOwner
                 onEdit={(k) => setEditing(k as OwnedKey)}
+                onBlock={async (k, blocked) => {
+                  await api("POST", `/api/admin/keys/${k.token}/${blocked ? "block" : "unblock"}`);
+                  setSaved(
+                    blocked
+                      ? `Key ${k.key_alias ?? ""} (${k.key_name}) blocked: its calls are refused until you unblock it.`
+                      : `Key ${k.key_alias ?? ""} (${k.key_name}) unblocked.`,
+                  );
+                  keys.reload();
+                }}
                 onRevoke={async (k) => {
                   await api("DELETE", `/api/admin/keys/${k.token}`);
                   setSaved(`Key ${k.key_alias ?? ""} (${k.key_name}) revoked.`);

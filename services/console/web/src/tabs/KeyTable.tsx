@@ -1,6 +1,7 @@
 import { Badge, Box, Button, Card, Group, Stack, Table, Text } from "@mantine/core";
 import type { ReactNode } from "react";
 import type { ConsoleKey, OwnedKey } from "../api";
+import { BlockButton } from "../components/BlockButton";
 import { BudgetBar } from "../components/BudgetBar";
 import { ColumnHeads } from "../components/ColumnHeads";
 import { RevokeButton } from "../components/RevokeButton";
@@ -13,21 +14,34 @@ interface KeyListProps {
   onRevoke: (key: ConsoleKey) => Promise<void>;
   /** Opens the edit dialog of an active key; without it no Edit button. */
   onEdit?: (key: ConsoleKey) => void;
+  /** Blocks (`true`) or unblocks (`false`) an active key; without it no Block/Unblock button. */
+  onBlock?: (key: ConsoleKey, blocked: boolean) => Promise<void>;
   /** Shows each key's owner (the operator's Keys view: keys are {@link OwnedKey}s). */
   withOwner?: boolean;
 }
 
-/** Who a key belongs to, in the console's words: the user's e-mail, "Chat (service key)" or "no user". */
-export function ownerLabel(k: ConsoleKey): string {
-  const owned = k as Partial<OwnedKey>;
-  if (owned.service === true) return "Chat (service key)";
-  if (owned.user_id == null) return "no user";
-  return owned.user_email ?? owned.user_id;
+/** The key's team in the console's words: "team <alias>" (else its id), or null for a key of no team. */
+function teamLabel(k: ConsoleKey): string | null {
+  if (k.team_id == null) return null;
+  return `team ${(k as Partial<OwnedKey>).team_alias ?? k.team_id}`;
 }
 
 /**
- * Keys with Name, (Owner,) Usage, Limits, Last used, Created, Expires, Edit and Revoke: a table on wide screens,
- * cards on phones.
+ * Who a key belongs to, in the console's words: "Chat (service key)", the user's e-mail (with its team, if
+ * any: "dev@example.com · team Search"), the team of a team's key ("team Search"), or "no user".
+ */
+export function ownerLabel(k: ConsoleKey): string {
+  const owned = k as Partial<OwnedKey>;
+  const team = teamLabel(k);
+  if (owned.service === true) return "Chat (service key)";
+  if (owned.user_id == null) return team ?? "no user";
+  const user = owned.user_email ?? owned.user_id;
+  return team === null ? user : `${user} · ${team}`;
+}
+
+/**
+ * Keys with Name, (Owner,) Usage, Limits, Last used, Created, Expires, ("Blocked",) (Block/Unblock,) Edit and
+ * Revoke: a table on wide screens, cards on phones.
  */
 export function KeyTable(props: KeyListProps) {
   return (
@@ -46,10 +60,20 @@ function RevokeOrStatus({
   k,
   onRevoke,
   onEdit,
-}: { k: ConsoleKey } & Pick<KeyListProps, "onRevoke" | "onEdit">) {
+  onBlock,
+}: { k: ConsoleKey } & Pick<KeyListProps, "onRevoke" | "onEdit" | "onBlock">) {
   const label = `${k.key_alias ?? ""} (${k.key_name})`;
+  const blocked = k.blocked === true;
   return k.status === "active" ? (
-    <Group gap="xs" wrap="nowrap" justify="flex-end">
+    <Group gap="xs" wrap={onBlock === undefined ? "nowrap" : "wrap"} justify="flex-end">
+      {blocked && (
+        <Badge color="red" variant="light" data-testid="key-blocked">
+          Blocked
+        </Badge>
+      )}
+      {onBlock !== undefined && (
+        <BlockButton label={label} blocked={blocked} onBlock={(to) => onBlock(k, to)} />
+      )}
       {onEdit !== undefined && (
         <Button size="xs" variant="default" onClick={() => onEdit(k)} aria-label={`Edit ${label}`}>
           Edit
@@ -89,7 +113,7 @@ function KeyName({ k, testId }: { k: ConsoleKey; testId?: string }) {
   );
 }
 
-function KeyCards({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
+function KeyCards({ keys, onRevoke, onEdit, onBlock, withOwner }: KeyListProps) {
   const columns = withOwner === true ? [OWNER, ...COLUMNS] : COLUMNS;
   return (
     <Stack gap={0}>
@@ -100,9 +124,9 @@ function KeyCards({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
           p="sm"
           style={{ borderBottom: "1px solid var(--mantine-color-default-border)" }}
         >
-          <Group justify="space-between" wrap="nowrap" align="flex-start">
+          <Group justify="space-between" wrap={onBlock === undefined ? "nowrap" : "wrap"} align="flex-start">
             <KeyName k={k} />
-            <RevokeOrStatus k={k} onRevoke={onRevoke} onEdit={onEdit} />
+            <RevokeOrStatus k={k} onRevoke={onRevoke} onEdit={onEdit} onBlock={onBlock} />
           </Group>
           <Group gap="lg" mt="xs" align="flex-start">
             {columns.map((c) => (
@@ -120,7 +144,7 @@ function KeyCards({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
   );
 }
 
-function WideKeyTable({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
+function WideKeyTable({ keys, onRevoke, onEdit, onBlock, withOwner }: KeyListProps) {
   const columns = withOwner === true ? [OWNER, ...COLUMNS] : COLUMNS;
   return (
     <Table.ScrollContainer minWidth={withOwner === true ? 1000 : 880}>
@@ -138,7 +162,7 @@ function WideKeyTable({ keys, onRevoke, onEdit, withOwner }: KeyListProps) {
                 </Table.Td>
               ))}
               <Table.Td ta="right">
-                <RevokeOrStatus k={k} onRevoke={onRevoke} onEdit={onEdit} />
+                <RevokeOrStatus k={k} onRevoke={onRevoke} onEdit={onEdit} onBlock={onBlock} />
               </Table.Td>
             </Table.Tr>
           ))}
@@ -159,7 +183,7 @@ function KeyLimits({ k }: { k: ConsoleKey }) {
   if (own.length === 0) {
     return (
       <Text size="xs" c="dimmed">
-        {k.team_id == null ? "account limits" : "team limits"}
+        {k.team_id == null ? "account limits" : `limits of ${teamLabel(k)}`}
       </Text>
     );
   }
