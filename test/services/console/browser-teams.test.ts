@@ -143,7 +143,7 @@ describe.skipIf(skipReason !== undefined)(`the Teams tab in Chromium ${skipReaso
     await expect(byMember.locator("table tbody").textContent()).resolves.toContain("Service keys");
     await expect(
       lead.getByTestId("key-row").filter({ hasText: "indexer" }).first().textContent(),
-    ).resolves.toContain("team limits");
+    ).resolves.toContain("limits of team search");
     expect(await violations(lead)).toEqual([]);
     for (const viewport of [WIDE, PHONE]) {
       await lead.setViewportSize(viewport);

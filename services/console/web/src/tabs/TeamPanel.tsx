@@ -133,7 +133,8 @@ function TeamKeys({
   onChange: (m: string | null) => void;
 }) {
   const [generating, setGenerating] = useState(false);
-  const keys = detail.keys ?? [];
+  // The team's keys name their team by its alias, as All keys does (KeyTable's owner and limits columns).
+  const keys = (detail.keys ?? []).map((k) => ({ ...k, team_alias: detail.team.team_alias ?? null }));
   const revoke = async (key: ConsoleKey) => {
     await api("DELETE", `/api/teams/${encodeURIComponent(detail.team.team_id)}/keys/${key.token}`);
     onChange(`Key ${key.key_alias ?? ""} (${key.key_name}) revoked.`);
