@@ -33,7 +33,11 @@ import { healthRoutes, type ReadinessCheck } from "./routes/health.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { modelInfoRoutes } from "./routes/model-info.js";
 import { modelsRoutes } from "./routes/models.js";
-import { DEFAULT_REFUSAL_ROWS_PER_KEY_PER_MINUTE, RefusalRowQuota } from "./spend/refusal-row-quota.js";
+import {
+  DEFAULT_REFUSAL_ROWS_PER_KEY_PER_MINUTE,
+  RefusalRowQuota,
+  withRefusalQuota,
+} from "./spend/refusal-row-quota.js";
 import type { SpendRecorder } from "./spend/types.js";
 import type { Clock } from "./time/clock.js";
 import type { ToolCallTracer } from "./tracing/tool-call-trace.js";
@@ -177,21 +181,28 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   app.register(modelsRoutes, { router: deps.router });
   app.register(modelInfoRoutes, { router: deps.router });
+  // Every route's spend rows pass one quota of refusal rows per key (model endpoints and /mcp alike).
+  const spend =
+    deps.spend === undefined
+      ? undefined
+      : withRefusalQuota(
+          deps.spend,
+          new RefusalRowQuota({
+            perMinute: deps.refusalRowsPerKeyPerMinute ?? DEFAULT_REFUSAL_ROWS_PER_KEY_PER_MINUTE,
+            clock: deps.clock,
+            registry: deps.metrics.registry,
+          }),
+        );
   app.register(modelRoutes, {
     router: deps.router,
     metrics: deps.metrics,
     clock: deps.clock,
     admitter: deps.admitter,
-    spend: deps.spend,
+    spend,
     guard: deps.guard,
     observers: deps.observers ?? [],
     responseOwners: deps.responseOwners ?? new ResponseOwnerStore({ clock: deps.clock }),
     ...(deps.responseCache === undefined ? {} : { responseCache: deps.responseCache }),
-    refusalRows: new RefusalRowQuota({
-      perMinute: deps.refusalRowsPerKeyPerMinute ?? DEFAULT_REFUSAL_ROWS_PER_KEY_PER_MINUTE,
-      clock: deps.clock,
-      registry: deps.metrics.registry,
-    }),
     ...(deps.maxStreamDurationMs === undefined ? {} : { maxStreamDurationMs: deps.maxStreamDurationMs }),
     ...(deps.streamClientIdleTimeoutMs === undefined
       ? {}
@@ -199,7 +210,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   if (deps.mcp) {
     const metrics = mcpMetrics(deps.metrics.registry);
-    const mcp = { ...deps.mcp, admitter: deps.admitter, spend: deps.spend, metrics, clock: deps.clock };
+    const mcp = { ...deps.mcp, admitter: deps.admitter, spend, metrics, clock: deps.clock };
     app.register(mcpRoutes, { deps: mcp });
     app.register(mcpServerListRoutes, { upstreams: deps.mcp.upstreams });
   }

@@ -26,7 +26,6 @@ import type { CallCacheState } from "../response-cache/types.js";
 import type { ResponseOwners } from "../response-owners/types.js";
 import type { CallAbort } from "../router/call-abort.js";
 import type { RoutePlan, Router, UpstreamResponse } from "../router/router.js";
-import type { RefusalRowQuota } from "../spend/refusal-row-quota.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 import type { Usage } from "../usage/types.js";
@@ -84,8 +83,6 @@ export interface PipelineDeps {
    * nothing computed per request.
    */
   responseCache?: ResponseCache;
-  /** Bounds the refusal rows a key adds per minute (`spend/refusal-row-quota.ts`); absent: no bound. */
-  refusalRows?: RefusalRowQuota;
 }
 
 /** The longest a stream may run, ms (`GATEWAY_MAX_STREAM_DURATION_MS`): 30 minutes. */

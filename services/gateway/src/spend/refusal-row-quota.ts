@@ -7,6 +7,7 @@
  */
 import { Counter, type Registry } from "prom-client";
 import type { Clock } from "../time/clock.js";
+import type { SpendRecorder } from "./types.js";
 
 /** The default quota: refusal rows per key per minute on one instance. */
 export const DEFAULT_REFUSAL_ROWS_PER_KEY_PER_MINUTE = 600;
@@ -60,4 +61,20 @@ export class RefusalRowQuota {
     this.used.set(subject, used + 1);
     return true;
   }
+}
+
+/**
+ * `spend` with `quota` in front of its rows of refused or failed calls (status ≥ 400 and spend 0: nothing was
+ * billed), whichever route wrote them (model endpoints, `/mcp` tool calls); answered calls, cache hits and
+ * failed calls that cost something pass untouched.
+ */
+export function withRefusalQuota(spend: SpendRecorder, quota: RefusalRowQuota): SpendRecorder {
+  return {
+    record(row) {
+      const refusal = row.status >= 400 && row.spend === 0 && row.cacheHit !== true;
+      if (refusal && !quota.take(row.keyHash)) return;
+      spend.record(row);
+    },
+    flush: (timeoutMs) => spend.flush(timeoutMs),
+  };
 }

@@ -22,6 +22,8 @@ mcp_servers:
 `,
   {
     name: "mcp-calls",
+    // Every other test here refuses fewer tool calls of one key than this.
+    env: { GATEWAY_REFUSAL_ROWS_PER_KEY_PER_MINUTE: "3" },
     policy: `guardrails:
   pii:
     mode: enforce
@@ -48,6 +50,31 @@ describe("a tools/call through /mcp", () => {
     expect(t.upstream.log.calls.length).toBe(before);
     // Listing is not a call: it still answers.
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("adds at most GATEWAY_REFUSAL_ROWS_PER_KEY_PER_MINUTE rows of refused calls a minute, like a model call", async () => {
+    const { client, hash } = await connectWith({ object_permission: GRANT, rpm_limit: 1 });
+    await client.callTool({ name: "tools-add", arguments: { a: 2, b: 2 } });
+    for (let i = 0; i < 6; i++) {
+      const refused = await mcpError(client.callTool({ name: "tools-add", arguments: { a: 2, b: i } }));
+      expect(refused.data).toMatchObject({ status: 429 });
+    }
+    const rows = async () => {
+      const sql = new pg.Client({ connectionString: t.db?.url });
+      await sql.connect();
+      try {
+        const result = await sql.query<{ status: number }>(
+          "SELECT status FROM spend_logs WHERE api_key = $1",
+          [hash],
+        );
+        return result.rows.map((r) => r.status).sort();
+      } finally {
+        await sql.end();
+      }
+    };
+    await expect.poll(rows, { timeout: 5000 }).toEqual([200, 429, 429, 429]);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // a later flush adds nothing
+    expect(await rows()).toEqual([200, 429, 429, 429]);
   });
 
   it("masks PII in the arguments before the upstream sees them, and in the result before the caller does", async () => {

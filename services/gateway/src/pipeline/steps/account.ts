@@ -197,11 +197,6 @@ const MAX_MODEL_GROUP_CHARS = 256;
  */
 function logRefusal(call: CallContext, deps: PipelineDeps, status: number, reason: string): void {
   if (call.usage !== undefined || call.free || deps.spend === undefined) return;
-  if (
-    deps.refusalRows !== undefined &&
-    !deps.refusalRows.take(call.auth.kind === "virtual" ? call.auth.keyHash : null)
-  )
-    return;
   deps.spend.record({
     ...unbilledRow(call, deps, status),
     // The alias once resolved; else the name the client asked for (an unknown model), clipped.
