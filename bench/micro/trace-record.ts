@@ -1,11 +1,14 @@
 /**
- * Micro-benchmark of turning one finished call into its trace spans (`npx tsx bench/micro/trace-record.ts
+ * Micro-benchmark of turning one finished call into its trace (`npx tsx bench/micro/trace-record.ts
  * [--baseline <checkout>]`): `CallTracer.record` of `services/gateway/src/tracing/langfuse-tracer.ts` for 3,000
- * calls whose input is 20 messages (~10 KB of JSON) and whose answer is 600 characters, with an exporter that
- * accepts every batch at once (no network; the batches are sent only at shutdown). This is the event-loop work
- * a traced call costs after its response. Three rounds, rotating with `--baseline`'s (another checkout's)
- * tracer; prints µs per record.
+ * calls whose input is 20 messages (~10 KB of JSON) and whose answer is 600 characters, then `flush()`, which
+ * builds every batch's OTLP/HTTP JSON request body and hands it to a sender that accepts it at once (no network).
+ * Record plus flush is the event-loop work a traced call costs after its response. A checkout whose tracer
+ * takes an OpenTelemetry `SpanExporter` (`deps.exporter`, before the direct OTLP build) gets one that serialises
+ * each batch with the OTLP exporter's own JSON serialiser; a newer one gets `deps.send`. Three rounds, rotating
+ * with `--baseline`'s (another checkout's) tracer; prints µs per call for record, flush and both.
  */
+import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
 import { Registry } from "prom-client";
@@ -15,10 +18,24 @@ const { values } = parseArgs({ options: { baseline: { type: "string" } } });
 const checkouts = [repoRoot.replace(/\/$/, ""), ...(values.baseline === undefined ? [] : [values.baseline])];
 const CALLS = 3000;
 const input = Array.from({ length: 20 }, (_, i) => ({ role: "user", content: `message ${i} `.repeat(40) }));
+let bodyChars = 0;
+/** The OTLP exporter's JSON serialiser, for checkouts that still export SDK spans. */
+const require = createRequire(
+  createRequire(import.meta.url).resolve("@opentelemetry/exporter-trace-otlp-http"),
+);
+const { JsonTraceSerializer } = require("@opentelemetry/otlp-transformer") as {
+  JsonTraceSerializer: { serializeRequest(spans: unknown[]): Uint8Array | undefined };
+};
 const exporter = {
-  export: (_spans: unknown, done: (result: { code: number }) => void) => done({ code: 0 }),
+  export: (spans: unknown[], done: (result: { code: number }) => void) => {
+    bodyChars += JsonTraceSerializer.serializeRequest(spans)?.length ?? 0;
+    done({ code: 0 });
+  },
   shutdown: async () => {},
   forceFlush: async () => {},
+};
+const send = async (body: string) => {
+  bodyChars += Buffer.byteLength(body);
 };
 
 for (let round = 0; round < 3; round++) {
@@ -33,11 +50,15 @@ for (let round = 0; round < 3; round++) {
       TRACE_PUBLIC_KEY: "pk-bench",
       TRACE_SECRET_KEY: "sk-bench",
       TRACE_FLUSH_INTERVAL_MS: "600000",
+      // Room for every span of the run: nothing is dropped before the flush.
+      TRACE_MAX_QUEUE_SPANS: String(CALLS * 2),
+      TRACE_MAX_QUEUE_MB: "1024",
     });
     const tracer = createLangfuseTracer(settings, {
       registry: new Registry(),
       log: pino({ level: "silent" }),
       exporter,
+      send,
     });
     const began = performance.now();
     for (let i = 0; i < CALLS; i++) {
@@ -62,9 +83,13 @@ for (let round = 0; round < 3; round++) {
         guardrails: [],
       });
     }
-    const us = ((performance.now() - began) * 1000) / CALLS;
+    const recorded = performance.now();
+    bodyChars = 0;
+    await tracer.flush();
+    const flushed = performance.now();
+    const us = (ms: number) => ((ms * 1000) / CALLS).toFixed(1);
     console.log(
-      `round ${round + 1} ${dir === checkouts[0] ? "this checkout" : "baseline"}: ${us.toFixed(1)} µs per record`,
+      `round ${round + 1} ${dir === checkouts[0] ? "this checkout" : "baseline"}: ${us(recorded - began)} µs record + ${us(flushed - recorded)} µs flush = ${us(flushed - began)} µs per call (${(bodyChars / CALLS / 1024).toFixed(1)} KiB of OTLP JSON per call)`,
     );
     await tracer.shutdown(10);
   }
