@@ -14,7 +14,7 @@ import { LangfuseOtelSpanAttributes as A } from "@langfuse/tracing";
 import type { CaptureContent } from "../config/trace-settings.js";
 import type { GuardDecision } from "../guardrails/types.js";
 import { type CallTrace, capturedContent } from "./call-trace.js";
-import { AttributeList, randomSpanId, spanJson } from "./otlp-json.js";
+import { AttributeList, type ExportScope, randomSpanId, spanJson } from "./otlp-json.js";
 import { TOOL_CALL_TRACE_NAME, type ToolCallTrace } from "./tool-call-trace.js";
 
 /** What the content of a trace is cut to. */
@@ -24,6 +24,37 @@ export interface ContentOptions {
   maxContentChars: number;
 }
 
+/**
+ * A call's facts with its input and output already captured and cut (`capturedContent`: JSON text, absent when
+ * not captured): what the spans are built from, and what is posted to the trace thread (small, plain data).
+ */
+export type CallFacts = Omit<CallTrace, "input" | "output"> & { input?: string; output?: string };
+/** A tool call's facts, captured like {@link CallFacts}. */
+export type ToolCallFacts = Omit<ToolCallTrace, "input" | "output"> & { input?: string; output?: string };
+
+/** The facts of a call (model or tool call) under the capture options: the one JSON serialisation of its content. */
+export function factsOf<T extends CallTrace | ToolCallTrace>(
+  call: T,
+  options: ContentOptions,
+): Omit<T, "input" | "output"> & { input?: string; output?: string } {
+  const { input, output } = capturedContent(call, options.capture, options.maxContentChars);
+  return { ...call, input, output };
+}
+
+/**
+ * The resource and scope of every span: what the OpenTelemetry SDK's default resource and our tracer's name
+ * were when Langfuse's SDK sent our traces (Langfuse keeps them as the observation's resource and scope).
+ */
+export const EXPORT_SCOPE: ExportScope = {
+  resource: {
+    "service.name": `unknown_service:${process.argv0}`,
+    "telemetry.sdk.language": "nodejs",
+    "telemetry.sdk.name": "opentelemetry",
+    "telemetry.sdk.version": "2.12.1",
+  },
+  scope: "ai-gateway",
+};
+
 type Level = "DEFAULT" | "WARNING" | "ERROR";
 
 /** A call's input and output as JSON string literals (escaped once), absent when not captured. */
@@ -32,11 +63,10 @@ interface QuotedContent {
   output?: string;
 }
 
-function quotedContent(call: Pick<CallTrace, "input" | "output">, options: ContentOptions): QuotedContent {
-  const { input, output } = capturedContent(call, options.capture, options.maxContentChars);
+function quotedContent(call: { input?: string; output?: string }): QuotedContent {
   return {
-    input: typeof input === "string" ? JSON.stringify(input) : undefined,
-    output: typeof output === "string" ? JSON.stringify(output) : undefined,
+    input: typeof call.input === "string" ? JSON.stringify(call.input) : undefined,
+    output: typeof call.output === "string" ? JSON.stringify(call.output) : undefined,
   };
 }
 
@@ -75,8 +105,8 @@ function rootStart(level: Level, statusMessage: string | undefined, content: Quo
  * The spans of a model call as OTLP JSON texts, children first (guardrails, the generation), the root last:
  * see langfuse-tracer.ts for what a trace holds.
  */
-export function callSpans(call: CallTrace, options: ContentOptions): string[] {
-  const content = quotedContent(call, options);
+export function callSpans(call: CallFacts): string[] {
+  const content = quotedContent(call);
   const level = levelOf(call.status);
   const failed = call.status >= 500 ? call.errorMessage : undefined;
   const rootId = randomSpanId();
@@ -129,8 +159,8 @@ export function callSpans(call: CallTrace, options: ContentOptions): string[] {
 }
 
 /** The spans of an MCP tool call as OTLP JSON texts, children first, the root last. */
-export function toolCallSpans(call: ToolCallTrace, options: ContentOptions): string[] {
-  const content = quotedContent(call, options);
+export function toolCallSpans(call: ToolCallFacts): string[] {
+  const content = quotedContent(call);
   const level = levelOf(call.status);
   const failed = call.status >= 500 ? call.outcome : undefined;
   const rootId = randomSpanId();

@@ -16,12 +16,14 @@
 import type { FastifyBaseLogger } from "fastify";
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { TraceSettings } from "../config/trace-settings.js";
-import { BoundedBatchExporter, type SendBody } from "./bounded-exporter.js";
+import { BoundedBatchExporter, type ExportCounters, type SendBody } from "./bounded-exporter.js";
 import type { CallTrace } from "./call-trace.js";
-import { callSpans, toolCallSpans } from "./langfuse-spans.js";
+import { callSpans, EXPORT_SCOPE, factsOf, toolCallSpans } from "./langfuse-spans.js";
 import { otlpHttpSender } from "./otlp-http.js";
 import { exportRequest } from "./otlp-json.js";
+import { TraceThread } from "./threaded-export.js";
 import type { ToolCallTrace, ToolCallTracer } from "./tool-call-trace.js";
+import type { TracedCall } from "./trace-thread-protocol.js";
 
 /** Records finished calls (model calls and MCP tool calls) as traces. */
 export interface CallTracer extends ToolCallTracer {
@@ -40,20 +42,6 @@ export interface TracerDeps {
   /** Replaces the OTLP/HTTP sender (benchmarks): posts one request body, rejects when it was not accepted. */
   send?: SendBody;
 }
-
-/**
- * The resource and scope of every span: what the OpenTelemetry SDK's default resource and our tracer's name
- * were when Langfuse's SDK sent our traces (Langfuse keeps them as the observation's resource and scope).
- */
-const EXPORT_SCOPE = {
-  resource: {
-    "service.name": `unknown_service:${process.argv0}`,
-    "telemetry.sdk.language": "nodejs",
-    "telemetry.sdk.name": "opentelemetry",
-    "telemetry.sdk.version": "2.12.1",
-  },
-  scope: "ai-gateway",
-};
 
 const LOG_EVERY_MS = 30_000;
 
@@ -83,34 +71,31 @@ export function createLangfuseTracer(settings: TraceSettings, deps: TracerDeps):
   });
 
   let lastFailureLog = 0;
-  const send = deps.send ?? otlpHttpSender(settings);
-  const exporter = new BoundedBatchExporter(send, exportRequest(EXPORT_SCOPE), {
-    maxSpans: settings.maxQueueSpans,
-    maxBytes: settings.maxQueueBytes,
-    batchSize: settings.batchSize,
-    flushIntervalMs: settings.flushIntervalMs,
-    counters: {
-      dropped: (n) => dropped.inc(n),
-      exported: (n) => exported.inc(n),
-      queued: (n) => queued.set(n),
-      failed: (error) => {
-        failures.inc();
-        const now = Date.now();
-        if (now - lastFailureLog >= LOG_EVERY_MS) {
-          lastFailureLog = now;
-          log.warn(
-            { host: settings.host, error: error?.message },
-            "trace export failed; spans stay queued (bounded) and are retried",
-          );
-        }
-      },
+  const counters: ExportCounters = {
+    dropped: (n) => dropped.inc(n),
+    exported: (n) => exported.inc(n),
+    queued: (n) => queued.set(n),
+    failed: (error) => {
+      failures.inc();
+      const now = Date.now();
+      if (now - lastFailureLog >= LOG_EVERY_MS) {
+        lastFailureLog = now;
+        log.warn(
+          { host: settings.host, error: error?.message },
+          "trace export failed; spans stay queued (bounded) and are retried",
+        );
+      }
     },
-  });
+  };
+  const sink =
+    settings.exportThread && deps.send === undefined
+      ? threadSink(settings, counters, log)
+      : loopSink(settings, deps.send ?? otlpHttpSender(settings), counters);
   const content = { capture: settings.capture, maxContentChars: settings.maxContentChars };
 
   function record(call: CallTrace): void {
     try {
-      exporter.export(callSpans(call, content));
+      sink.add({ tool: false, facts: factsOf(call, content) });
     } catch (error) {
       log.warn({ err: error, requestId: call.requestId }, "could not record the call's trace");
     }
@@ -118,7 +103,7 @@ export function createLangfuseTracer(settings: TraceSettings, deps: TracerDeps):
 
   function recordToolCall(call: ToolCallTrace): void {
     try {
-      exporter.export(toolCallSpans(call, content));
+      sink.add({ tool: true, facts: factsOf(call, content) });
     } catch (error) {
       log.warn({ err: error, requestId: call.requestId }, "could not record the tool call's trace");
     }
@@ -127,18 +112,57 @@ export function createLangfuseTracer(settings: TraceSettings, deps: TracerDeps):
   return {
     record,
     recordToolCall,
-    flush: () => exporter.forceFlush(),
+    flush: () => sink.flush(),
     async shutdown(timeoutMs: number) {
+      const left = await sink.shutdown(timeoutMs);
+      if (left === undefined || left > 0) {
+        log.warn(
+          { unsentSpans: left ?? "unknown", host: settings.host },
+          "shutdown: trace spans left unsent",
+        );
+      }
+    },
+  };
+}
+
+/** Where a call's facts go: spans built, queued and sent on the event loop, or on the trace thread. */
+interface TraceSink {
+  add(call: TracedCall): void;
+  flush(): Promise<void>;
+  /** Resolves with the spans left unsent (undefined: unknown, the flush timed out). */
+  shutdown(timeoutMs: number): Promise<number | undefined>;
+}
+
+function loopSink(settings: TraceSettings, send: SendBody, counters: ExportCounters): TraceSink {
+  const exporter = new BoundedBatchExporter(send, exportRequest(EXPORT_SCOPE), {
+    maxSpans: settings.maxQueueSpans,
+    maxBytes: settings.maxQueueBytes,
+    batchSize: settings.batchSize,
+    flushIntervalMs: settings.flushIntervalMs,
+    counters,
+  });
+  return {
+    add: (call) => exporter.export(call.tool ? toolCallSpans(call.facts) : callSpans(call.facts)),
+    flush: () => exporter.forceFlush(),
+    async shutdown(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<"timeout">((resolve) => {
         timer = setTimeout(() => resolve("timeout"), timeoutMs);
       });
       const outcome = await Promise.race([exporter.shutdown().then(() => "flushed" as const), timedOut]);
       clearTimeout(timer);
-      const left = exporter.size;
-      if (outcome === "timeout" || left > 0) {
-        log.warn({ unsentSpans: left, host: settings.host }, "shutdown: trace spans left unsent");
-      }
+      return outcome === "timeout" ? undefined : exporter.size;
     },
+  };
+}
+
+function threadSink(settings: TraceSettings, counters: ExportCounters, log: FastifyBaseLogger): TraceSink {
+  const thread = new TraceThread(settings, counters, log);
+  return {
+    add: (call) => thread.add(call),
+    flush: async () => {
+      await thread.flush();
+    },
+    shutdown: (timeoutMs) => thread.shutdown(timeoutMs),
   };
 }

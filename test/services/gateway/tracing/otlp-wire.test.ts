@@ -157,7 +157,7 @@ interface Captured {
 }
 
 /** Records each call alone (one export request each) and returns the requests' headers and bodies. */
-async function capture(capture: string): Promise<Captured[]> {
+async function capture(capture: string, thread = "false"): Promise<Captured[]> {
   const received: Captured[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -176,6 +176,7 @@ async function capture(capture: string): Promise<Captured[]> {
     TRACE_SECRET_KEY: "sk-lf-wire",
     TRACE_FLUSH_INTERVAL_MS: "600000",
     TRACE_CAPTURE_CONTENT: capture,
+    TRACE_EXPORT_THREAD: thread,
   }) as TraceSettings;
   const tracer = createLangfuseTracer(settings, { registry: new Registry(), log: pino({ level: "silent" }) });
   try {
@@ -236,5 +237,10 @@ describe("OTLP wire format", () => {
     expect(got.masked).toEqual(golden.masked);
     expect(got.full).toEqual(golden.full);
     expect(got.none).toEqual(golden.none);
+  });
+
+  it("sends the same requests from the trace thread (TRACE_EXPORT_THREAD=true)", async () => {
+    const golden = JSON.parse(readFileSync(GOLDEN, "utf8"));
+    expect(normalised(await capture("masked", "true"))).toEqual(golden.masked);
   });
 });
