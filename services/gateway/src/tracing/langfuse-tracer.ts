@@ -4,6 +4,8 @@
  * (`langfuse-spans.ts`, `otlp-json.ts`; no OpenTelemetry SDK span objects), which a bounded batch queue
  * (`bounded-exporter.ts`) sends. The spans and attributes are those Langfuse's own SDK (`@langfuse/otel`'s span
  * processor, `@langfuse/tracing`'s attribute mapping) sent for the same call; otlp-wire.test.ts compares them.
+ * With `TRACE_EXPORT_THREAD=true` the spans are built, queued and sent on a worker thread (`threaded-export.ts`,
+ * `trace-thread.ts`) and the event loop only captures each call's content (one JSON serialisation) and posts it.
  *
  * A trace: a root span named for the endpoint (`CallTrace.name`: `chat.completions`, `responses`, `embeddings`,
  * `completions`, `anthropic.messages`), also the trace's name, carrying the trace's user, session, tags and

@@ -197,12 +197,13 @@ describe("Langfuse tracer", () => {
       langfuse.setState("down");
       const calls = Array.from({ length: 40 }, () => call({ guardrails: [] })); // 2 spans each: 80 spans
       for (const c of calls) tracer.record(c);
+      // A generous wait: the trace thread, if any, starts (and from source compiles) first.
       await expect
-        .poll(() => metricValue(registry, "gateway_trace_dropped_total"))
+        .poll(() => metricValue(registry, "gateway_trace_dropped_total"), { timeout: 10_000 })
         .toBeGreaterThanOrEqual(50);
       expect(await metricValue(registry, "gateway_trace_queue_spans")).toBeLessThanOrEqual(30);
       await expect
-        .poll(() => metricValue(registry, "gateway_trace_export_failures_total"))
+        .poll(() => metricValue(registry, "gateway_trace_export_failures_total"), { timeout: 10_000 })
         .toBeGreaterThan(0);
       langfuse.setState("up");
       await tracer.flush();
@@ -213,6 +214,18 @@ describe("Langfuse tracer", () => {
       expect(delivered.has(calls[0]?.traceId as string)).toBe(false);
     },
   );
+
+  it("gives up on an export Langfuse never answers after TRACE_EXPORT_TIMEOUT_MS, keeps the spans and sends them once it answers", async () => {
+    const { langfuse, tracer, registry } = await setup({ TRACE_EXPORT_TIMEOUT_MS: "200" });
+    langfuse.setState("hang");
+    const c = call({ guardrails: [] });
+    tracer.record(c);
+    await expect.poll(() => metricValue(registry, "gateway_trace_export_failures_total")).toBeGreaterThan(0);
+    expect(await metricValue(registry, "gateway_trace_queue_spans")).toBe(2);
+    langfuse.setState("up");
+    await tracer.flush();
+    expect(await langfuse.waitForTrace(c.traceId, 2)).toHaveLength(2);
+  });
 
   it("counts export failures for wrong keys (401) without throwing at the caller", async () => {
     const langfuse = await startFakeLangfuse();
