@@ -8,7 +8,8 @@
  * each batch with the OTLP exporter's own JSON serialiser; a newer one gets `deps.send`. Three rounds, rotating
  * with `--baseline`'s (another checkout's) tracer and, with `--thread`, this checkout's tracer exporting from
  * its trace thread (TRACE_EXPORT_THREAD=true; its sends go to a closed port, the loop's share is what counts);
- * prints µs per call for record, flush, both, and the event loop's busy time (eventLoopUtilization).
+ * prints µs per call for record, flush, both, and the event loop's busy time (eventLoopUtilization); run with
+ * `node --expose-gc --import tsx` it also prints the heap a queued call holds (the thread's heap is not counted).
  */
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
@@ -70,6 +71,9 @@ for (let round = 0; round < 3; round++) {
       // The thread posts to TRACE_HOST itself (a closed port here: the loop's share is what is measured).
       ...(thread ? {} : { send }),
     });
+    const gc = (globalThis as { gc?: () => void }).gc;
+    gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
     const elu = performance.eventLoopUtilization();
     const began = performance.now();
     for (let i = 0; i < CALLS; i++) {
@@ -95,6 +99,8 @@ for (let round = 0; round < 3; round++) {
       });
     }
     const recorded = performance.now();
+    gc?.();
+    const heldKiB = (process.memoryUsage().heapUsed - heapBefore) / 1024 / CALLS;
     bodyChars = 0;
     await tracer.flush();
     const flushed = performance.now();
@@ -102,7 +108,7 @@ for (let round = 0; round < 3; round++) {
     const us = (ms: number) => ((ms * 1000) / CALLS).toFixed(1);
     const name = dir === here ? (thread ? "this checkout, thread" : "this checkout") : "baseline";
     console.log(
-      `round ${round + 1} ${name}: ${us(recorded - began)} µs record + ${us(flushed - recorded)} µs flush = ${us(flushed - began)} µs per call; event loop busy ${us(active)} µs per call (${(bodyChars / CALLS / 1024).toFixed(1)} KiB of OTLP JSON per call on the loop)`,
+      `round ${round + 1} ${name}: ${us(recorded - began)} µs record + ${us(flushed - recorded)} µs flush = ${us(flushed - began)} µs per call; event loop busy ${us(active)} µs per call (${(bodyChars / CALLS / 1024).toFixed(1)} KiB of OTLP JSON per call on the loop${gc ? `; ${heldKiB.toFixed(1)} KiB of this heap per queued call` : ""})`,
     );
     await tracer.shutdown(10);
   }
