@@ -6,6 +6,9 @@
  * test/fixtures/langfuse.ts, in this process. Reports latency (p50/p99, medians of rounds), RSS at the start
  * and end, and the down gateway's `gateway_trace_dropped_total` / `gateway_trace_export_failures_total`.
  * With `--batch-sizes`, one more gateway per size traces to the answering Langfuse with that TRACE_BATCH_SIZE.
+ * With `--baseline <checkout>`, one more gateway, run from that checkout's source (the before of a change, its
+ * dependencies installed), traces to the answering Langfuse: before and after side by side in one run. With
+ * `--thread`, one more traces to it from the trace thread (TRACE_EXPORT_THREAD=true).
  * Writes bench/TRACES.md (or `--output`). `npm run bench:traces -- --help` for the flags.
  */
 import { writeFileSync } from "node:fs";
@@ -22,6 +25,8 @@ const { values: flags } = parseArgs({
     seconds: { type: "string", default: "20" },
     rounds: { type: "string", default: "3" },
     "batch-sizes": { type: "string", default: "" },
+    baseline: { type: "string", default: "" },
+    thread: { type: "boolean", default: false },
     output: { type: "string", default: "bench/TRACES.md" },
     help: { type: "boolean", default: false },
   },
@@ -34,6 +39,11 @@ if (flags.help) {
   --batch-sizes <list>
               also run, for each size, a gateway tracing to the answering Langfuse with that
               TRACE_BATCH_SIZE (spans per export request; the default gateway's is the gateway's own, 64)
+  --baseline <checkout>
+              also run a gateway from that checkout's source (its node_modules installed) tracing to the
+              answering Langfuse ("langfuse-up, baseline")
+  --thread    also run a gateway tracing to the answering Langfuse from its trace thread
+              (TRACE_EXPORT_THREAD=true: "langfuse-up, thread")
   --output    results file (default bench/TRACES.md)`);
   process.exit(0);
 }
@@ -55,16 +65,20 @@ async function main(): Promise<void> {
   const hanging = await startFakeLangfuse();
   hanging.setState("hang");
 
-  const startGateway = async (name: string, trace: Record<string, string>) => {
-    const started = await spawnGateway(name, {
-      ...benchGatewayEnv({ port: 0, masterKey, upstreamUrl: up.url, upstreamKey: "none" }),
-      LOG_LEVEL: "error",
-      // Set (empty) so that a developer's .env cannot turn tracing on behind the benchmark's back.
-      TRACE_HOST: "",
-      TRACE_PUBLIC_KEY: "",
-      TRACE_SECRET_KEY: "",
-      ...trace,
-    });
+  const startGateway = async (name: string, trace: Record<string, string>, cwd?: string) => {
+    const started = await spawnGateway(
+      name,
+      {
+        ...benchGatewayEnv({ port: 0, masterKey, upstreamUrl: up.url, upstreamKey: "none" }),
+        LOG_LEVEL: "error",
+        // Set (empty) so that a developer's .env cannot turn tracing on behind the benchmark's back.
+        TRACE_HOST: "",
+        TRACE_PUBLIC_KEY: "",
+        TRACE_SECRET_KEY: "",
+        ...trace,
+      },
+      cwd === undefined ? {} : { cwd },
+    );
     services.push(started.service);
     return { name, ...started };
   };
@@ -82,6 +96,16 @@ async function main(): Promise<void> {
   for (const size of String(flags["batch-sizes"]).split(",").filter(Boolean)) {
     gateways.push(
       await startGateway(`langfuse-up, batch ${size}`, { ...traceTo(answering), TRACE_BATCH_SIZE: size }),
+    );
+  }
+  if (flags.thread) {
+    gateways.push(
+      await startGateway("langfuse-up, thread", { ...traceTo(answering), TRACE_EXPORT_THREAD: "true" }),
+    );
+  }
+  if (flags.baseline !== "") {
+    gateways.push(
+      await startGateway("langfuse-up, baseline", traceTo(answering), resolve(String(flags.baseline))),
     );
   }
   const rssStart = new Map(gateways.map((g) => [g.name, memoryKiB(g.service.pid).rss]));

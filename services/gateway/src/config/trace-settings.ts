@@ -27,6 +27,11 @@ export interface TraceSettings {
   batchSize: number;
   /** One export request's timeout, ms. */
   exportTimeoutMs: number;
+  /**
+   * Build, queue and send the spans on a worker thread (`TRACE_EXPORT_THREAD=true`) instead of the event loop;
+   * the loop then only captures each call's content and posts its facts.
+   */
+  exportThread: boolean;
 }
 
 /** Raised for an invalid trace setting; the message names the variable. */
@@ -45,6 +50,7 @@ const schema = z.object({
   TRACE_FLUSH_INTERVAL_MS: positiveInt(1000),
   TRACE_BATCH_SIZE: positiveInt(64),
   TRACE_EXPORT_TIMEOUT_MS: positiveInt(5000),
+  TRACE_EXPORT_THREAD: z.enum(["true", "false"]).default("false"),
 });
 
 /**
@@ -89,5 +95,6 @@ export function readTraceSettings(env: NodeJS.ProcessEnv = process.env): TraceSe
     flushIntervalMs: e.TRACE_FLUSH_INTERVAL_MS,
     batchSize: e.TRACE_BATCH_SIZE,
     exportTimeoutMs: e.TRACE_EXPORT_TIMEOUT_MS,
+    exportThread: e.TRACE_EXPORT_THREAD === "true",
   };
 }

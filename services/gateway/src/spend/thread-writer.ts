@@ -14,12 +14,10 @@
  * session: a second connection would interleave its messages with the pool's), where the recorder writes on
  * the event loop as before.
  */
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { setImmediate as turn } from "node:timers/promises";
-import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { FastifyBaseLogger } from "fastify";
+import { workerScript } from "../threads/worker-script.js";
 import type { FromMain, SpendThreadSettings, ToMain } from "./thread-protocol.js";
 import type { SpendLogRow } from "./types.js";
 
@@ -29,23 +27,6 @@ export const PART_ROWS = 50;
 /** The error a write rejects with when the thread ended before answering (no SQLSTATE: an outage, retried). */
 export class SpendThreadStoppedError extends Error {
   override name = "SpendThreadStoppedError";
-}
-
-/**
- * How to start the thread: the compiled `write-thread.js` beside this module; or, running from source (tsx,
- * vitest), a bootstrap that registers tsx's loader (tsx/esm/api, a development dependency) and imports the
- * `.ts` entry (Node 20 does not apply an `--import`ed loader to a worker's entry file).
- */
-function entry(): { script: URL | string; eval: boolean } {
-  if (!import.meta.url.endsWith(".ts"))
-    return { script: new URL("./write-thread.js", import.meta.url), eval: false };
-  const tsx = join(
-    dirname(createRequire(import.meta.url).resolve("tsx/package.json")),
-    "dist/esm/api/index.mjs",
-  );
-  const source = new URL("./write-thread.ts", import.meta.url).href;
-  const script = `import(${JSON.stringify(pathToFileURL(tsx).href)}).then((api) => { api.register(); return import(${JSON.stringify(source)}); });`;
-  return { script, eval: true };
 }
 
 interface Pending {
@@ -126,7 +107,7 @@ export class SpendWriterThread {
 
   private started(): Worker {
     if (this.worker !== null) return this.worker;
-    const { script, eval: isEval } = entry();
+    const { script, eval: isEval } = workerScript(import.meta.url, "write-thread");
     const settings: SpendThreadSettings = { databaseUrl: this.databaseUrl };
     const worker = new Worker(script, { workerData: settings, eval: isEval });
     worker.unref();

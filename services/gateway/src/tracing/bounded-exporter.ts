@@ -1,15 +1,14 @@
 /**
- * A span exporter with a bounded queue in front of the real one (the OTLP/HTTP exporter). Spans are queued
- * as they end and sent in batches on a timer, off the request path. While the receiver is slow or down the
- * queue holds at most `maxSpans` spans and `maxBytes` of attributes: beyond that the OLDEST spans are
- * dropped and counted, so memory never grows with an outage. A failed batch goes back to the front of the
- * queue and the next attempt waits longer (up to 30 s), so a short outage loses nothing.
- *
- * Contract: OpenTelemetry JS `SpanExporter` (@opentelemetry/sdk-trace-base 2.x): `export(spans, callback)`,
- * `forceFlush()`, `shutdown()`.
+ * A bounded queue of finished spans (OTLP JSON texts, `otlp-json.ts`) in front of the trace receiver. Spans are
+ * queued as their call ends and sent in batches on a timer, off the request path: a batch is the queued texts
+ * joined into one `ExportTraceServiceRequest` body, so sending serialises nothing again. While the receiver is
+ * slow or down the queue holds at most `maxSpans` spans and `maxBytes` of span text: beyond that the OLDEST
+ * spans are dropped and counted, so memory never grows with an outage. A failed batch goes back to the front of
+ * the queue and the next attempt waits longer (up to 30 s), so a short outage loses nothing.
  */
-import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
-import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+
+/** Sends one request body (OTLP JSON); resolves when the receiver accepted it, rejects otherwise. */
+export type SendBody = (body: string) => Promise<void>;
 
 /** Counters the exporter reports (wired to Prometheus by the caller). */
 export interface ExportCounters {
@@ -35,37 +34,33 @@ export interface BoundedExporterOptions {
 
 const MAX_BACKOFF_MS = 30_000;
 
-/** Approximate memory of a span: its string attributes plus a fixed overhead, bytes. */
-export function spanBytes(span: ReadableSpan): number {
-  let bytes = 256 + span.name.length;
-  for (const value of Object.values(span.attributes)) {
-    if (typeof value === "string") bytes += value.length;
-    else if (Array.isArray(value)) for (const item of value) bytes += String(item).length + 8;
-    else bytes += 16;
-  }
-  return bytes;
+/** Approximate memory of a queued span: its JSON text plus a fixed overhead, bytes. */
+export function spanBytes(span: string): number {
+  return 64 + span.length;
 }
 
 /** See the module comment. */
-export class BoundedBatchExporter implements SpanExporter {
-  private queue: Array<{ span: ReadableSpan; bytes: number }> = [];
+export class BoundedBatchExporter {
+  private queue: Array<{ span: string; bytes: number }> = [];
   private bytes = 0;
   private timer: NodeJS.Timeout | undefined;
   private sending: Promise<boolean> | undefined;
   private failures = 0;
   private stopped = false;
 
+  /**
+   * @param send posts one request body to the receiver.
+   * @param body joins span texts into one request body.
+   */
   constructor(
-    private readonly inner: SpanExporter,
+    private readonly send: SendBody,
+    private readonly body: (spans: readonly string[]) => string,
     private readonly options: BoundedExporterOptions,
   ) {}
 
-  /** Queues the spans and answers success at once; the send happens on the timer. */
-  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    if (this.stopped) {
-      resultCallback({ code: ExportResultCode.FAILED, error: new Error("trace exporter is shut down") });
-      return;
-    }
+  /** Queues the spans (OTLP JSON texts) and returns at once; the send happens on the timer. Ignored once shut down. */
+  export(spans: readonly string[]): void {
+    if (this.stopped) return;
     for (const span of spans) {
       const bytes = spanBytes(span);
       this.queue.push({ span, bytes });
@@ -74,7 +69,6 @@ export class BoundedBatchExporter implements SpanExporter {
     this.trim();
     this.options.counters.queued(this.queue.length);
     this.schedule(this.options.flushIntervalMs);
-    resultCallback({ code: ExportResultCode.SUCCESS });
   }
 
   /** Sends everything queued; resolves when the queue is empty or a send failed. */
@@ -89,13 +83,12 @@ export class BoundedBatchExporter implements SpanExporter {
     if (this.queue.length > 0) this.schedule(this.backoffMs());
   }
 
-  /** Flushes what it can, then shuts the inner exporter down. Spans exported afterwards are refused. */
+  /** Flushes what it can, then stops. Spans exported afterwards are ignored. */
   async shutdown(): Promise<void> {
     await this.forceFlush();
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.inner.shutdown();
   }
 
   /** Spans waiting to be sent. */
@@ -142,24 +135,20 @@ export class BoundedBatchExporter implements SpanExporter {
     const batch = this.queue.splice(0, this.options.batchSize);
     if (batch.length === 0) return true;
     for (const item of batch) this.bytes -= item.bytes;
-    const result = await new Promise<ExportResult>((resolve) => {
-      try {
-        this.inner.export(
-          batch.map((item) => item.span),
-          resolve,
-        );
-      } catch (error) {
-        resolve({ code: ExportResultCode.FAILED, error: error as Error });
-      }
-    });
-    if (result.code === ExportResultCode.SUCCESS) {
+    let error: Error | undefined;
+    try {
+      await this.send(this.body(batch.map((item) => item.span)));
+    } catch (caught) {
+      error = caught instanceof Error ? caught : new Error(String(caught));
+    }
+    if (error === undefined) {
       this.failures = 0;
       this.options.counters.exported(batch.length);
       this.options.counters.queued(this.queue.length);
       return true;
     }
     this.failures += 1;
-    this.options.counters.failed(result.error);
+    this.options.counters.failed(error);
     // Back to the front: newer spans queued meanwhile stay behind them; the bounds still hold.
     this.queue.unshift(...batch);
     for (const item of batch) this.bytes += item.bytes;

@@ -81,12 +81,15 @@ function randomTraceId(): string {
   return out;
 }
 
-/** The input and output a trace (of a model call or a tool call) carries under a capture mode (see CaptureContent). */
+/**
+ * The input and output a trace (of a model call or a tool call) carries under a capture mode (see CaptureContent),
+ * as JSON text cut to `maxChars` (`limitText`); none with capture "none".
+ */
 export function capturedContent(
   call: Pick<CallTrace, "input" | "output">,
   capture: CaptureContent,
   maxChars: number,
-): { input?: unknown; output?: unknown } {
+): { input?: string; output?: string } {
   if (capture === "none") return {};
   const input = capture === "full" ? call.input.original : (call.input.sent ?? call.input.original);
   const output =

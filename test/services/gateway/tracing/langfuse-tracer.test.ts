@@ -187,21 +187,44 @@ describe("Langfuse tracer", () => {
     expect(gen2?.providedModelName).toBe("general");
   });
 
-  it("while Langfuse is down keeps at most TRACE_MAX_QUEUE_SPANS, drops the oldest with a counter, and delivers the rest when it is back", async () => {
-    const { langfuse, tracer, registry } = await setup({ TRACE_MAX_QUEUE_SPANS: "30" });
-    langfuse.setState("down");
-    const calls = Array.from({ length: 40 }, () => call({ guardrails: [] })); // 2 spans each: 80 spans
-    for (const c of calls) tracer.record(c);
-    await expect.poll(() => metricValue(registry, "gateway_trace_dropped_total")).toBeGreaterThanOrEqual(50);
-    expect(await metricValue(registry, "gateway_trace_queue_spans")).toBeLessThanOrEqual(30);
+  it.each(["false", "true"])(
+    "while Langfuse is down keeps at most TRACE_MAX_QUEUE_SPANS, drops the oldest with a counter, and delivers the rest when it is back (TRACE_EXPORT_THREAD=%s)",
+    async (thread) => {
+      const { langfuse, tracer, registry } = await setup({
+        TRACE_MAX_QUEUE_SPANS: "30",
+        TRACE_EXPORT_THREAD: thread,
+      });
+      langfuse.setState("down");
+      const calls = Array.from({ length: 40 }, () => call({ guardrails: [] })); // 2 spans each: 80 spans
+      for (const c of calls) tracer.record(c);
+      // A generous wait: the trace thread, if any, starts (and from source compiles) first.
+      await expect
+        .poll(() => metricValue(registry, "gateway_trace_dropped_total"), { timeout: 10_000 })
+        .toBeGreaterThanOrEqual(50);
+      expect(await metricValue(registry, "gateway_trace_queue_spans")).toBeLessThanOrEqual(30);
+      await expect
+        .poll(() => metricValue(registry, "gateway_trace_export_failures_total"), { timeout: 10_000 })
+        .toBeGreaterThan(0);
+      langfuse.setState("up");
+      await tracer.flush();
+      await expect.poll(() => langfuse.observations.length, { timeout: 10_000 }).toBe(30);
+      // The newest calls survived, the oldest were dropped.
+      const delivered = new Set(langfuse.observations.map((o) => o.traceId));
+      expect(delivered.has(calls[39]?.traceId as string)).toBe(true);
+      expect(delivered.has(calls[0]?.traceId as string)).toBe(false);
+    },
+  );
+
+  it("gives up on an export Langfuse never answers after TRACE_EXPORT_TIMEOUT_MS, keeps the spans and sends them once it answers", async () => {
+    const { langfuse, tracer, registry } = await setup({ TRACE_EXPORT_TIMEOUT_MS: "200" });
+    langfuse.setState("hang");
+    const c = call({ guardrails: [] });
+    tracer.record(c);
     await expect.poll(() => metricValue(registry, "gateway_trace_export_failures_total")).toBeGreaterThan(0);
+    expect(await metricValue(registry, "gateway_trace_queue_spans")).toBe(2);
     langfuse.setState("up");
     await tracer.flush();
-    await expect.poll(() => langfuse.observations.length, { timeout: 10_000 }).toBe(30);
-    // The newest calls survived, the oldest were dropped.
-    const delivered = new Set(langfuse.observations.map((o) => o.traceId));
-    expect(delivered.has(calls[39]?.traceId as string)).toBe(true);
-    expect(delivered.has(calls[0]?.traceId as string)).toBe(false);
+    expect(await langfuse.waitForTrace(c.traceId, 2)).toHaveLength(2);
   });
 
   it("counts export failures for wrong keys (401) without throwing at the caller", async () => {
