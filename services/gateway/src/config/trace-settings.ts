@@ -32,6 +32,10 @@ export interface TraceSettings {
    * the loop then only captures each call's content and posts its facts.
    */
   exportThread: boolean;
+  /** Langfuse's environment of every span (`LANGFUSE_TRACING_ENVIRONMENT`, e.g. `production`); unset: none. */
+  environment?: string;
+  /** Langfuse's release of every span (`LANGFUSE_RELEASE`, e.g. a version or commit); unset: none. */
+  release?: string;
 }
 
 /** Raised for an invalid trace setting; the message names the variable. */
@@ -96,5 +100,9 @@ export function readTraceSettings(env: NodeJS.ProcessEnv = process.env): TraceSe
     batchSize: e.TRACE_BATCH_SIZE,
     exportTimeoutMs: e.TRACE_EXPORT_TIMEOUT_MS,
     exportThread: e.TRACE_EXPORT_THREAD === "true",
+    ...(unset(env.LANGFUSE_TRACING_ENVIRONMENT) === undefined
+      ? {}
+      : { environment: env.LANGFUSE_TRACING_ENVIRONMENT }),
+    ...(unset(env.LANGFUSE_RELEASE) === undefined ? {} : { release: env.LANGFUSE_RELEASE }),
   };
 }

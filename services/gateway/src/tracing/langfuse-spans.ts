@@ -14,7 +14,7 @@ import { LangfuseOtelSpanAttributes as A } from "@langfuse/tracing";
 import type { CaptureContent } from "../config/trace-settings.js";
 import type { GuardDecision } from "../guardrails/types.js";
 import { type CallTrace, capturedContent } from "./call-trace.js";
-import { AttributeList, type ExportScope, randomSpanId, spanJson } from "./otlp-json.js";
+import { AttributeList, type ExportScope, randomSpanId, type SpanFacts, spanJson } from "./otlp-json.js";
 import { TOOL_CALL_TRACE_NAME, type ToolCallTrace } from "./tool-call-trace.js";
 
 /** What the content of a trace is cut to. */
@@ -56,6 +56,21 @@ export const EXPORT_SCOPE: ExportScope = {
 };
 
 type Level = "DEFAULT" | "WARNING" | "ERROR";
+
+/**
+ * Langfuse's environment and release of every span (`langfuse.environment`, `langfuse.release`), from
+ * `LANGFUSE_TRACING_ENVIRONMENT` and `LANGFUSE_RELEASE` as `@langfuse/otel`'s span processor read them.
+ */
+export interface SpanTags {
+  environment?: string;
+  release?: string;
+}
+
+/** A span's JSON text with the tags added last (left out when unset, as the SDK's `setAttributes` does). */
+function taggedSpan(span: SpanFacts, tags: SpanTags): string {
+  span.attributes.add(A.ENVIRONMENT, tags.environment).add(A.RELEASE, tags.release);
+  return spanJson(span);
+}
 
 /** A call's input and output as JSON string literals (escaped once), absent when not captured. */
 interface QuotedContent {
@@ -105,12 +120,12 @@ function rootStart(level: Level, statusMessage: string | undefined, content: Quo
  * The spans of a model call as OTLP JSON texts, children first (guardrails, the generation), the root last:
  * see langfuse-tracer.ts for what a trace holds.
  */
-export function callSpans(call: CallFacts): string[] {
+export function callSpans(call: CallFacts, tags: SpanTags = {}): string[] {
   const content = quotedContent(call);
   const level = levelOf(call.status);
   const failed = call.status >= 500 ? call.errorMessage : undefined;
   const rootId = randomSpanId();
-  const spans = call.guardrails.map((decision) => guardrailSpan(decision, call, rootId));
+  const spans = call.guardrails.map((decision) => guardrailSpan(decision, call, rootId, tags));
 
   const modelParameters: Record<string, string | number> = {};
   for (const [k, v] of Object.entries(call.modelParameters)) {
@@ -130,16 +145,19 @@ export function callSpans(call: CallFacts): string[] {
     .add(A.OBSERVATION_MODEL_PARAMETERS, JSON.stringify(modelParameters));
   addMetadata(generation, { stream: call.stream, status_code: call.status, cache_hit: call.cacheHit });
   spans.push(
-    spanJson({
-      traceId: call.traceId,
-      spanId: randomSpanId(),
-      parentSpanId: rootId,
-      name: `${call.operation} ${call.requestedModel}`,
-      startMs: call.startTime,
-      endMs: call.endTime,
-      attributes: generation,
-      errorMessage: failed,
-    }),
+    taggedSpan(
+      {
+        traceId: call.traceId,
+        spanId: randomSpanId(),
+        parentSpanId: rootId,
+        name: `${call.operation} ${call.requestedModel}`,
+        startMs: call.startTime,
+        endMs: call.endTime,
+        attributes: generation,
+        errorMessage: failed,
+      },
+      tags,
+    ),
   );
 
   const root = rootStart(level, call.errorMessage, content)
@@ -154,17 +172,17 @@ export function callSpans(call: CallFacts): string[] {
     .add(`${A.TRACE_METADATA}.model_id`, call.deploymentId || undefined)
     .add(`${A.TRACE_METADATA}.error_type`, call.errorType || undefined)
     .add(A.IS_APP_ROOT, true);
-  spans.push(rootSpan(call, call.name, rootId, root, failed));
+  spans.push(rootSpan(call, call.name, rootId, root, failed, tags));
   return spans;
 }
 
 /** The spans of an MCP tool call as OTLP JSON texts, children first, the root last. */
-export function toolCallSpans(call: ToolCallFacts): string[] {
+export function toolCallSpans(call: ToolCallFacts, tags: SpanTags = {}): string[] {
   const content = quotedContent(call);
   const level = levelOf(call.status);
   const failed = call.status >= 500 ? call.outcome : undefined;
   const rootId = randomSpanId();
-  const spans = call.guardrails.map((decision) => guardrailSpan(decision, call, rootId));
+  const spans = call.guardrails.map((decision) => guardrailSpan(decision, call, rootId, tags));
   const tool = addMetadata(observation("tool", level, failed, content), {
     mcp_server: call.mcpServer,
     tool: call.tool,
@@ -173,16 +191,19 @@ export function toolCallSpans(call: ToolCallFacts): string[] {
     cost_usd: call.costUsd,
   });
   spans.push(
-    spanJson({
-      traceId: call.traceId,
-      spanId: randomSpanId(),
-      parentSpanId: rootId,
-      name: call.name,
-      startMs: call.startTime,
-      endMs: call.endTime,
-      attributes: tool,
-      errorMessage: failed,
-    }),
+    taggedSpan(
+      {
+        traceId: call.traceId,
+        spanId: randomSpanId(),
+        parentSpanId: rootId,
+        name: call.name,
+        startMs: call.startTime,
+        endMs: call.endTime,
+        attributes: tool,
+        errorMessage: failed,
+      },
+      tags,
+    ),
   );
   const root = rootStart(level, undefined, content)
     .add(A.TRACE_NAME, TOOL_CALL_TRACE_NAME)
@@ -193,7 +214,7 @@ export function toolCallSpans(call: ToolCallFacts): string[] {
     .add(A.TRACE_USER_ID, call.userId || undefined)
     .add(`${A.TRACE_METADATA}.key_alias`, call.keyAlias || undefined)
     .add(A.IS_APP_ROOT, true);
-  spans.push(rootSpan(call, TOOL_CALL_TRACE_NAME, rootId, root, failed));
+  spans.push(rootSpan(call, TOOL_CALL_TRACE_NAME, rootId, root, failed, tags));
   return spans;
 }
 
@@ -203,16 +224,20 @@ function rootSpan(
   spanId: string,
   attributes: AttributeList,
   errorMessage: string | undefined,
+  tags: SpanTags,
 ): string {
-  return spanJson({
-    traceId: call.traceId,
-    spanId,
-    name,
-    startMs: call.startTime,
-    endMs: call.endTime,
-    attributes,
-    errorMessage,
-  });
+  return taggedSpan(
+    {
+      traceId: call.traceId,
+      spanId,
+      name,
+      startMs: call.startTime,
+      endMs: call.endTime,
+      attributes,
+      errorMessage,
+    },
+    tags,
+  );
 }
 
 /** A guardrail decision's observation: from the call's start (input) or its end minus the latency (output). */
@@ -220,6 +245,7 @@ function guardrailSpan(
   decision: GuardDecision,
   call: { traceId: string; startTime: number; endTime: number },
   parentSpanId: string,
+  tags: SpanTags,
 ): string {
   const start = decision.hook === "pre_call" ? call.startTime : call.endTime - decision.latencyMs;
   const level: Level =
@@ -232,15 +258,18 @@ function guardrailSpan(
   });
   const attributes = observation("guardrail", level, decision.detail).add(A.OBSERVATION_OUTPUT, output);
   addMetadata(attributes, { hook: decision.hook, latency_ms: decision.latencyMs });
-  return spanJson({
-    traceId: call.traceId,
-    spanId: randomSpanId(),
-    parentSpanId,
-    name: `guardrail ${decision.guardrail}`,
-    startMs: start,
-    endMs: start + decision.latencyMs,
-    attributes,
-  });
+  return taggedSpan(
+    {
+      traceId: call.traceId,
+      spanId: randomSpanId(),
+      parentSpanId,
+      name: `guardrail ${decision.guardrail}`,
+      startMs: start,
+      endMs: start + decision.latencyMs,
+      attributes,
+    },
+    tags,
+  );
 }
 
 /** Langfuse levels: ERROR for the gateway's or upstream's failures, WARNING for refusals and 499. */

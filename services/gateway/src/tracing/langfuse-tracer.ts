@@ -144,7 +144,8 @@ function loopSink(settings: TraceSettings, send: SendBody, counters: ExportCount
     counters,
   });
   return {
-    add: (call) => exporter.export(call.tool ? toolCallSpans(call.facts) : callSpans(call.facts)),
+    add: (call) =>
+      exporter.export(call.tool ? toolCallSpans(call.facts, settings) : callSpans(call.facts, settings)),
     flush: () => exporter.forceFlush(),
     async shutdown(timeoutMs) {
       let timer: NodeJS.Timeout | undefined;

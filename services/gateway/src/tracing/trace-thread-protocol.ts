@@ -17,6 +17,8 @@ export type TraceThreadSettings = Pick<
   | "batchSize"
   | "flushIntervalMs"
   | "exportTimeoutMs"
+  | "environment"
+  | "release"
 >;
 
 /** One finished call: a model call or an MCP tool call. */

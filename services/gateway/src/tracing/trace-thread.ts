@@ -55,7 +55,7 @@ port.on("message", (message: FromLoop) => {
   if (message.type === "calls") {
     for (const call of message.calls) {
       try {
-        exporter.export(call.tool ? toolCallSpans(call.facts) : callSpans(call.facts));
+        exporter.export(call.tool ? toolCallSpans(call.facts, settings) : callSpans(call.facts, settings));
       } catch {
         // A call whose spans cannot be built is left out (the loop's tracer logs such calls).
       }

@@ -157,7 +157,11 @@ interface Captured {
 }
 
 /** Records each call alone (one export request each) and returns the requests' headers and bodies. */
-async function capture(capture: string, thread = "false"): Promise<Captured[]> {
+async function capture(
+  capture: string,
+  thread = "false",
+  extraEnv: Record<string, string> = {},
+): Promise<Captured[]> {
   const received: Captured[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -177,6 +181,7 @@ async function capture(capture: string, thread = "false"): Promise<Captured[]> {
     TRACE_FLUSH_INTERVAL_MS: "600000",
     TRACE_CAPTURE_CONTENT: capture,
     TRACE_EXPORT_THREAD: thread,
+    ...extraEnv,
   }) as TraceSettings;
   const tracer = createLangfuseTracer(settings, { registry: new Registry(), log: pino({ level: "silent" }) });
   try {
@@ -242,5 +247,24 @@ describe("OTLP wire format", () => {
   it("sends the same requests from the trace thread (TRACE_EXPORT_THREAD=true)", async () => {
     const golden = JSON.parse(readFileSync(GOLDEN, "utf8"));
     expect(normalised(await capture("masked", "true"))).toEqual(golden.masked);
+  });
+
+  it("tags every span with Langfuse's environment and release when LANGFUSE_TRACING_ENVIRONMENT/LANGFUSE_RELEASE are set", async () => {
+    const env = { LANGFUSE_TRACING_ENVIRONMENT: "staging", LANGFUSE_RELEASE: "v1.2.3" };
+    for (const thread of ["false", "true"]) {
+      const spans = (await capture("none", thread, env)).flatMap((r) =>
+        r.body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)),
+      );
+      expect(spans.length).toBeGreaterThan(10);
+      for (const span of spans) {
+        const attributes = span.attributes as Array<{ key: string; value: { stringValue?: string } }>;
+        const value = (key: string) => attributes.find((a) => a.key === key)?.value.stringValue;
+        expect([span.name, value("langfuse.environment"), value("langfuse.release")]).toEqual([
+          span.name,
+          "staging",
+          "v1.2.3",
+        ]);
+      }
+    }
   });
 });
