@@ -20,10 +20,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildGateway } from "./lib/checkout.js";
-import { readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
+import { repoRoot, type Service, spawnGateway } from "./lib/children.js";
 import { benchGatewayEnv } from "./lib/gateway-env.js";
 import { cannon, type Target } from "./lib/load.js";
 import { pacedRounds } from "./lib/rounds.js";
+import { spawnUpstream } from "./lib/upstream.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -64,12 +65,7 @@ function counter(text: string, name: string): number {
 const services: Service[] = [];
 const say = (line: string) => process.stderr.write(`${line}\n`);
 try {
-  const upstream = spawnService("upstream", {
-    entry: "bench/upstream.ts",
-    env: { ...process.env, BENCH_UPSTREAM_API_KEY: upstreamKey },
-  });
-  services.push(upstream);
-  const up = await readyLine<{ ready: true; url: string }>(upstream);
+  const up = await spawnUpstream(services, upstreamKey);
   const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   const prefix = `bench-cache-${process.pid}:`;
   const start = async (name: string, cache: boolean) => {

@@ -30,6 +30,7 @@ import { processCpuMs } from "./lib/cpu.js";
 import { benchGatewayEnv } from "./lib/gateway-env.js";
 import { summarizeProfile } from "./lib/profile.js";
 import { median, summarize } from "./lib/stats.js";
+import { spawnUpstream } from "./lib/upstream.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -61,12 +62,7 @@ async function main(): Promise<void> {
   const services: Service[] = [];
   const say = (line: string) => process.stderr.write(`${line}\n`);
   try {
-    const upstream = spawnService("upstream", {
-      entry: "bench/upstream.ts",
-      env: { ...process.env, BENCH_UPSTREAM_API_KEY: upstreamKey },
-    });
-    services.push(upstream);
-    const up = await readyLine<{ ready: true; url: string }>(upstream);
+    const up = await spawnUpstream(services, upstreamKey);
     const scanner = spawnService("scanner", {
       entry: "bench/guardrails.ts",
       env: { ...process.env, BENCH_SCANNER_MS: String(scannerMs) },

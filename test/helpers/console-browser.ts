@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { type ConsoleStack, JWT_REFRESH_SECRET, startConsoleStack } from "./console.js";
 
 /** Debian's Chromium. */
@@ -40,6 +41,16 @@ export interface BrowserConsole {
   close(): Promise<void>;
 }
 
+/** How {@link startBrowserConsole} starts the stack. */
+export interface BrowserConsoleOptions {
+  /** false: the console without a chat (operator-only mode): no user, no cookie. */
+  chat?: boolean;
+  /** More gateway config (YAML) for the stack's gateway. */
+  gatewayConfig?: string;
+  /** Extra gateway environment (e.g. GUARDRAIL_POLICY). */
+  gatewayEnv?: Record<string, string>;
+}
+
 /**
  * Builds the bundle, starts the stack, registers `email` (the first account is ADMIN) and opens a page.
  * `chat: false` runs the console without a chat (operator-only mode): no user, no cookie. `gatewayEnv`: extra
@@ -47,7 +58,7 @@ export interface BrowserConsole {
  */
 export async function startBrowserConsole(
   email = "ada@example.com",
-  options: { chat?: boolean; gatewayConfig?: string; gatewayEnv?: Record<string, string> } = {},
+  options: BrowserConsoleOptions = {},
 ): Promise<BrowserConsole> {
   const chat = options.chat !== false;
   execFileSync(
@@ -96,6 +107,53 @@ export async function startBrowserConsole(
       await browser.close();
       await stack.close();
     },
+  };
+}
+
+/**
+ * Starts a browser console ({@link startBrowserConsole}) for the `describe` block (or file) it is called in:
+ * a `beforeAll` (180 s: the bundle build and Chromium) starts it and then runs `setUp` on it, an `afterAll`
+ * closes it. `options` may be a function, read when the hook runs (after the block's earlier `beforeAll`s, e.g.
+ * one starting a server whose URL the gateway config names). Returns the console: its members are read when
+ * used, and throw before the hook has started it.
+ */
+export function useBrowserConsole(
+  email?: string,
+  options: BrowserConsoleOptions | (() => BrowserConsoleOptions) = {},
+  setUp?: (started: BrowserConsole) => Promise<void>,
+): BrowserConsole {
+  let started: BrowserConsole | undefined;
+  beforeAll(async () => {
+    started = await startBrowserConsole(email, typeof options === "function" ? options() : options);
+    await setUp?.(started);
+  }, 180_000);
+  afterAll(async () => {
+    await started?.close();
+  });
+  const now = (): BrowserConsole => {
+    if (started === undefined) throw new Error("the browser console has not started");
+    return started;
+  };
+  return {
+    get stack() {
+      return now().stack;
+    },
+    get browser() {
+      return now().browser;
+    },
+    get context() {
+      return now().context;
+    },
+    get page() {
+      return now().page;
+    },
+    get userId() {
+      return now().userId;
+    },
+    get consoleErrors() {
+      return now().consoleErrors;
+    },
+    close: () => now().close(),
   };
 }
 

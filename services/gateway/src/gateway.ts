@@ -20,6 +20,7 @@ import { createMetrics, type GatewayMetrics } from "./metrics/metrics.js";
 import type { CallObserver } from "./pipeline/types.js";
 import { createResponseCache } from "./response-cache/index.js";
 import { createSemanticCache } from "./response-cache/semantic/index.js";
+import type { SemanticSweeperOptions } from "./response-cache/semantic/sweeper.js";
 import { ResponseOwnerStore } from "./response-owners/store.js";
 import { CapIgnorers } from "./router/cap-ignorers.js";
 import { Router } from "./router/router.js";
@@ -69,6 +70,8 @@ export interface GatewayOptions {
    * instead of this process's registry (`cluster/worker-link.ts`).
    */
   clusterMetrics?: () => Promise<string>;
+  /** The semantic cache's sweeper of expired rows (interval ms, batch size); tests shorten them. */
+  semanticSweep?: Pick<SemanticSweeperOptions, "everyMs" | "batchRows" | "batchesPerPass">;
 }
 
 /** A ready-to-listen gateway and its shutdown. */
@@ -197,7 +200,16 @@ export async function createGateway(env: GatewayEnv, options: GatewayOptions = {
   const semantic =
     semanticSettings === undefined
       ? undefined
-      : await createSemanticCache({ settings: semanticSettings, pool: store?.pool, router, log });
+      : await createSemanticCache({
+          settings: semanticSettings,
+          pool: store?.pool,
+          router,
+          log,
+          registry: metrics.registry,
+          ...(options.semanticSweep === undefined ? {} : { sweep: options.semanticSweep }),
+        });
+  // Stopped before the database closes (closers run in reverse order).
+  if (semantic !== undefined) closers.push(() => semantic.close());
   const responseCache =
     config.responseCache === undefined
       ? undefined

@@ -15,13 +15,13 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   a11yViolations,
   type BrowserConsole,
   SHOTS,
   skipReason,
-  startBrowserConsole,
+  useBrowserConsole,
 } from "../../helpers/console-browser.js";
 import { waitFor } from "../../helpers/redis.js";
 
@@ -39,9 +39,8 @@ const focused = () =>
   );
 
 describe.skipIf(skipReason !== undefined)(`issue 34, defects 5-7, in Chromium ${skipReason ?? ""}`, () => {
-  beforeAll(async () => {
+  ctx = useBrowserConsole("ada@example.com", {}, async () => {
     mkdirSync(shots, { recursive: true });
-    ctx = await startBrowserConsole("ada@example.com");
     page = ctx.page;
     await page.setViewportSize(WIDE);
     await page.goto(`${ctx.stack.url}/profile`); // provisions the user
@@ -67,9 +66,6 @@ describe.skipIf(skipReason !== undefined)(`issue 34, defects 5-7, in Chromium ${
     await waitFor("both calls booked on the user", async () => {
       return (await ctx.stack.admin.spendLogs({ user_id: ctx.userId })).length >= 2;
     });
-  }, 180_000);
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   it("Usage: the chat's calls as 'Chat', today labelled, round ticks, charts named, out of Tab order, with tables", async () => {

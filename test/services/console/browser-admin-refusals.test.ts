@@ -10,13 +10,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   a11yViolations,
   type BrowserConsole,
   SHOTS,
   skipReason,
-  startBrowserConsole,
+  useBrowserConsole,
 } from "../../helpers/console-browser.js";
 import { MASTER_KEY } from "../../helpers/gateway.js";
 import { waitFor } from "../../helpers/redis.js";
@@ -43,16 +43,14 @@ async function chat(key: string, content: string): Promise<number> {
 describe.skipIf(skipReason !== undefined)(
   `Platform spend: refusals by reason, cache hits ${skipReason ?? ""}`,
   () => {
-    beforeAll(async () => {
+    const options = () => {
       mkdirSync(shots, { recursive: true });
       const policy = join(mkdtempSync(join(tmpdir(), "console-admin-refusals-")), "policy.yaml");
       writeFileSync(policy, POLICY);
       delete process.env.PII_ANALYZER_API_BASE;
-      ctx = await startBrowserConsole(undefined, {
-        chat: false,
-        gatewayConfig: CACHE,
-        gatewayEnv: { GUARDRAIL_POLICY: policy },
-      });
+      return { chat: false, gatewayConfig: CACHE, gatewayEnv: { GUARDRAIL_POLICY: policy } };
+    };
+    ctx = useBrowserConsole(undefined, options, async () => {
       page = ctx.page;
       const admin = ctx.stack.admin;
       await admin.newUser({ user_id: "dev-1", user_email: "dev@example.com" });
@@ -69,9 +67,6 @@ describe.skipIf(skipReason !== undefined)(
       ctx.stack.upstream.failNext(10, 500);
       expect(await chat(open.key, "the provider fails")).toBeGreaterThanOrEqual(500); // provider error
       await waitFor("seven calls logged", async () => (await admin.usage({ days: 7 })).totals.requests === 7);
-    }, 180_000);
-    afterAll(async () => {
-      await ctx?.close();
     });
 
     it("breaks the refused and failed calls down by reason and shows the response cache's hits and saving", async () => {

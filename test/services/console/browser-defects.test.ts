@@ -8,13 +8,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type BrowserConsole,
   SHOTS,
   seriousA11yViolations,
   skipReason,
-  startBrowserConsole,
+  useBrowserConsole,
   VIEWPORTS,
 } from "../../helpers/console-browser.js";
 import { waitFor } from "../../helpers/redis.js";
@@ -32,13 +32,9 @@ async function openGenerateDialog(): Promise<void> {
 }
 
 describe.skipIf(skipReason !== undefined)(`the console's fixes in Chromium ${skipReason ?? ""}`, () => {
-  beforeAll(async () => {
-    ctx = await startBrowserConsole();
+  ctx = useBrowserConsole(undefined, {}, async () => {
     page = ctx.page;
     await ctx.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: ctx.stack.url });
-  }, 180_000);
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   it("copies the new key with its own button (the gateway accepts it); the key is fully visible at 390 px; Enter submits", async () => {

@@ -5,12 +5,12 @@
  * Screenshots and axe-core at 1440×900 and 390×844.
  */
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type BrowserConsole,
   shootBoth,
   skipReason,
-  startBrowserConsole,
+  useBrowserConsole,
 } from "../../helpers/console-browser.js";
 import { waitFor } from "../../helpers/redis.js";
 
@@ -23,13 +23,9 @@ const focusedRole = () =>
   page.evaluate<string | null>("document.activeElement?.getAttribute('role') ?? null");
 
 describe.skipIf(skipReason !== undefined)(`blocking keys in All keys in Chromium ${skipReason ?? ""}`, () => {
-  beforeAll(async () => {
-    // The first chat account (ada) is the console's administrator: it has All keys.
-    ctx = await startBrowserConsole();
+  // The first chat account (ada) is the console's administrator: it has All keys.
+  ctx = useBrowserConsole(undefined, {}, async () => {
     page = ctx.page;
-  }, 180_000);
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   it("names a team key's team as owner and finds it by the team's name", async () => {

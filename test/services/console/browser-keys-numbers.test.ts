@@ -10,8 +10,8 @@
  * 3. A key's name, limits, models and expiry can be edited by its owner and by an operator, audited.
  */
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserConsole, skipReason, startBrowserConsole } from "../../helpers/console-browser.js";
+import { describe, expect, it } from "vitest";
+import { type BrowserConsole, skipReason, useBrowserConsole } from "../../helpers/console-browser.js";
 import { MASTER_KEY } from "../../helpers/gateway.js";
 import { waitFor } from "../../helpers/redis.js";
 
@@ -42,14 +42,10 @@ async function postFromPage(path: string, body: unknown): Promise<{ status: numb
 }
 
 describe.skipIf(skipReason !== undefined)(`issue 34, defects 1-3, in Chromium ${skipReason ?? ""}`, () => {
-  beforeAll(async () => {
-    ctx = await startBrowserConsole("ops@example.com");
+  ctx = useBrowserConsole("ops@example.com", {}, async () => {
     page = ctx.page;
     await page.goto(`${ctx.stack.url}/profile`); // provisions the user (budget $10, 60 rpm)
     await page.locator("h1").first().waitFor();
-  }, 180_000);
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   it("keeps every typed number as typed and refuses bad ones in the browser and the server alike", async () => {

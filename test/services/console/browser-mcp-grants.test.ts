@@ -13,7 +13,7 @@ import {
   type BrowserConsole,
   shootBoth,
   skipReason,
-  startBrowserConsole,
+  useBrowserConsole,
 } from "../../helpers/console-browser.js";
 import { mcpClient, startMcpServer, type TestMcpServer } from "../../helpers/mcp-server.js";
 
@@ -22,18 +22,23 @@ let page: Page;
 let upstream: TestMcpServer;
 
 describe.skipIf(skipReason !== undefined)(`MCP grants in the console in Chromium ${skipReason ?? ""}`, () => {
+  // Started before the console (whose gateway config names it), closed after it (hooks run as a stack).
   beforeAll(async () => {
     upstream = await startMcpServer();
-    // The first chat account (ada) is the console's administrator: it has API keys and All keys.
-    ctx = await startBrowserConsole(undefined, {
-      gatewayConfig: `mcp_servers:\n  tools:\n    url: ${upstream.url}\n    description: the test's tools\n`,
-    });
-    page = ctx.page;
-  }, 180_000);
+  });
   afterAll(async () => {
-    await ctx?.close();
     await upstream?.close();
   });
+  // The first chat account (ada) is the console's administrator: it has API keys and All keys.
+  ctx = useBrowserConsole(
+    undefined,
+    () => ({
+      gatewayConfig: `mcp_servers:\n  tools:\n    url: ${upstream.url}\n    description: the test's tools\n`,
+    }),
+    async () => {
+      page = ctx.page;
+    },
+  );
 
   it("the user's own generate and edit dialogs have no MCP field", async () => {
     await page.goto(`${ctx.stack.url}/keys`); // the first visit provisions ada's gateway user

@@ -6,12 +6,12 @@
  * from 80 % and say "budget exhausted" from 100 %. Screenshots at 1440×900 and 390×844, axe-core clean.
  */
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type BrowserConsole,
   shootBoth as shootPage,
   skipReason,
-  startBrowserConsole,
+  useBrowserConsole,
 } from "../../helpers/console-browser.js";
 import { MASTER_KEY } from "../../helpers/gateway.js";
 import { waitFor } from "../../helpers/redis.js";
@@ -33,8 +33,7 @@ async function openGenerate(from: "toolbar" | string): Promise<void> {
 }
 
 describe.skipIf(skipReason !== undefined)(`the operator's console in Chromium ${skipReason ?? ""}`, () => {
-  beforeAll(async () => {
-    ctx = await startBrowserConsole(undefined, { chat: false });
+  ctx = useBrowserConsole(undefined, { chat: false }, async () => {
     page = ctx.page;
     await ctx.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: ctx.stack.url });
     await ctx.stack.admin.newUser({
@@ -43,9 +42,6 @@ describe.skipIf(skipReason !== undefined)(`the operator's console in Chromium ${
       max_budget: 10,
       rpm_limit: 60,
     });
-  }, 180_000);
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   it("signs in with the master key, generates a key of no user, copies it, and the gateway accepts it", async () => {

@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BrowserConsole, skipReason, startBrowserConsole } from "../../helpers/console-browser.js";
+import { describe, expect, it } from "vitest";
+import { type BrowserConsole, skipReason, useBrowserConsole } from "../../helpers/console-browser.js";
 import { waitFor } from "../../helpers/redis.js";
 import { CARD } from "../gateway/guardrails/helpers.js";
 
@@ -30,11 +30,13 @@ async function chat(key: string, content = "hi"): Promise<number> {
 }
 
 describe.skipIf(skipReason !== undefined)(`refused calls on Usage and Profile ${skipReason ?? ""}`, () => {
-  beforeAll(async () => {
+  const options = () => {
     const policy = join(mkdtempSync(join(tmpdir(), "console-refusals-")), "policy.yaml");
     writeFileSync(policy, POLICY);
     delete process.env.PII_ANALYZER_API_BASE;
-    ctx = await startBrowserConsole("rosa@example.com", { gatewayEnv: { GUARDRAIL_POLICY: policy } });
+    return { gatewayEnv: { GUARDRAIL_POLICY: policy } };
+  };
+  ctx = useBrowserConsole("rosa@example.com", options, async () => {
     page = ctx.page;
     await page.goto(`${ctx.stack.url}/profile`); // provisions the user
     await page.locator("h1").first().waitFor();
@@ -50,9 +52,6 @@ describe.skipIf(skipReason !== undefined)(`refused calls on Usage and Profile ${
       return (await admin.usage({ user_id: ctx.userId, days: 7 })).totals.requests === 4;
     });
     spendBefore = (await admin.usage({ user_id: ctx.userId, days: 7 })).totals.spend;
-  }, 180_000);
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   it("Usage lists each refusal with its reason and counts them apart; spend is the answered call's", async () => {

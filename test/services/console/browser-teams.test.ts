@@ -10,14 +10,14 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   a11yViolations,
   addChatCookie,
   type BrowserConsole,
   SHOTS,
   skipReason,
-  startBrowserConsole,
+  useBrowserConsole,
 } from "../../helpers/console-browser.js";
 import { waitFor } from "../../helpers/redis.js";
 
@@ -55,16 +55,13 @@ const focused = (page: Page) =>
   );
 
 describe.skipIf(skipReason !== undefined)(`the Teams tab in Chromium ${skipReason ?? ""}`, () => {
-  beforeAll(async () => {
+  // The first account: ADMIN.
+  ctx = useBrowserConsole("ops@example.com", {}, async () => {
     mkdirSync(shots, { recursive: true });
-    ctx = await startBrowserConsole("ops@example.com"); // the first account: ADMIN
     operator = ctx.page;
     await operator.setViewportSize(WIDE);
     lead = await signedIn("lead@example.com");
     mate = await signedIn("mate@example.com");
-  }, 180_000);
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   it("an administrator creates a team with its admin; the form says what is wrong under the field", async () => {

@@ -6,14 +6,14 @@
  */
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { leaveMidStream } from "../../helpers/console.js";
 import {
   a11yViolations,
   type BrowserConsole,
   SHOTS,
   skipReason,
-  startBrowserConsole,
+  useBrowserConsole,
 } from "../../helpers/console-browser.js";
 import { waitFor } from "../../helpers/redis.js";
 
@@ -21,8 +21,7 @@ let ctx: BrowserConsole;
 let page: Page;
 
 describe.skipIf(skipReason !== undefined)(`Usage: caching, failed calls, banner ${skipReason ?? ""}`, () => {
-  beforeAll(async () => {
-    ctx = await startBrowserConsole("grace@example.com");
+  ctx = useBrowserConsole("grace@example.com", {}, async () => {
     page = ctx.page;
     await page.goto(`${ctx.stack.url}/profile`); // provisions the user
     await page.locator("h1").first().waitFor();
@@ -43,9 +42,6 @@ describe.skipIf(skipReason !== undefined)(`Usage: caching, failed calls, banner 
       return (await ctx.stack.admin.usage({ user_id: ctx.userId, days: 7 })).totals.requests === 2;
     });
     release();
-  }, 180_000);
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   it("shows the cached input tokens and what caching saved, and says what that figure is", async () => {
@@ -105,9 +101,8 @@ describe.skipIf(skipReason !== undefined)(`Usage: caching, failed calls, banner 
 });
 
 describe.skipIf(skipReason !== undefined)(`dark mode ${skipReason ?? ""}`, () => {
-  let dark: BrowserConsole;
-  beforeAll(async () => {
-    dark = await startBrowserConsole("hedy@example.com"); // the first account: an administrator
+  // The first account: an administrator.
+  const dark = useBrowserConsole("hedy@example.com", {}, async () => {
     await dark.page.emulateMedia({ colorScheme: "dark" });
     await dark.page.goto(`${dark.stack.url}/profile`); // provisions the user
     await dark.page.locator("h1").first().waitFor();
@@ -126,9 +121,6 @@ describe.skipIf(skipReason !== undefined)(`dark mode ${skipReason ?? ""}`, () =>
     const { spend } = (await dark.stack.admin.userInfo(dark.userId)).user_info;
     await dark.stack.admin.updateUser({ user_id: dark.userId, max_budget: Number((spend / 0.9).toFixed(6)) });
     await dark.stack.admin.updateKey({ key: key.key, max_budget: Number((spend / 0.9).toFixed(6)) });
-  }, 180_000);
-  afterAll(async () => {
-    await dark?.close();
   });
 
   it("follows the system's dark scheme, and axe finds no violation (contrast included) on any tab", async () => {

@@ -3,12 +3,12 @@
  * 50 at a time past the first 50, and times in the browser's time zone with the zone named.
  */
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   a11yViolations,
   type BrowserConsole,
   skipReason,
-  startBrowserConsole,
+  useBrowserConsole,
 } from "../../helpers/console-browser.js";
 import { waitFor } from "../../helpers/redis.js";
 
@@ -18,8 +18,7 @@ const CALLS = 55;
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
 describe.skipIf(skipReason !== undefined)(`Usage: range, paging, time zone ${skipReason ?? ""}`, () => {
-  beforeAll(async () => {
-    ctx = await startBrowserConsole("katherine@example.com");
+  ctx = useBrowserConsole("katherine@example.com", {}, async () => {
     page = ctx.page;
     await page.goto(`${ctx.stack.url}/profile`); // provisions the user
     await page.locator("h1").first().waitFor();
@@ -35,9 +34,6 @@ describe.skipIf(skipReason !== undefined)(`Usage: range, paging, time zone ${ski
     await waitFor("every call booked", async () => {
       return (await ctx.stack.admin.usage({ user_id: ctx.userId, days: 7 })).totals.requests === CALLS;
     });
-  }, 180_000);
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   const caption = () => page.getByTestId("requests-caption").textContent();

@@ -7,13 +7,13 @@
  */
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { waitUntilKeyRefused } from "../../helpers/console.js";
 import {
   type BrowserConsole,
   SHOTS as shots,
   skipReason as skip,
-  startBrowserConsole,
+  useBrowserConsole,
   VIEWPORTS,
 } from "../../helpers/console-browser.js";
 import { waitFor } from "../../helpers/redis.js";
@@ -41,13 +41,8 @@ async function openTab(label: string): Promise<void> {
 }
 
 describe.skipIf(skip !== undefined)(`the console in Chromium ${skip ?? ""}`, () => {
-  beforeAll(async () => {
-    ctx = await startBrowserConsole();
+  ctx = useBrowserConsole(undefined, {}, async () => {
     page = ctx.page;
-  }, 180_000);
-
-  afterAll(async () => {
-    await ctx?.close();
   });
 
   it("sends a browser without a chat session to /unauthorized", async () => {

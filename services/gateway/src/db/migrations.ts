@@ -63,6 +63,22 @@ END
 $fn$;
 `;
 
+/**
+ * Migration 16: the index the semantic cache's sweeper reads expired rows through (`expires_at` alone: the
+ * `(filter_key, expires_at)` index of migration 14 serves only lookups of one filter key), made only where the
+ * table exists (no pgvector, no table); idempotent, also run by the semantic cache's start when it creates the
+ * table itself (`response-cache/semantic/index.ts`).
+ */
+export const SEMANTIC_CACHE_EXPIRY_INDEX_SQL = `
+DO $$
+BEGIN
+  IF to_regclass('semantic_cache_entries') IS NOT NULL THEN
+    CREATE INDEX IF NOT EXISTS semantic_cache_entries_expires_idx ON semantic_cache_entries (expires_at);
+  END IF;
+END
+$$;
+`;
+
 export const migrations: readonly Migration[] = [
   {
     id: 1,
@@ -365,5 +381,13 @@ ALTER TABLE spend_logs ADD COLUMN cache_saved_spend numeric NOT NULL DEFAULT 0;
     // `embedding::vector(<dims>)` over the rows of that dimension. The function's SQL is dynamic: it is created
     // on a server without pgvector too, and only called where the table exists.
     sql: SEMANTIC_CACHE_INDEX_FUNCTION_SQL,
+  },
+  {
+    id: 16,
+    name: "semantic_cache_expiry_index",
+    // The semantic cache's sweeper (response-cache/semantic/sweeper.ts) deletes expired rows of every filter key
+    // in bounded batches, oldest first: it reads them through this index on `expires_at`. Nothing where the
+    // table does not exist (a server without pgvector).
+    sql: SEMANTIC_CACHE_EXPIRY_INDEX_SQL,
   },
 ];

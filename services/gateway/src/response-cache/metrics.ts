@@ -48,3 +48,21 @@ export function responseCacheMetrics(registry: Registry): ResponseCacheMetrics {
     ),
   };
 }
+
+/**
+ * `gateway_cache_semantic_swept_rows_total` (no labels; LiteLLM has no such metric): expired semantic cache rows
+ * the sweeper deleted (`semantic/sweeper.ts`), created on first use. Registered only with the semantic cache on.
+ */
+export function semanticSweptRowsCounter(registry: Registry): Counter {
+  const name = "gateway_cache_semantic_swept_rows_total";
+  return existing(
+    registry,
+    name,
+    () =>
+      new Counter({
+        name,
+        help: "Expired semantic response cache rows deleted by this instance's sweeper.",
+        registers: [registry],
+      }),
+  );
+}

@@ -10,6 +10,7 @@ import { type FakeLangfuse, type FakeObservation, startFakeLangfuse } from "../.
 import { MASTER_KEY } from "../../../helpers/gateway.js";
 import { useMcpTestGateway } from "../../../helpers/mcp-gateway.js";
 import { waitFor } from "../../../helpers/redis.js";
+import { langfuseEnv } from "../../../helpers/traced-gateway.js";
 
 let langfuse: FakeLangfuse;
 let client: Client;
@@ -37,12 +38,7 @@ mcp_servers:
       "guardrails:\n  pii:\n    mode: enforce\n    scope: both\n    entities: {EMAIL_ADDRESS: MASK, CREDIT_CARD: BLOCK}\n",
     get env() {
       // Read once the fake Langfuse has started (the hook above runs first).
-      return {
-        TRACE_HOST: langfuse.url,
-        TRACE_PUBLIC_KEY: langfuse.publicKey,
-        TRACE_SECRET_KEY: langfuse.secretKey,
-        TRACE_FLUSH_INTERVAL_MS: "100",
-      };
+      return langfuseEnv(langfuse, 100);
     },
   },
 );

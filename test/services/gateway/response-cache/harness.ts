@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
+import type { GatewayOptions } from "../../../../services/gateway/src/gateway.js";
 import type { FakeUpstream } from "../../../fixtures/openai-upstream.js";
 import { adminCall, deployment, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
 import { REDIS_URL, waitFor } from "../../../helpers/redis.js";
@@ -36,6 +37,8 @@ export async function startCachedGateway(
     poolMax?: number;
     /** The guardrail policy (GUARDRAIL_POLICY's YAML); the PII guard masking e-mail addresses by default. */
     policy?: string;
+    /** The semantic cache's sweeper tuning (createGateway's `semanticSweep`). */
+    semanticSweep?: GatewayOptions["semanticSweep"];
   },
 ): Promise<TestGateway> {
   const policyPath = join(mkdtempSync(join(tmpdir(), "gw-cache-")), "policy.yaml");
@@ -60,6 +63,7 @@ export async function startCachedGateway(
     {
       store: { flushIntervalMs: 50, ...(options.poolMax === undefined ? {} : { poolMax: options.poolMax }) },
       limits: { keyPrefix: options.prefix },
+      ...(options.semanticSweep === undefined ? {} : { semanticSweep: options.semanticSweep }),
     },
   );
 }

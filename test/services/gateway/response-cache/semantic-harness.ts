@@ -12,6 +12,7 @@ import {
   type EmbeddedDatabase,
   startEmbeddedDatabase,
 } from "../../../../services/gateway/src/db/embedded.js";
+import type { GatewayOptions } from "../../../../services/gateway/src/gateway.js";
 import {
   type FakeEmbeddingsCompletions,
   startFakeEmbeddingsCompletions,
@@ -43,8 +44,15 @@ export interface SemanticStack {
   close(): Promise<void>;
 }
 
-/** Starts the stack; `policy`: GUARDRAIL_POLICY's YAML (the harness's e-mail masking by default). */
-export async function startSemanticStack(name: string, policy?: string): Promise<SemanticStack> {
+/**
+ * Starts the stack; `policy`: GUARDRAIL_POLICY's YAML (the harness's e-mail masking by default); `semanticSweep`:
+ * the sweeper's tuning (every minute by default).
+ */
+export async function startSemanticStack(
+  name: string,
+  policy?: string,
+  semanticSweep?: GatewayOptions["semanticSweep"],
+): Promise<SemanticStack> {
   const upstream = await startFakeUpstream();
   const embeddings = await startFakeEmbeddingsCompletions({ bagOfWordsDimensions: 256 });
   const folder = mkdtempSync(join(tmpdir(), `gw-${name}-`));
@@ -57,6 +65,7 @@ export async function startSemanticStack(name: string, policy?: string): Promise
     moreModels: embedModel(embeddings.url),
     cacheParams: SEMANTIC_PARAMS,
     ...(policy === undefined ? {} : { policy }),
+    ...(semanticSweep === undefined ? {} : { semanticSweep }),
   });
   return {
     upstream,

@@ -12,7 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FakeEmbeddingsCompletions } from "../../../fixtures/openai-embeddings-completions.js";
 import type { FakeUpstream } from "../../../fixtures/openai-upstream.js";
 import type { TestGateway } from "../../../helpers/gateway.js";
+import { metricValue } from "../../../helpers/metrics.js";
 import { createTestDatabase } from "../../../helpers/postgres.js";
+import { waitFor } from "../../../helpers/redis.js";
 import { newKey, post, spendLogs, startCachedGateway } from "./harness.js";
 import {
   embedModel,
@@ -29,7 +31,8 @@ let prefix: string;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  stack = await startSemanticStack("semantic-cache");
+  // The sweeper of expired rows every 100 ms (a minute by default), for the expiry case below.
+  stack = await startSemanticStack("semantic-cache", undefined, { everyMs: 100 });
   ({ upstream, embeddings, gw, prefix } = stack);
 }, SLOW.timeout);
 afterAll(async () => {
@@ -112,6 +115,23 @@ describe("the semantic cache on PGlite", SLOW, () => {
     expect(res.status).toBe(200);
     expect(upstream.completions).toBe(before + 1);
     expect(embeddings.requests.length).toBe(embedCalls);
+  });
+
+  it("sweeps an expired entry: the gateway runs the sweeper and counts the rows", async () => {
+    const { key } = await newKey(gw);
+    const swept = () => metricValue(gw.gateway.metrics.registry, "gateway_cache_semantic_swept_rows_total");
+    const before = await swept();
+    const first = await chat(key, {
+      messages: ask("How far away is the Moon from Earth"),
+      cache: { ttl: 1 },
+    });
+    expect(first.status).toBe(200);
+    // Stored for 1 s; nothing else writes its filter key, so only the sweeper deletes it.
+    await waitFor("the expired entry swept", async () => (await swept()) > before, 15_000, 100);
+    const upstreamCalls = upstream.completions;
+    const again = await chat(key, { messages: ask("how far away is the Moon from Earth?") });
+    expect(again.status).toBe(200);
+    expect(upstream.completions).toBe(upstreamCalls + 1);
   });
 
   it("misses when the system prompt differs", async () => {

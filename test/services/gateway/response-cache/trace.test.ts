@@ -4,18 +4,19 @@
  * (`cache_hit` tag and generation metadata) and costs $0.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeLangfuse, startFakeLangfuse } from "../../../fixtures/langfuse.js";
+import type { FakeLangfuse } from "../../../fixtures/langfuse.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
+import { deployment, MASTER_KEY, type TestGateway } from "../../../helpers/gateway.js";
+import { startTracedGateway, type TracedGateway } from "../../../helpers/traced-gateway.js";
 import { PRICED } from "./harness.js";
 
 let upstream: FakeUpstream;
+let traced: TracedGateway;
 let langfuse: FakeLangfuse;
 let gw: TestGateway;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  langfuse = await startFakeLangfuse();
   const config = [
     "model_list:",
     deployment("general", upstream.url, PRICED),
@@ -25,17 +26,12 @@ beforeAll(async () => {
     "    type: local",
     "",
   ].join("\n");
-  gw = await startTestGateway(config, {
-    TRACE_HOST: langfuse.url,
-    TRACE_PUBLIC_KEY: langfuse.publicKey,
-    TRACE_SECRET_KEY: langfuse.secretKey,
-    TRACE_FLUSH_INTERVAL_MS: "100",
-  });
+  traced = await startTracedGateway(config);
+  ({ gw, langfuse } = traced);
 });
 afterAll(async () => {
-  await gw?.close();
+  await traced?.close();
   await upstream?.close();
-  await langfuse?.close();
 });
 
 const chat = (content: string, stream = false) =>

@@ -5,23 +5,24 @@
  * and usage.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeLangfuse, startFakeLangfuse } from "../../../fixtures/langfuse.js";
+import type { FakeLangfuse } from "../../../fixtures/langfuse.js";
 import {
   type FakeEmbeddingsCompletions,
   startFakeEmbeddingsCompletions,
 } from "../../../fixtures/openai-embeddings-completions.js";
 import { type FakeUpstream, startFakeUpstream } from "../../../fixtures/openai-upstream.js";
-import { deployment, MASTER_KEY, startTestGateway, type TestGateway } from "../../../helpers/gateway.js";
+import { deployment, MASTER_KEY, type TestGateway } from "../../../helpers/gateway.js";
+import { startTracedGateway, type TracedGateway } from "../../../helpers/traced-gateway.js";
 
 let upstream: FakeUpstream;
 let apis: FakeEmbeddingsCompletions;
+let traced: TracedGateway;
 let langfuse: FakeLangfuse;
 let gw: TestGateway;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   apis = await startFakeEmbeddingsCompletions();
-  langfuse = await startFakeLangfuse();
   const priced = "      input_cost_per_token: 0.000001\n      output_cost_per_token: 0.000002\n";
   const config = [
     "model_list:",
@@ -29,19 +30,14 @@ beforeAll(async () => {
     deployment("embed-small", apis.url, priced),
     deployment("instruct", apis.url, priced),
   ].join("\n");
-  gw = await startTestGateway(config, {
-    TRACE_HOST: langfuse.url,
-    TRACE_PUBLIC_KEY: langfuse.publicKey,
-    TRACE_SECRET_KEY: langfuse.secretKey,
-    TRACE_FLUSH_INTERVAL_MS: "100",
-  });
+  traced = await startTracedGateway(config);
+  ({ gw, langfuse } = traced);
 });
 
 afterAll(async () => {
-  await gw?.close();
+  await traced?.close();
   await upstream?.close();
   await apis?.close();
-  await langfuse?.close();
 });
 
 /** One chat call with the master key by plain fetch (so an error answer's headers can be read); the response. */

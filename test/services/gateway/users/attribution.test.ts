@@ -20,6 +20,7 @@ import {
 } from "../../../helpers/gateway.js";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/postgres.js";
 import { deleteKeys, REDIS_URL, uniquePrefix } from "../../../helpers/redis.js";
+import { langfuseEnv } from "../../../helpers/traced-gateway.js";
 
 /** 48 characters after sk-, as the stack generates it. */
 const SERVICE_KEY = "sk-chatservice0123456789abcdefghijklmnopqrstuvwxyzAB";
@@ -82,9 +83,7 @@ beforeAll(async () => {
   prefix = uniquePrefix("attribution");
   gw = await start({
     CONSOLE_PUBLIC_URL: "https://console.example.com/",
-    TRACE_HOST: langfuse.url,
-    TRACE_PUBLIC_KEY: langfuse.publicKey,
-    TRACE_SECRET_KEY: langfuse.secretKey,
+    ...langfuseEnv(langfuse),
   });
 });
 afterAll(async () => {

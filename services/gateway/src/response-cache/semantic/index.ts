@@ -7,12 +7,15 @@
  */
 import type { FastifyBaseLogger } from "fastify";
 import type pg from "pg";
+import type { Registry } from "prom-client";
 import type { SemanticCacheSettings } from "../../config/cache-settings.js";
-import { SEMANTIC_CACHE_TABLE_SQL } from "../../db/migrations.js";
+import { SEMANTIC_CACHE_EXPIRY_INDEX_SQL, SEMANTIC_CACHE_TABLE_SQL } from "../../db/migrations.js";
 import type { AbortSource } from "../../router/call-abort.js";
 import type { Router } from "../../router/router.js";
+import { semanticSweptRowsCounter } from "../metrics.js";
 import { embedText } from "./embed.js";
 import { PgSemanticStore, type SemanticMatch } from "./store-pg.js";
+import { SemanticCacheSweeper, type SemanticSweeperOptions } from "./sweeper.js";
 
 export { semanticPrompt } from "./prompt.js";
 export type { SemanticMatch } from "./store-pg.js";
@@ -32,6 +35,8 @@ export interface SemanticCache {
     json: string,
     ttlSeconds: number,
   ): Promise<void>;
+  /** Stops the sweeper of expired rows (`sweeper.ts`), awaiting a pass in flight; call before the pool closes. */
+  close(): Promise<void>;
 }
 
 /** Raised at start-up when `postgres-semantic` cannot run; the message says what to do. */
@@ -40,8 +45,9 @@ export class SemanticCacheUnavailableError extends Error {
 }
 
 /**
- * Checks the database and creates the semantic cache. Creates the `vector` extension and the table when the
- * server has pgvector but an earlier migration ran without it.
+ * Checks the database and creates the semantic cache, and starts its sweeper of expired rows (`sweeper.ts`;
+ * `sweep` tunes it, `registry` gets its counter). Creates the `vector` extension and the table (with its
+ * expiry index) when the server has pgvector but an earlier migration ran without it.
  * @throws SemanticCacheUnavailableError without a database (no DATABASE_URL and no embedded one) or without
  *   pgvector on the server.
  */
@@ -50,6 +56,8 @@ export async function createSemanticCache(options: {
   pool: pg.Pool | undefined;
   router: Router;
   log: FastifyBaseLogger;
+  registry?: Registry;
+  sweep?: Pick<SemanticSweeperOptions, "everyMs" | "batchRows" | "batchesPerPass">;
 }): Promise<SemanticCache> {
   const { settings, pool, router, log } = options;
   if (pool === undefined)
@@ -59,7 +67,7 @@ export async function createSemanticCache(options: {
   const table = async () =>
     (await pool.query<{ t: string | null }>("SELECT to_regclass('semantic_cache_entries')::text AS t"))
       .rows[0]?.t != null;
-  if (!(await table())) await pool.query(SEMANTIC_CACHE_TABLE_SQL);
+  if (!(await table())) await pool.query(SEMANTIC_CACHE_TABLE_SQL + SEMANTIC_CACHE_EXPIRY_INDEX_SQL);
   if (!(await table()))
     throw new SemanticCacheUnavailableError(
       "cache_params.type postgres-semantic needs the pgvector extension on the gateway's Postgres, which does not " +
@@ -67,10 +75,17 @@ export async function createSemanticCache(options: {
         "or the pgvector/pgvector:pg<major> image), or use cache_params.type redis",
     );
   const store = new PgSemanticStore(pool, log);
+  const sweeper = new SemanticCacheSweeper({
+    pool,
+    log,
+    ...(options.registry === undefined ? {} : { swept: semanticSweptRowsCounter(options.registry) }),
+    ...options.sweep,
+  }).start();
   return {
     settings,
     embed: (text, signal) => embedText(router, settings.embeddingModel, text, signal),
     nearest: (filterKey, vector) => store.nearest(filterKey, vector, settings.similarityThreshold),
     set: (filterKey, scope, vector, json, ttl) => store.set(filterKey, scope, vector, json, ttl),
+    close: () => sweeper.stop(),
   };
 }

@@ -13,6 +13,7 @@ import {
 } from "../../../../fixtures/openai-responses.js";
 import { openAISchemaErrors } from "../../../../helpers/openapi.js";
 import { waitFor } from "../../../../helpers/redis.js";
+import { streamResponse } from "../../../../helpers/responses-stream.js";
 import {
   type ChatHarness,
   rowsRecorder,
@@ -96,13 +97,7 @@ describe("native Responses pass-through", () => {
 
   it("relays a stream's events as they came and books the usage of response.completed", async () => {
     const before = spend.rows.length;
-    const stream = await client.responses.create({
-      model: "general",
-      input: "stream natively",
-      stream: true,
-    });
-    const seen: OpenAI.Responses.ResponseStreamEvent[] = [];
-    for await (const event of stream) seen.push(event);
+    const seen = await streamResponse(client, { model: "general", input: "stream natively" });
     for (const event of seen)
       expect(openAISchemaErrors("ResponseStreamEvent", event), event.type).toEqual([]);
     expect(seen[0]?.type).toBe("response.created");

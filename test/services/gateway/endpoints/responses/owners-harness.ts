@@ -10,6 +10,7 @@ import {
   type FakeResponsesUpstream,
   startFakeResponsesUpstream,
 } from "../../../../fixtures/openai-responses.js";
+import { streamResponse } from "../../../../helpers/responses-stream.js";
 import { type ChatHarness, startChatHarness, VIRTUAL_KEY } from "../chat-completions/harness.js";
 
 /** Key B, the other owner (key A is the harness's VIRTUAL_KEY). */
@@ -58,8 +59,8 @@ export async function startOwnersHarness(
 
 /** Streams a response with `client` and returns its id (read from `response.completed`). */
 export async function streamedId(client: OpenAI, input: string): Promise<string> {
-  const stream = await client.responses.create({ model: "general", input, stream: true });
-  let id = "";
-  for await (const event of stream) if (event.type === "response.completed") id = event.response.id;
-  return id;
+  const completed = (await streamResponse(client, { model: "general", input })).find(
+    (event) => event.type === "response.completed",
+  );
+  return completed?.response.id ?? "";
 }

@@ -12,6 +12,7 @@ import {
   startFakeResponsesUpstream,
 } from "../../../../fixtures/openai-responses.js";
 import { rejectionOf } from "../../../../helpers/rejection.js";
+import { streamResponse } from "../../../../helpers/responses-stream.js";
 import { type ChatHarness, startChatHarness, VIRTUAL_KEY } from "../chat-completions/harness.js";
 
 let east: FakeResponsesUpstream;
@@ -57,15 +58,11 @@ describe("previous_response_id is pinned to the deployment that holds the respon
       });
       expect(next.previous_response_id).toBe(first.id);
       expect(holder.requests.at(-1)?.body?.previous_response_id).toBe(first.id);
-      const streamed = await client.responses.create({
+      await streamResponse(client, {
         model: "general",
         input: "and streamed?",
         previous_response_id: first.id,
-        stream: true,
       });
-      for await (const _event of streamed) {
-        // drain
-      }
       expect(holder.requests.at(-1)?.body?.previous_response_id).toBe(first.id);
       expect(other.requests.length).toBe(before);
     }

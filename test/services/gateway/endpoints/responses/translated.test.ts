@@ -11,6 +11,7 @@ import type { CallResult } from "../../../../../services/gateway/src/pipeline/ty
 import { type FakeUpstream, startFakeUpstream } from "../../../../fixtures/openai-upstream.js";
 import { openAISchemaErrors } from "../../../../helpers/openapi.js";
 import { waitFor } from "../../../../helpers/redis.js";
+import { streamResponse } from "../../../../helpers/responses-stream.js";
 import { keySubject } from "../../limits/subjects.js";
 import {
   type ChatHarness,
@@ -165,15 +166,8 @@ describe("translated to chat completions, not streamed", () => {
 });
 
 describe("translated to chat completions, streamed", () => {
-  async function events(params: Parameters<typeof client.responses.create>[0]) {
-    const stream = await client.responses.create({
-      ...params,
-      stream: true,
-    } as OpenAI.Responses.ResponseCreateParamsStreaming);
-    const seen: OpenAI.Responses.ResponseStreamEvent[] = [];
-    for await (const event of stream) seen.push(event);
-    return seen;
-  }
+  const events = (params: Omit<OpenAI.Responses.ResponseCreateParamsStreaming, "stream">) =>
+    streamResponse(client, params);
 
   it("streams text as Responses events that each validate, ending in response.completed with usage", async () => {
     const before = spend.rows.length;
