@@ -3,11 +3,13 @@
  * In one run: the fake upstream, a gateway without the cache and a gateway with `litellm_settings.cache: true`
  * (`type: redis` on REDIS_URL, else the in-process LRU), each in its own process, master key, priced model.
  *
- *   npm run bench:cache -- [--rate 1000] [--seconds 5] [--soak-seconds 20] [--soak-rate 200] [--prompts 400]
+ *   npm run bench:cache -- [--rate 1000] [--seconds 5] [--rounds 3] [--warmup 3] [--from-source] [--soak-seconds 20] [--soak-rate 200] [--prompts 400]
  *
  * 1. Hits: the same request at `--rate` for `--seconds` on the cache gateway (every request after the first is an
- *    exact hit: no upstream), beside the same load on the upstream alone and on the gateway without the cache.
- *    A hit reaches no upstream, so its whole latency is what the gateway adds.
+ *    exact hit: no upstream), beside the same load on the upstream alone and on the gateway without the cache,
+ *    `--rounds` rounds in a rotating order, medians reported (as `npm run bench`'s fixed-rate table). A hit
+ *    reaches no upstream, so its latency less the bare upstream's (one HTTP round trip to a trivial server) is
+ *    what the gateway adds.
  * 2. Soak: `--soak-rate` req/s for `--soak-seconds`, each request one of `--prompts` prompts drawn with a
  *    Zipf-like skew (popular questions come back); reports the hit ratio and the dollars saved from the
  *    gateway's own counters (`litellm_cache_hits_metric_total`, `litellm_cache_misses_metric_total`,
@@ -17,14 +19,19 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { buildGateway } from "./lib/checkout.js";
 import { readyLine, repoRoot, type Service, spawnGateway, spawnService } from "./lib/children.js";
 import { benchGatewayEnv } from "./lib/gateway-env.js";
-import { pacedLoad, type Target } from "./lib/load.js";
+import { cannon, type Target } from "./lib/load.js";
+import { pacedRounds } from "./lib/rounds.js";
 
 const { values: flags } = parseArgs({
   options: {
     rate: { type: "string", default: "1000" },
     seconds: { type: "string", default: "5" },
+    rounds: { type: "string", default: "3" },
+    warmup: { type: "string", default: "3" },
+    "from-source": { type: "boolean", default: false },
     "soak-rate": { type: "string", default: "200" },
     "soak-seconds": { type: "string", default: "20" },
     prompts: { type: "string", default: "400" },
@@ -71,10 +78,17 @@ try {
       "",
       cache ? redisUrl : "",
     );
-    const { service, origin } = await spawnGateway(name, env);
+    const { service, origin } = await spawnGateway(name, env, { entry: gatewayEntry });
     services.push(service);
     return origin;
   };
+  const gatewayEntry = flags["from-source"]
+    ? "services/gateway/src/server.ts"
+    : "services/gateway/dist/server.js";
+  if (!flags["from-source"]) {
+    say("building services/gateway (npm run build -w services/gateway), as npm start and the image run it");
+    buildGateway();
+  }
   say("starting the upstream fake and two gateways (cache off / on)");
   const off = await start("cache off", false);
   const on = await start("cache on", true);
@@ -93,16 +107,23 @@ try {
     target("gateway, cache off", off, "/v1/chat/completions"),
     target("gateway, exact hits", on, "/v1/chat/completions"),
   ];
-  // Warm-up (and the one miss that stores the entry the hits read).
-  for (const t of targets) await pacedLoad(t, { rate: 200, seconds: 1 });
-  const rows: string[] = [];
-  for (const t of targets) {
-    const r = await pacedLoad(t, { rate, seconds });
-    say(`${t.name}: p50 ${r.latency.p50.toFixed(3)} ms, p99 ${r.latency.p99.toFixed(3)} ms, ok ${r.ok}`);
-    rows.push(
-      `| ${t.name} | ${rate} | ${r.latency.p50.toFixed(3)} | ${r.latency.p99.toFixed(3)} | ${r.ok} | ${r.non2xx + r.errors} | ${r.lag.p99.toFixed(2)} |`,
-    );
-  }
+  // Warm-up, closed loop as npm run bench does, so JIT compilation and the first heap growth are not in the tail
+  // (and the one miss that stores the entry the hits read).
+  const warmup = Number(flags.warmup);
+  for (const t of targets) if (warmup > 0) await cannon(t, { seconds: warmup, connections: 16 });
+  // Rounds in a rotating order, medians per target (bench/lib/rounds.ts, as npm run bench's fixed-rate table).
+  const { paced } = await pacedRounds(targets, new Set(), {
+    rates: [rate],
+    rounds: Number(flags.rounds),
+    duration: seconds,
+    say,
+  });
+  const base = paced.find((r) => r.target === "upstream")!;
+  const added = (v: number, b: number) => (v === b ? "(baseline)" : `+${(v - b).toFixed(3)}`);
+  const rows = paced.map(
+    (r) =>
+      `| ${r.target} | ${rate} | ${r.latency.p50.toFixed(3)} | ${r.latency.p99.toFixed(3)} | ${added(r.latency.p50, base.latency.p50)} | ${added(r.latency.p99, base.latency.p99)} | ${r.rounds.map((x) => x.latency.p99.toFixed(3)).join(", ")} | ${r.ok} | ${r.non2xx + r.errors} | ${r.lag.p99.toFixed(2)} |`,
+  );
 
   // Soak: many prompts, popular ones asked again.
   const before = await (await fetch(`${on}/metrics`)).text();
@@ -142,10 +163,10 @@ try {
     counter(after, "gateway_cache_saved_spend_usd_total") -
     counter(before, "gateway_cache_saved_spend_usd_total");
   const lines = [
-    `Response cache: latency at ${rate} req/s for ${seconds} s (ms; open loop), one process each`,
+    `Response cache: latency at ${rate} req/s, ${flags.rounds} rounds of ${seconds} s (ms; open loop; medians of the rounds), one process each, Node ${process.version}`,
     "",
-    "| target | req/s | p50 ms | p99 ms | ok | failed | generator lag p99 ms |",
-    "|---|---|---|---|---|---|---|",
+    "| target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | p99 by round | ok | failed | generator lag p99 ms |",
+    "|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
     `Soak: ${total} requests at ${soakRate} req/s over ${prompts} prompts (Zipf-like skew): ${hits} hits, ${misses} misses, hit ratio ${((100 * hits) / Math.max(1, hits + misses)).toFixed(1)} %, saved $${saved.toFixed(4)} (model priced $2.50 / $10 per 1M tokens)`,

@@ -14,7 +14,7 @@ import { join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { redactRedisUrl } from "../services/gateway/src/cache/redis.js";
 import { describeDatabase } from "../services/gateway/src/db/pool.js";
-import { buildGateway, commitOf } from "./lib/checkout.js";
+import { buildGateway, commitOf, nodeVersion } from "./lib/checkout.js";
 import {
   assertAlive,
   readyLine,
@@ -52,6 +52,7 @@ const say = (line: string) => process.stderr.write(`bench [${clock()}]: ${line}\
 const services: Service[] = [];
 const databases: BenchDatabase[] = [];
 const baselineDir = flags.baseline === "" ? undefined : resolve(String(flags.baseline));
+const baselineNode = flags["baseline-node"] === "" ? undefined : String(flags["baseline-node"]);
 /** Wall time of each part of the run, seconds. */
 const phases: Array<[string, number]> = [];
 let phaseStart = performance.now();
@@ -88,6 +89,11 @@ async function main(): Promise<void> {
   }
   if (baselineDir !== undefined && !full)
     throw new Error("--baseline needs the full pipeline (leave out --no-full)");
+  if (baselineNode !== undefined && baselineDir === undefined)
+    throw new Error(
+      "--baseline-node runs the --baseline checkout's gateway: give --baseline too (e.g. --baseline .)",
+    );
+  if (baselineNode !== undefined) say(`the before runs on ${baselineNode} (${nodeVersion(baselineNode)})`);
   say(
     `starting the fake upstream, the pass-through proxy and the gateway${full ? "s (master key; full pipeline" : ""}${baselineDir ? "; full pipeline before" : ""}${full ? ")" : ""}, each in its own process`,
   );
@@ -170,6 +176,7 @@ async function main(): Promise<void> {
       {
         entry: o.before ? baselineEntry! : gatewayEntry,
         cwd: dir,
+        ...(o.before && baselineNode !== undefined ? { node: baselineNode } : {}),
         nodeFlags: [...profileFlags, ...String(flags["gateway-node-flags"]).split(" ").filter(Boolean)],
       },
     );
@@ -190,7 +197,7 @@ async function main(): Promise<void> {
   if (beforeDb !== undefined) {
     gateways.push({
       ...(await startGateway("gateway-full-before", beforeDb.url, { before: true })),
-      mode: `${fullMode}; built from ${baselineDir} (${commitOf(baselineDir!)}), the before`,
+      mode: `${fullMode}; built from ${baselineDir} (${commitOf(baselineDir!)}), the before${baselineNode === undefined ? "" : `, on Node ${nodeVersion(baselineNode)} (${baselineNode}; the others on ${process.version})`}`,
     });
   }
   const judged = gateways.find((g) => g.service.name === "gateway-full") ?? gateways[0]!;

@@ -26,3 +26,15 @@ export function commitOf(dir: string): string {
     return "unknown";
   }
 }
+
+/**
+ * The version a node binary reports (`v20.20.2`), for the results file.
+ * @throws when `node` cannot be run, naming it (a wrong `--baseline-node` path).
+ */
+export function nodeVersion(node: string): string {
+  try {
+    return execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
+  } catch (error) {
+    throw new Error(`${node} --version failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

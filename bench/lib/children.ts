@@ -35,16 +35,18 @@ export interface SpawnOptions {
   nodeFlags?: string[];
   /** Arguments after the entry (the program's own flags). */
   args?: string[];
+  /** The node binary (default: the one running the benchmark, `process.execPath`). */
+  node?: string;
 }
 
 /** Starts `node <entry>` in `cwd` (default the repository root), with `--import tsx` for a TypeScript entry. */
 export function spawnService(
   name: string,
-  { entry, env, cwd = repoRoot, nodeFlags = [], args = [] }: SpawnOptions,
+  { entry, env, cwd = repoRoot, nodeFlags = [], args = [], node = process.execPath }: SpawnOptions,
 ): Service {
   // From source, workspace packages resolve to their TypeScript (`development` export condition), not a build.
   const loader = entry.endsWith(".ts") ? ["--conditions=development", "--import", "tsx"] : [];
-  const child = spawn(process.execPath, [...nodeFlags, ...loader, entry, ...args], {
+  const child = spawn(node, [...nodeFlags, ...loader, entry, ...args], {
     cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -182,7 +184,7 @@ export function freePort(): Promise<number> {
 export async function spawnGateway(
   name: string,
   env: NodeJS.ProcessEnv,
-  options: { entry?: string; cwd?: string; nodeFlags?: string[] } = {},
+  options: { entry?: string; cwd?: string; nodeFlags?: string[]; node?: string } = {},
 ): Promise<{ service: Service; origin: string }> {
   const port = await freePort();
   const service = spawnService(name, {
@@ -190,6 +192,7 @@ export async function spawnGateway(
     env: { GATEWAY_ENV_FILE: "", ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.nodeFlags === undefined ? {} : { nodeFlags: options.nodeFlags }),
+    ...(options.node === undefined ? {} : { node: options.node }),
   });
   const origin = `http://127.0.0.1:${port}`;
   try {

@@ -25,6 +25,8 @@ export const usage = `Usage: npm run bench -- [flags]
                           (<dir>/services/gateway/dist/server.js), e.g. the code before a change: runs as
                           (e) gateway-full-before, the same full pipeline with its own database, key prefix
                           and virtual key, in the same rounds; before and after side by side (default: none)
+  --baseline-node <path>  the node binary that runs (e) (default: the one running the benchmark), e.g. to put
+                          two Node versions side by side: --baseline . --baseline-node /usr/bin/node
   --no-portkey            leave out (f) portkey, Portkey's open-source gateway (@portkey-ai/gateway, a
                           devDependency) routing to the same upstream: the peer in the throughput row
   --postgres <url>        admin URL for (d) (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -68,6 +70,7 @@ const options = {
   "no-full": { type: "boolean", default: false },
   "no-portkey": { type: "boolean", default: false },
   baseline: { type: "string", default: "" },
+  "baseline-node": { type: "string", default: "" },
   postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
   redis: { type: "string", default: "redis://127.0.0.1:6379" },
   "gateway-node-flags": { type: "string", default: "" },

@@ -24,6 +24,7 @@
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { FastifyBaseLogger } from "fastify";
+import { callerColumns } from "../accounting/call-accounting.js";
 import type { AuthContext } from "../auth/types.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { GuardCall, GuardOutcome, TextExtractor } from "../guardrails/types.js";
@@ -219,12 +220,9 @@ function record(
   offered: OfferedTool,
   outcome: { startedAtEpoch: number; endedAtEpoch: number; status: number; cost: number },
 ): void {
-  const { auth } = request;
   deps.spend?.record({
     requestId: request.requestId,
-    keyHash: auth.kind === "virtual" ? auth.keyHash : null,
-    keyAlias: auth.kind === "virtual" ? auth.keyAlias : null,
-    userId: auth.kind === "virtual" ? auth.userId : null,
+    ...callerColumns(request.auth),
     modelGroup: offered.upstream.config.name,
     model: offered.name,
     deploymentId: null,

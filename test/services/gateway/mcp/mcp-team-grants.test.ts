@@ -2,9 +2,11 @@
  * A team's MCP grants (LiteLLM's team `object_permission`, Postgres and Redis, an SDK server upstream): a team
  * key without its own `mcp_servers` inherits its team's; a key with its own reaches only what both name, tools
  * narrowed by both lists; a team grant changed with `/team/update` applies on the next request; and the team's
- * `rpm_limit` counts its keys' tool calls together (the pipeline's admission, team subjects included).
+ * `rpm_limit` counts its keys' tool calls together (the pipeline's admission, team subjects included); a team
+ * key's tool calls are in the team's spend (the spend row names the team).
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { adminCall } from "../../../helpers/gateway.js";
 import { mcpError, useMcpTestGateway } from "../../../helpers/mcp-gateway.js";
@@ -36,8 +38,16 @@ async function newTeam(body: Record<string, unknown>): Promise<string> {
 
 /** A client with a new key of `teamId` (`body` adds the key's own fields). */
 async function teamClient(teamId: string, body: Record<string, unknown> = {}): Promise<Client> {
-  const { key } = await stack.newKey({ team_id: teamId, ...body });
-  return stack.connect(key);
+  return (await teamKeyClient(teamId, body)).client;
+}
+
+/** {@link teamClient}, with the key's hash (`token`, the spend log's `api_key`). */
+async function teamKeyClient(
+  teamId: string,
+  body: Record<string, unknown> = {},
+): Promise<{ client: Client; token: string }> {
+  const { key, token } = await stack.newKey({ team_id: teamId, ...body });
+  return { client: await stack.connect(key), token };
 }
 
 const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
@@ -126,5 +136,21 @@ describe("a team's object_permission on /mcp", () => {
     const refused = await mcpError(second.readResource({ uri: "test://notes/readme" }));
     expect(refused.data).toMatchObject({ status: 429, type: "rate_limit_error" });
     expect(stack.upstream.log.reads.length).toBe(before);
+  });
+
+  it("books a team key's tool calls to the team (the spend row's team_id)", async () => {
+    const team = await newTeam({ object_permission: { mcp_servers: ["tools"] } });
+    const { client, token } = await teamKeyClient(team);
+    await client.callTool({ name: "tools-add", arguments: { a: 2, b: 3 } });
+    await stack.gw.gateway.store?.spend.flush(5000);
+    const pool = new pg.Pool({ connectionString: stack.db?.url });
+    try {
+      const { rows } = await pool.query("SELECT team_id, call_type FROM spend_logs WHERE api_key = $1", [
+        token,
+      ]);
+      expect(rows).toEqual([{ team_id: team, call_type: "call_mcp_tool" }]);
+    } finally {
+      await pool.end();
+    }
   });
 });
