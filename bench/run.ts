@@ -349,6 +349,21 @@ async function main(): Promise<void> {
           const target = { ...fullGateways[0]!.target, name: service.name, origin };
           return { target, pid: service.pid, stop: () => service.stop() };
         },
+        startFresh: async (g) => {
+          const before = g.target.name.endsWith("-before");
+          const { service, origin } = await startGateway(`${g.target.name}-streams`, g.databaseUrl, {
+            before,
+          });
+          return {
+            target: { ...g.target, origin },
+            pid: service.pid,
+            stop: async () => {
+              // Stopped on purpose: no longer checked for being alive.
+              services.splice(services.indexOf(service), 1);
+              await service.stop();
+            },
+          };
+        },
       },
       s,
     );

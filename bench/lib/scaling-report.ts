@@ -106,7 +106,10 @@ function longStreamSection(r: ScalingResults): string {
   return [
     `### Long streams: ${ls.chunks.toLocaleString("en")} chunks, ${ls.concurrency} at a time\n`,
     "Time to the first byte and to `[DONE]` at the client, and the CPU the row's own process spent per stream",
-    "(/proc, over all its long streams; 10 ms ticks, so few short streams read as 0).\n",
+    "(/proc, over all its long streams; 10 ms ticks, so few short streams read as 0). Each target is warmed by one",
+    "unmeasured wave, then the waves go to the targets in a rotating order; the full-pipeline gateways are new",
+    "processes started for this part (same build, database and key), so their CPU is the streams' own, not the",
+    "collection of what the earlier parts left on the heap.\n",
     table(
       [
         "target",

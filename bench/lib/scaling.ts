@@ -32,8 +32,8 @@ export interface FullGateway {
   key: string;
 }
 
-/** A gateway started for the workers part; `stop` ends it. */
-export interface WorkersGateway {
+/** A gateway process started for one part (workers, long streams); `stop` ends it. */
+export interface StartedGateway {
   target: Target;
   pid: number;
   stop(): Promise<void>;
@@ -48,7 +48,13 @@ export interface ScalingDeps {
   meters: CpuMeter[];
   say(line: string): void;
   /** Starts the after gateway, same database and Redis, with GATEWAY_WORKERS=`workers`. */
-  startWorkers(workers: number): Promise<WorkersGateway>;
+  startWorkers(workers: number): Promise<StartedGateway>;
+  /**
+   * Starts a new process of the full-pipeline gateway `g` (its build, database, Redis and key), for the long
+   * streams (see {@link runScaling}); `stop` ends it. Without it the long streams load the gateways that ran
+   * every earlier part.
+   */
+  startFresh?(g: FullGateway): Promise<StartedGateway>;
 }
 
 /** Saturation connections for a body of `bytes`: fewer for big bodies, so the run measures the gateway, not queues. */
@@ -210,48 +216,84 @@ async function distinctKeys(deps: ScalingDeps, s: ScalingSettings): Promise<KeyS
   return out;
 }
 
+/**
+ * The long streams: one unmeasured wave per target (its warm-up), then waves of `s.longStreamConcurrency` streams,
+ * the targets in a rotating order wave by wave, so that each sees the machine's load alike; each wave's CPU goes to
+ * its target. With {@link ScalingDeps.startFresh}, the full-pipeline gateways are new processes started for this
+ * part (same name, so the rows read as theirs) and stopped after it: the CPU counted is then the streams' own, not
+ * the collection of what earlier parts left on the heap (see {@link runScaling}).
+ */
 async function longStreams(
   deps: ScalingDeps,
   s: ScalingSettings,
 ): Promise<NonNullable<ScalingResults["longStreams"]>> {
-  const rows: LongStreamRow[] = [];
-  for (const target of [deps.upstream, deps.passthrough, ...deps.full.map((g) => g.target)]) {
-    deps.say(
-      `scaling: ${target.name}, ${s.longStreams} streams of ${s.longStreamChunks} chunks, ${s.longStreamConcurrency} at a time`,
-    );
-    const body = longStreamBody(target.model, s.longStreamChunks);
-    const pool = new Pool(target.origin, { connections: s.longStreamConcurrency, keepAliveTimeout: 60_000 });
-    const ttft: number[] = [];
-    const total: number[] = [];
-    let failures = 0;
-    const stop = await startCpu(deps.meters);
-    for (let left = s.longStreams; left > 0; left -= s.longStreamConcurrency) {
-      const wave = Math.min(left, s.longStreamConcurrency);
-      for (const r of await Promise.all(Array.from({ length: wave }, () => timeStream(pool, target, body)))) {
-        if (r === undefined) failures++;
-        else {
-          ttft.push(r.ttft);
-          total.push(r.total);
+  const fresh: StartedGateway[] = [];
+  try {
+    for (const g of deps.startFresh === undefined ? [] : deps.full) {
+      deps.say(`scaling: starting a new ${g.target.name} process for the long streams`);
+      fresh.push(await deps.startFresh!(g));
+    }
+    const full = fresh.length > 0 ? fresh : deps.full;
+    // A fresh process's meter replaces the long-running one's of the same name.
+    const meters = [
+      ...deps.meters.filter((m) => !full.some((g) => g.target.name === m.name)),
+      ...fresh.map((g) => processMeter(g.target.name, g.pid)),
+    ];
+    const targets = [deps.upstream, deps.passthrough, ...full.map((g) => g.target)];
+    const runs = targets.map((target) => ({
+      target,
+      body: longStreamBody(target.model, s.longStreamChunks),
+      pool: new Pool(target.origin, { connections: s.longStreamConcurrency, keepAliveTimeout: 60_000 }),
+      ttft: [] as number[],
+      total: [] as number[],
+      failures: 0,
+      cpuMs: {} as Record<string, number>,
+    }));
+    const wave = async (run: (typeof runs)[number], streams: number) => {
+      const results = await Promise.all(
+        Array.from({ length: streams }, () => timeStream(run.pool, run.target, run.body)),
+      );
+      tally(run.target, results.filter((r) => r !== undefined).length);
+      return results;
+    };
+    deps.say(`scaling: long streams, warming up ${targets.map((t) => t.name).join(", ")}`);
+    for (const run of runs) await wave(run, s.longStreamConcurrency);
+    const waves = Math.ceil(s.longStreams / s.longStreamConcurrency);
+    for (let w = 0; w < waves; w++) {
+      const streams = Math.min(s.longStreamConcurrency, s.longStreams - w * s.longStreamConcurrency);
+      deps.say(
+        `scaling: long streams, wave ${w + 1}/${waves}: ${streams} streams of ${s.longStreamChunks} chunks per target`,
+      );
+      for (const target of rotated(targets, w)) {
+        const run = runs.find((r) => r.target === target)!;
+        const stop = await startCpu(meters);
+        for (const r of await wave(run, streams)) {
+          if (r === undefined) run.failures++;
+          else {
+            run.ttft.push(r.ttft);
+            run.total.push(r.total);
+          }
         }
+        for (const [name, ms] of Object.entries(await stop())) run.cpuMs[name] = (run.cpuMs[name] ?? 0) + ms;
       }
     }
-    const cpuMs = await stop();
-    await pool.close();
-    tally(target, s.longStreams - failures);
-    rows.push({
-      target: target.name,
-      ttft: summarize(ttft),
-      total: summarize(total),
-      failures,
+    await Promise.all(runs.map((r) => r.pool.close()));
+    const rows: LongStreamRow[] = runs.map((r) => ({
+      target: r.target.name,
+      ttft: summarize(r.ttft),
+      total: summarize(r.total),
+      failures: r.failures,
       streams: s.longStreams,
-      cpuMs,
-    });
+      cpuMs: r.cpuMs,
+    }));
+    return { chunks: s.longStreamChunks, concurrency: s.longStreamConcurrency, rows };
+  } finally {
+    for (const g of fresh) await g.stop();
   }
-  return { chunks: s.longStreamChunks, concurrency: s.longStreamConcurrency, rows };
 }
 
 async function workers(deps: ScalingDeps, s: ScalingSettings): Promise<WorkersRow[]> {
-  const started: Array<{ gateway: WorkersGateway; workers: number; processes: number; meter: CpuMeter }> = [];
+  const started: Array<{ gateway: StartedGateway; workers: number; processes: number; meter: CpuMeter }> = [];
   try {
     for (const n of s.workers) {
       deps.say(`scaling workers: starting the full-pipeline gateway with GATEWAY_WORKERS=${n}`);
@@ -300,10 +342,11 @@ async function workers(deps: ScalingDeps, s: ScalingSettings): Promise<WorkersRo
 }
 
 /**
- * Runs the scaling parts the settings ask for, in order: sizes, long streams, distinct keys, workers. Long streams
- * come before the distinct keys: a gateway left holding 100,000 keys' state spends CPU on it for a while (V8's
- * memory-reducing major GCs over the bigger heap, up to a minute and more later; `bench/many-keys-idle.ts`), which
- * the streams' per-process CPU would otherwise count as theirs.
+ * Runs the scaling parts the settings ask for, in order: sizes, long streams, distinct keys, workers. A gateway
+ * that ran an earlier part pays for it later: the 1 MB prompts' garbage, and 100,000 keys' state (V8's
+ * memory-reducing major GCs over the bigger heap, up to a minute and more later; `bench/many-keys-idle.ts`), would
+ * count in the long streams' per-process CPU. So the long streams run on new gateway processes
+ * ({@link ScalingDeps.startFresh}) and before the distinct keys.
  */
 export async function runScaling(deps: ScalingDeps, s: ScalingSettings): Promise<ScalingResults> {
   const out: ScalingResults = { settings: s, sizes: [], keys: [], workers: [] };

@@ -53,6 +53,12 @@ export interface NativeEventReader {
    * `texts`, the whole released text per content index so far.
    */
   mask(json: Obj, texts: ReadonlyMap<number, string>, piece: string | undefined): Obj;
+  /**
+   * Reads the API's commonest event (a text delta in the upstream's own member order) without `JSON.parse`:
+   * the object `JSON.parse(data)` gives, or undefined for any other event (which is then parsed whole). Stateless;
+   * a reader without it has every event parsed.
+   */
+  readonly plain?: (data: string) => Obj | undefined;
 }
 
 /** `reader`, with `see` told about every event before `reader` reads it (to note an id, a final object, …). */
@@ -72,6 +78,7 @@ export function observedReader(
     cut: (usage) => reader.cut(usage),
     error: (status, type, message) => reader.error(status, type, message),
     mask: (json, texts, piece) => reader.mask(json, texts, piece),
+    ...(reader.plain === undefined ? {} : { plain: reader.plain }),
   };
 }
 
@@ -116,20 +123,26 @@ export interface NativeRelayOutcome {
   blocked?: GatewayError;
 }
 
-/** One event on its way to the client: the upstream's, or SSE text of the gateway's own (`wire`). */
+/**
+ * One event on its way to the client: the upstream's (`event`, with its content text when it has any), or SSE
+ * text of the gateway's own (`wire`).
+ */
 interface Item {
-  event?: NativeEvent;
-  content?: { index: number; text: string };
-  wire?: string;
-  /** What the output guard reads for it: a chunk of one choice, or `{}`. */
-  payload: string;
+  event: NativeEvent | undefined;
+  content: EventText["content"];
+  wire: string | undefined;
+  /** {@link payloadOf} the item, set when it is handed to a guard. */
+  payload?: string;
 }
 
 const sse = (event: string | undefined, data: string) =>
   `${event === undefined ? "" : `event: ${event}\n`}data: ${data}\n\n`;
 
-/** The guard's view of an event: a `chat.completion.chunk`-like payload of its content text, or `{}`. */
-const payloadOf = (content: Item["content"]) =>
+/**
+ * The output guard's view of an item: a `chat.completion.chunk`-like payload of its content text, or `{}`. Made
+ * only when there is a guard (a stream without one writes each item as read).
+ */
+const payloadOf = ({ content }: Item) =>
   content === undefined
     ? "{}"
     : JSON.stringify({ choices: [{ index: content.index, delta: { content: content.text } }] });
@@ -167,12 +180,16 @@ export async function relayNative(
   const texts = new Map<number, string>();
   let rewritten = false;
   const out = new PieceWriter(res);
-  const write = (item: Item, released: string) => {
+  /** Writes `item`; `released`: what the guard released for it, undefined without a guard (the item as read). */
+  const write = (item: Item, released: string | undefined) => {
     if (item.wire !== undefined) return out.write(item.wire);
     const event = item.event!;
     let json = event.json;
     if (item.content !== undefined) {
-      const text = released === item.payload ? item.content.text : (releasedText(released) ?? "");
+      const text =
+        released === undefined || released === item.payload
+          ? item.content.text
+          : (releasedText(released) ?? "");
       // The whole text is kept only for the guard's rewrites (`reader.mask`), which need it.
       if (guard !== undefined) texts.set(item.content.index, (texts.get(item.content.index) ?? "") + text);
       options.onContent?.(text);
@@ -184,36 +201,37 @@ export async function relayNative(
     out.write(sse(event.event, json === event.json ? event.data : JSON.stringify(json)));
   };
   const queued: Item[] = [];
-  const emit = (item: Item) => (guard === undefined ? write(item, item.payload) : queued.push(item));
+  const emit = (item: Item) => {
+    if (guard === undefined) return write(item, undefined);
+    item.payload = payloadOf(item);
+    queued.push(item);
+  };
   let first = true;
   let stopped = false;
   const parked = new ParkedEvents(meter, options.topUp);
-  /** Parked events as read (the reader is stateful: a replayed event is not read twice). */
-  const read = new WeakMap<EventSourceMessage, { event: NativeEvent; text: EventText }>();
+  /** Parked events as read (the reader is stateful: a replayed event is not read twice); made at the first park. */
+  let read: WeakMap<EventSourceMessage, { event: NativeEvent; text: EventText }> | undefined;
   const onEvent = (message: EventSourceMessage) => {
     if (stopped || parked.holds(message)) return;
     if (first) {
       first = false;
       options.onFirstEvent?.();
     }
-    const { event, text } = read.get(message) ?? readEvent(reader, message);
+    const { event, text } = read?.get(message) ?? readEvent(reader, message);
     if (!meter.fits(text.output)) {
       if (parked.park(message)) {
+        read ??= new WeakMap();
         read.set(message, { event, text });
         return;
       }
       stopped = true;
       outcome.cut = true;
       const usage = bookedUsage(reader, meter.tokens, options.promptTokens);
-      emit({ wire: reader.cut(usage), payload: "{}" });
+      emit({ event: undefined, content: undefined, wire: reader.cut(usage) });
       return;
     }
     meter.commit();
-    emit({
-      event,
-      ...(text.content === undefined ? {} : { content: text.content }),
-      payload: payloadOf(text.content),
-    });
+    emit({ event, content: text.content, wire: undefined });
   };
   let ended = false;
   const block = (refusal: GatewayError) => {
@@ -228,8 +246,8 @@ export async function relayNative(
       for (const item of queued.splice(0)) {
         if (res.destroyed || ended) return;
         held.push(item);
-        const out = await g.onData(item.payload);
-        if (out !== "hold") for (const payload of out) write(held.shift()!, payload);
+        const out = await g.onData(item.payload!);
+        if (out !== "hold") for (const released of out) write(held.shift()!, released);
       }
     } catch (error) {
       block(guardFailure(error));
@@ -238,7 +256,7 @@ export async function relayNative(
   const end = async (g: StreamOutputGuard) => {
     if (ended) return;
     ended = true;
-    await endGuarded(g, res, outcome.guardDecisions, block, (payload) => write(held.shift()!, payload));
+    await endGuarded(g, res, outcome.guardDecisions, block, (released) => write(held.shift()!, released));
   };
   try {
     await readEvents(
@@ -271,16 +289,20 @@ export async function relayNative(
   return outcome;
 }
 
-/** Parses an upstream event (its JSON when it is an object) and reads it with `reader`. */
+/**
+ * Parses an upstream event (its JSON when it is an object; a plain text delta by {@link NativeEventReader.plain})
+ * and reads it with `reader`.
+ */
 function readEvent(
   reader: NativeEventReader,
   message: EventSourceMessage,
 ): { event: NativeEvent; text: EventText } {
-  let json: Obj | undefined;
-  try {
-    const parsed: unknown = JSON.parse(message.data);
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) json = parsed as Obj;
-  } catch {}
+  let json = reader.plain?.(message.data);
+  if (json === undefined)
+    try {
+      const parsed: unknown = JSON.parse(message.data);
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) json = parsed as Obj;
+    } catch {}
   const event = { event: message.event, data: message.data, json };
   return { event, text: reader.read(event) };
 }

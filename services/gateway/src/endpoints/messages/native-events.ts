@@ -22,6 +22,29 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 
 const sse = (data: Obj & { type: string }) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
 
+/**
+ * A `content_block_delta` event of a `text_delta` in Anthropic's member order (Anthropic API reference,
+ * "Streaming Messages"): the block's index, the text as a JSON string literal.
+ */
+const PLAIN_DELTA =
+  /^\{"type":"content_block_delta","index":(0|[1-9]\d*),"delta":\{"type":"text_delta","text":("(?:[^"\\]|\\.)*")\}\}$/;
+
+/**
+ * The JSON of a plain `text_delta` event ({@link PLAIN_DELTA}) without `JSON.parse`: the same object, members in
+ * the same order; undefined for any other event ({@link NativeEventReader.plain}).
+ */
+export function plainMessagesDelta(data: string): Obj | undefined {
+  const match = PLAIN_DELTA.exec(data);
+  if (match === null) return undefined;
+  try {
+    // A JSON string literal; an invalid escape or a raw control character throws (and so would the whole parse).
+    const text = JSON.parse(match[2]!) as string;
+    return { type: "content_block_delta", index: Number(match[1]), delta: { type: "text_delta", text } };
+  } catch {
+    return undefined;
+  }
+}
+
 /** A reader for one call's stream (see the module comment). */
 export function messagesEventReader(): NativeEventReader {
   let usage: Obj = {};
@@ -33,6 +56,7 @@ export function messagesEventReader(): NativeEventReader {
     get completed() {
       return completed;
     },
+    plain: plainMessagesDelta,
     read({ json }: NativeEvent): EventText {
       if (json === undefined) return { output: "" };
       switch (json.type) {

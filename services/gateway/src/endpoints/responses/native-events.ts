@@ -41,6 +41,42 @@ function maskedItem(item: unknown, text: string | undefined): unknown {
   return { ...item, content };
 }
 
+/**
+ * A `response.output_text.delta` event in OpenAI's member order, with `logprobs` empty and an optional
+ * `obfuscation` (OpenAI API reference, `ResponseTextDeltaEvent`): `sequence_number`, `item_id`, `output_index`,
+ * `content_index`, the delta as a JSON string literal, `obfuscation`. The id and `obfuscation` are read only when
+ * they hold no escape or control character (code units from U+0020, neither `"` nor `\`).
+ */
+const PLAIN_DELTA =
+  /^\{"type":"response\.output_text\.delta","sequence_number":(0|[1-9]\d*),"item_id":"([ !#-[\]-\uffff]*)","output_index":(0|[1-9]\d*),"content_index":(0|[1-9]\d*),"delta":("(?:[^"\\]|\\.)*"),"logprobs":\[\](?:,"obfuscation":"([ !#-[\]-\uffff]*)")?\}$/;
+
+/**
+ * The JSON of a plain `response.output_text.delta` event ({@link PLAIN_DELTA}) without `JSON.parse`: the same
+ * object, members in the same order; undefined for any other event ({@link NativeEventReader.plain}).
+ */
+export function plainResponsesDelta(data: string): Obj | undefined {
+  const match = PLAIN_DELTA.exec(data);
+  if (match === null) return undefined;
+  let delta: string;
+  try {
+    // A JSON string literal; an invalid escape or a raw control character throws (and so would the whole parse).
+    delta = JSON.parse(match[5]!) as string;
+  } catch {
+    return undefined;
+  }
+  const json: Obj = {
+    type: "response.output_text.delta",
+    sequence_number: Number(match[1]),
+    item_id: match[2],
+    output_index: Number(match[3]),
+    content_index: Number(match[4]),
+    delta,
+    logprobs: [],
+  };
+  if (match[6] !== undefined) json.obfuscation = match[6];
+  return json;
+}
+
 /** A reader for one call's stream (see the module comment). */
 export function responsesEventReader(): NativeEventReader {
   let sequence = 0;
@@ -53,6 +89,7 @@ export function responsesEventReader(): NativeEventReader {
     get completed() {
       return completed;
     },
+    plain: plainResponsesDelta,
     read({ json }: NativeEvent): EventText {
       if (json === undefined) return { output: "" };
       if (typeof json.sequence_number === "number") sequence = json.sequence_number + 1;
