@@ -32,8 +32,21 @@ export const LEASE_TTL_MS = 5000;
  * same money again. The cost: a crashed instance's slice comes back after this long, not after 5 s.
  */
 export const LEASE_HOLD_MS = 30_000;
-/** A lease unused this long (clock or wall ms) is returned. */
+/** A lease unused this long (clock or wall ms) is returned (and one call's slice kept, see {@link KEEP_IDLE_MS}). */
 export const LEASE_IDLE_MS = 1000;
+/**
+ * A subject's slice kept between calls (one request, the last call's token estimate and its micro-USD estimate)
+ * is given back once the subject has had no call here for this long (clock or wall ms); until then it is renewed
+ * in the sweep (after a call, at a window's rollover) and the next call takes no round trip.
+ */
+export const KEEP_IDLE_MS = 60_000;
+/**
+ * How much longer than its holder's lifetime Redis keeps a budget member (ms): the stall margin of
+ * {@link LEASE_HOLD_MS}, for kept slices too. A kept slice lives at most {@link KEEP_IDLE_MS} after its
+ * subject's last call for its holder, so a crashed instance's kept slice is reclaimed at most
+ * `KEEP_IDLE_MS + HOLD_MARGIN_MS` (85 s) after that call.
+ */
+export const HOLD_MARGIN_MS = LEASE_HOLD_MS - LEASE_TTL_MS;
 /** A lease stops admitting and is returned this long (ms) before it expires. */
 export const LEASE_RENEW_BEFORE_MS = 1500;
 /** Demand (calls admitted per subject) is measured over this span, ms of wall time. */
@@ -61,10 +74,17 @@ export interface Lease {
   reserved: number;
   /** Costs settled since the last return. */
   spent: number;
-  /** Clock ms when the member expires in Redis. */
+  /** Clock ms when the lease expires for its holder (its member lives {@link HOLD_MARGIN_MS} longer in Redis). */
   expiresAt: number;
+  /** Lifetime of the current grant for its holder, ms ({@link LEASE_TTL_MS}, longer for a kept slice). */
+  ttl: number;
   /** performance.now() when taken. */
   takenAtWall: number;
+  /** A slice kept between calls that no call has used yet: given back only after {@link KEEP_IDLE_MS} idle. */
+  kept: boolean;
+  /** Estimate (micro-USD) and estimated tokens of the last call admitted from the lease; -1 before any. */
+  lastEstimate: number;
+  lastTokens: number;
   lastUsed: number;
   lastUsedWall: number;
   /** Limits changed or the key/user was revoked: return, admit nothing more from it. */
@@ -119,6 +139,10 @@ export interface LeaseSnapshot {
   wantTokens: number;
   wantBudget: number;
   estimate: number;
+  /** A slice kept between calls is asked for (`LEASE_LUA` admit mode 3). */
+  keep: boolean;
+  /** Lifetime of the grant for its holder, ms; its member expires `ttl + HOLD_MARGIN_MS` after the call. */
+  ttl: number;
 }
 
 const sameLimits = (lease: Lease, plan: SubjectPlan) =>
@@ -183,7 +207,11 @@ export class LeaseBook {
         reserved: 0,
         spent: 0,
         expiresAt: 0,
+        ttl: LEASE_TTL_MS,
         takenAtWall: 0,
+        kept: false,
+        lastEstimate: -1,
+        lastTokens: 0,
         lastUsed: 0,
         lastUsedWall: 0,
         dropped: false,
@@ -204,12 +232,15 @@ export class LeaseBook {
     if ((plan.rpm >= 0 || plan.tpm >= 0) && lease.window !== windowIndex(now)) return false;
     return (
       now < lease.expiresAt - LEASE_RENEW_BEFORE_MS &&
-      wall < lease.takenAtWall + LEASE_TTL_MS - LEASE_RENEW_BEFORE_MS
+      wall < lease.takenAtWall + lease.ttl - LEASE_RENEW_BEFORE_MS
     );
   }
 
-  /** The call's admission from the local leases, or undefined when any subject's lease does not cover it. */
-  tryAdmit(plans: SubjectPlan[], estimate: number, now: number): Admission | undefined {
+  /**
+   * The call's admission from the local leases, or undefined when any subject's lease does not cover it.
+   * `estimate` in micro-USD, `tokens` the call's estimated tokens (what a slice kept for the subject holds).
+   */
+  tryAdmit(plans: SubjectPlan[], estimate: number, now: number, tokens = 0): Admission | undefined {
     const wall = performance.now();
     for (const plan of plans) {
       const lease = this.leases.get(plan.counterId);
@@ -218,7 +249,7 @@ export class LeaseBook {
       if (plan.tpm >= 0 && lease.tokensUsed >= lease.tokens) return undefined;
       if (plan.maxMicros >= 0 && lease.held - lease.reserved - lease.spent < estimate) return undefined;
     }
-    return this.commit(plans, estimate, now);
+    return this.commit(plans, estimate, now, tokens);
   }
 
   /**
@@ -226,11 +257,14 @@ export class LeaseBook {
    * The admission settles locally: the estimate (and its top-ups) go back to the lease, the cost and tokens are
    * counted on it. Its top-ups (`Admission.extend`) are answered by the book's `extend`.
    */
-  commit(plans: SubjectPlan[], estimate: number, now: number): Admission {
+  commit(plans: SubjectPlan[], estimate: number, now: number, tokens = 0): Admission {
     const wall = performance.now();
     for (const plan of plans) {
       const lease = this.lease(plan);
       lease.requestsUsed++;
+      lease.kept = false;
+      lease.lastEstimate = estimate;
+      lease.lastTokens = tokens;
       lease.reserved += estimate;
       lease.lastUsed = now;
       lease.lastUsedWall = wall;
@@ -300,7 +334,8 @@ export class LeaseBook {
 
   /**
    * The snapshot to send for `lease`: return its unused part and settle what it spent; when `admitting`, ask for
-   * a new lease sized from demand for a call of `estimate` micro-USD and `tokens` tokens.
+   * a new lease sized from demand for a call of `estimate` micro-USD and `tokens` tokens; else, when `keep` and
+   * {@link keepFor} allows it, ask for one call's slice to keep (the last call's request, tokens and estimate).
    */
   snapshot(
     lease: Lease,
@@ -308,17 +343,29 @@ export class LeaseBook {
     now: number,
     newId: string,
     admitting: Want | undefined,
+    keep = false,
   ): LeaseSnapshot {
     const index = windowIndex(now);
     const sameWindow = lease.window === index;
     const returned = sameWindow ? lease.requests - lease.requestsUsed : 0;
     const tokenDelta = lease.tokensUsed - (sameWindow ? lease.tokens : 0);
     let wantRequests = 0;
+    let ttl = LEASE_TTL_MS;
+    let kept: Want | undefined;
     if (admitting !== undefined) {
       const elapsed = Math.max(DEMAND_SPAN_MS, performance.now() - lease.demandSince);
       const rate = Math.max(lease.demand / elapsed, lease.previousRate);
       wantRequests = 1 + lease.waiting + Math.ceil(rate * LEASE_TTL_MS);
+    } else if (keep) {
+      const keepMs = this.keepFor(lease, now, performance.now());
+      if (keepMs > 0) {
+        wantRequests = 1;
+        kept = { estimate: lease.lastEstimate, tokens: lease.lastTokens };
+        // A call still in flight keeps the member on the short lifetime until it settles.
+        if (lease.reserved <= 0) ttl = keepMs;
+      }
     }
+    const want = admitting ?? kept;
     return {
       lease,
       plan,
@@ -333,10 +380,23 @@ export class LeaseBook {
       carry: Math.max(0, lease.reserved),
       newId,
       wantRequests,
-      wantTokens: wantRequests * Math.max(1, admitting?.tokens ?? 0),
-      wantBudget: wantRequests * (admitting?.estimate ?? 0),
-      estimate: admitting?.estimate ?? 0,
+      wantTokens: wantRequests * Math.max(1, want?.tokens ?? 0),
+      wantBudget: wantRequests * (want?.estimate ?? 0),
+      estimate: want?.estimate ?? 0,
+      keep: kept !== undefined,
+      ttl,
     };
+  }
+
+  /**
+   * How long (ms) a slice kept for `lease` now could live for its holder: until {@link KEEP_IDLE_MS} after the
+   * subject's last call here (clock and wall time); 0 when it must not be kept (dropped, no call yet, or less than
+   * a lease lifetime left).
+   */
+  keepFor(lease: Lease, now: number, wall: number): number {
+    if (lease.dropped || lease.lastEstimate < 0) return 0;
+    const left = Math.min(lease.lastUsed + KEEP_IDLE_MS - now, lease.lastUsedWall + KEEP_IDLE_MS - wall);
+    return left >= LEASE_TTL_MS ? Math.floor(left) : 0;
   }
 
   /** Applies a granted (or returned, all grants 0) lease call to the lease. */
@@ -353,8 +413,10 @@ export class LeaseBook {
     lease.member = lease.held > 0 && s.plan.maxMicros >= 0 ? `${s.newId}:${lease.held}` : "";
     if (lease.member === "") lease.held = 0;
     lease.memberPeriod = s.plan.period;
-    lease.expiresAt = now + LEASE_TTL_MS;
+    lease.ttl = s.ttl;
+    lease.expiresAt = now + s.ttl;
     lease.takenAtWall = performance.now();
+    lease.kept = s.keep && grant.requests + grant.tokens + grant.budget > 0;
     lease.dropped = false;
   }
 
@@ -373,8 +435,9 @@ export class LeaseBook {
   }
 
   /**
-   * Whether the lease should be returned now: it holds something unused or unsettled and is idle, dropped, stale
-   * (window/period over) or near expiry; or it holds a member near expiry (renewed with the carry only).
+   * Whether the lease should be returned (and a slice kept, when the sweep asks for it) now: it holds something
+   * unused or unsettled and is idle (a kept slice no call used: idle {@link KEEP_IDLE_MS}), dropped, stale (its
+   * rpm/tpm window or budget period over) or near expiry; or it holds a member near expiry.
    */
   due(lease: Lease, now: number, wall: number, all: boolean): boolean {
     if (lease.busy !== undefined) return false;
@@ -387,11 +450,15 @@ export class LeaseBook {
     const nearExpiry =
       lease.held > 0 &&
       (now >= lease.expiresAt - LEASE_RENEW_BEFORE_MS ||
-        wall >= lease.takenAtWall + LEASE_TTL_MS - LEASE_RENEW_BEFORE_MS);
+        wall >= lease.takenAtWall + lease.ttl - LEASE_RENEW_BEFORE_MS);
     if (nearExpiry || (all && (unsettled || lease.held > 0))) return true;
     if (!unsettled) return false;
-    const idle = now - lease.lastUsed >= this.idleMs || wall - lease.lastUsedWall >= this.idleMs;
-    const stale = lease.window !== windowIndex(now) || lease.memberPeriod !== lease.plan.period;
+    const idleMs = lease.kept ? KEEP_IDLE_MS : this.idleMs;
+    const idle = now - lease.lastUsed >= idleMs || wall - lease.lastUsedWall >= idleMs;
+    const { plan } = lease;
+    const stale =
+      (lease.window !== windowIndex(now) && (!lease.kept || plan.rpm >= 0 || plan.tpm >= 0)) ||
+      lease.memberPeriod !== plan.period;
     return idle || stale || lease.dropped;
   }
 

@@ -33,6 +33,7 @@ import type { RedisConnection } from "../cache/redis.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
 import {
+  HOLD_MARGIN_MS,
   type InFlight,
   LEASE_HOLD_MS,
   type LEASE_IDLE_MS,
@@ -156,7 +157,7 @@ export class RedisAdmitter implements Admitter {
     const estimate = toMicros(request.estimatedCost);
     const tokens = Math.max(0, Math.round(request.estimatedTokens));
     if (plans.some(hasParallel)) return this.admitParallel(plans, parallelPlans(plans), estimate, tokens);
-    const local = this.book.tryAdmit(plans, estimate, this.clock.now());
+    const local = this.book.tryAdmit(plans, estimate, this.clock.now(), tokens);
     if (local !== undefined) return Promise.resolve(local);
     return this.admitShared(plans, estimate, tokens);
   }
@@ -189,7 +190,7 @@ export class RedisAdmitter implements Admitter {
       inner =
         rest.length === 0
           ? unlimitedAdmission
-          : (this.book.tryAdmit(rest, estimate, this.clock.now()) ??
+          : (this.book.tryAdmit(rest, estimate, this.clock.now(), tokens) ??
             (await this.admitShared(rest, estimate, tokens)));
     } catch (error) {
       give();
@@ -233,14 +234,14 @@ export class RedisAdmitter implements Admitter {
 
   /** Waits for leases being renewed, then renews the subjects' leases for this call and admits it. */
   private admitShared(plans: SubjectPlan[], estimate: number, tokens: number): Promise<Admission> {
-    const local = () => this.book.tryAdmit(plans, estimate, this.clock.now());
+    const local = () => this.book.tryAdmit(plans, estimate, this.clock.now(), tokens);
     return this.throughLease(
       plans,
       { estimate, tokens },
       {
         local,
         shares: (refusal) => sharesRefusal(refusal, plans, estimate),
-        granted: () => this.book.commit(plans, estimate, this.clock.now()),
+        granted: () => this.book.commit(plans, estimate, this.clock.now(), tokens),
         late: () => {
           throw limitsUnavailable();
         },
@@ -353,31 +354,28 @@ export class RedisAdmitter implements Admitter {
   }
 
   /**
-   * One lease call for `plans` (each lease returned, and renewed when `admitting`), on the command link or
-   * (`patient`) the patient link: true when Redis granted it (applied to the leases), or how it failed (then
-   * undone behind it on the same link). Throws the script's refusal.
+   * One lease call for `plans` (each lease returned, and renewed when `admitting`, or one call's slice kept per
+   * subject when `keep` and the book allows it), on the command link or (`patient`) the patient link: true when
+   * Redis granted it (applied to the leases), or how it failed (then undone behind it on the same link). Throws
+   * the script's refusal.
    */
   private async tryShared(
     plans: SubjectPlan[],
     admitting: Want | undefined,
     patient: boolean,
+    keep = false,
   ): Promise<true | Failure> {
     const now = this.clock.now();
     const id = `${this.instance}.${this.nextLease++}`;
     const snapshots = plans.map((plan) =>
-      this.book.snapshot(this.book.lease(plan), plan, now, id, admitting),
+      this.book.snapshot(this.book.lease(plan), plan, now, id, admitting, keep),
     );
     const keys: string[] = [];
-    const args: Array<string | number> = [
-      now,
-      now + LEASE_HOLD_MS,
-      WINDOW_TTL_MS,
-      admitting === undefined ? 0 : admitting.topUp ? 2 : 1,
-      MARKER_TTL_MS,
-    ];
+    const mode = admitting === undefined ? (keep ? 3 : 0) : admitting.topUp ? 2 : 1;
+    const args: Array<string | number> = [now, WINDOW_TTL_MS, mode, MARKER_TTL_MS];
     for (const s of snapshots) {
       keys.push(...leaseKeys(this.base(s.plan), s));
-      args.push(...leaseArgs(s, now));
+      args.push(...leaseArgs(s, now, now + s.ttl + HOLD_MARGIN_MS));
     }
     keys.push(`${this.connection.keyPrefix}lease:${id}`);
 
@@ -470,6 +468,7 @@ export class RedisAdmitter implements Admitter {
             batch.map((lease) => lease.plan),
             undefined,
             false,
+            !all,
           );
           if (result !== true) this.connection.reportFailureIfLinkDown("settle", result.error);
         } catch {
