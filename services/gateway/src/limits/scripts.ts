@@ -17,7 +17,7 @@
  *   after all subjects, one marker key that records the call ran and what it granted (read by {@link UNDO_LUA}).
  */
 
-import type { LeaseSnapshot } from "./leases.js";
+import type { LeaseSnapshot } from "./lease.js";
 import { budgetCounterTtlMs } from "./rules.js";
 
 /** ARGV entries per subject of {@link LEASE_LUA}. */
