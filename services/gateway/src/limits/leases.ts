@@ -326,19 +326,40 @@ export class LeaseBook {
     return idle || stale || lease.dropped;
   }
 
-  /** Forgets leases that hold nothing, owe Redis nothing and have no call in flight or waiting. */
-  prune(): void {
+  /**
+   * The leases due now (see {@link due}), in one pass over the book that also forgets the empty ones (see
+   * {@link prune}): the sweep's scan, every 250 ms, so one visit per lease.
+   */
+  collectDue(now: number, wall: number, all: boolean): Lease[] {
+    const due: Lease[] = [];
     for (const [id, lease] of this.leases) {
-      const empty =
-        lease.busy === undefined &&
-        lease.waiting === 0 &&
-        lease.reserved <= 0 &&
-        lease.held === 0 &&
-        lease.requests <= lease.requestsUsed &&
-        lease.tokens === 0 &&
-        lease.tokensUsed === 0 &&
-        lease.spent === 0;
-      if (empty) this.leases.delete(id);
+      if (this.due(lease, now, wall, all)) due.push(lease);
+      else if (empty(lease)) this.leases.delete(id);
+    }
+    return due;
+  }
+
+  /**
+   * Forgets `leases` (by default all) that hold nothing, owe Redis nothing and have no call in flight or
+   * waiting.
+   */
+  prune(leases: Iterable<Lease> = this.leases.values()): void {
+    for (const lease of leases) {
+      if (empty(lease) && this.leases.get(lease.counterId) === lease) this.leases.delete(lease.counterId);
     }
   }
+}
+
+/** Whether the lease holds nothing, owes Redis nothing and has no call in flight or waiting. */
+function empty(lease: Lease): boolean {
+  return (
+    lease.busy === undefined &&
+    lease.waiting === 0 &&
+    lease.reserved <= 0 &&
+    lease.held === 0 &&
+    lease.requests <= lease.requestsUsed &&
+    lease.tokens === 0 &&
+    lease.tokensUsed === 0 &&
+    lease.spent === 0
+  );
 }

@@ -336,7 +336,7 @@ export class RedisAdmitter implements Admitter {
       if (this.connection.isConnected()) this.slots.renew(now);
       this.book.reclaim(now);
       const wall = performance.now();
-      const due = [...this.book.leases.values()].filter((lease) => this.book.due(lease, now, wall, all));
+      const due = this.book.collectDue(now, wall, all);
       for (let i = 0; i < due.length && this.connection.isConnected(); i += SWEEP_BATCH) {
         const batch = due.slice(i, i + SWEEP_BATCH).filter((lease) => lease.busy === undefined);
         if (batch.length === 0) continue;
@@ -360,7 +360,7 @@ export class RedisAdmitter implements Admitter {
           unlock(undefined);
         }
       }
-      this.book.prune();
+      this.book.prune(due);
     };
     this.sweeping = run().finally(() => {
       this.sweeping = undefined;
