@@ -1,8 +1,9 @@
 /**
  * The local half of lease-based limits (docs/leases.md): the slices (leases) of each subject's rpm, tpm and
  * budget this instance holds, the calls admitted from them without any I/O, and the snapshots sent to Redis when
- * a lease is returned or renewed (`LEASE_LUA` in `scripts.ts`). Redis round trips are the Redis admitter's
- * job (`redis-admitter.ts`); nothing here does I/O.
+ * a lease is returned, renewed or kept between calls (`LEASE_LUA` in `scripts.ts`). The lease record and its
+ * lifetimes are `lease.ts`; Redis round trips are `lease-calls.ts` and `redis-admitter.ts`; nothing here does
+ * I/O.
  *
  * A lease per subject (`<scope>:<id>`) holds, in the units of `rules.ts`:
  * - requests counted in Redis for one rpm window, and how many of them this instance admitted;
@@ -11,6 +12,8 @@
  *   the real costs settled since the last return.
  * A call fits when every subject's lease is valid (same limits, window and period as the call, not near its
  * expiry, not being renewed, not dropped) and has a request, a token of room and the call's estimate left.
+ * Between calls a subject keeps at most one call's slice (docs/leases.md, "Keys used less often than a lease
+ * lives"), given back after {@link KEEP_IDLE_MS} without a call.
  */
 
 import {
