@@ -1,8 +1,9 @@
 /**
  * The local half of lease-based limits (docs/leases.md): the slices (leases) of each subject's rpm, tpm and
  * budget this instance holds, the calls admitted from them without any I/O, and the snapshots sent to Redis when
- * a lease is returned or renewed (`LEASE_LUA` in `scripts.ts`). Redis round trips are the Redis admitter's
- * job (`redis-admitter.ts`); nothing here does I/O.
+ * a lease is returned, renewed or kept between calls (`LEASE_LUA` in `scripts.ts`). The lease record and its
+ * lifetimes are `lease.ts`; Redis round trips are `lease-calls.ts` and `redis-admitter.ts`; nothing here does
+ * I/O.
  *
  * A lease per subject (`<scope>:<id>`) holds, in the units of `rules.ts`:
  * - requests counted in Redis for one rpm window, and how many of them this instance admitted;
@@ -11,8 +12,22 @@
  *   the real costs settled since the last return.
  * A call fits when every subject's lease is valid (same limits, window and period as the call, not near its
  * expiry, not being renewed, not dropped) and has a request, a token of room and the call's estimate left.
+ * Between calls a subject keeps at most one call's slice (docs/leases.md, "Keys used less often than a lease
+ * lives"), given back after {@link KEEP_IDLE_MS} without a call.
  */
 
+import {
+  DEMAND_SPAN_MS,
+  type InFlight,
+  KEEP_IDLE_MS,
+  LEASE_IDLE_MS,
+  LEASE_RENEW_BEFORE_MS,
+  LEASE_TTL_MS,
+  type Lease,
+  type LeaseSnapshot,
+  sameLimits,
+  type Want,
+} from "./lease.js";
 import {
   NOT_EXTENDED,
   onceAdmission,
@@ -22,130 +37,6 @@ import {
   windowIndex,
 } from "./rules.js";
 import type { Admission, Extension } from "./types.js";
-
-/** Lifetime of a lease for its holder, ms of the gateway clock (and of wall time too): renewed or returned before. */
-export const LEASE_TTL_MS = 5000;
-/**
- * How long Redis keeps a lease's budget member (ms of the gateway clock) although its holder renews or returns it
- * within {@link LEASE_TTL_MS}: a holder whose event loop stalls (a starved CPU, a long GC pause) has calls in
- * flight and spend not yet settled, so its member must outlive the stall or another instance could admit the
- * same money again. The cost: a crashed instance's slice comes back after this long, not after 5 s.
- */
-export const LEASE_HOLD_MS = 30_000;
-/** A lease unused this long (clock or wall ms) is returned. */
-export const LEASE_IDLE_MS = 1000;
-/** A lease stops admitting and is returned this long (ms) before it expires. */
-export const LEASE_RENEW_BEFORE_MS = 1500;
-/** Demand (calls admitted per subject) is measured over this span, ms of wall time. */
-export const DEMAND_SPAN_MS = 2000;
-
-/** One subject's lease; see the module comment. Amounts in requests, tokens and micro-USD. */
-export interface Lease {
-  readonly counterId: string;
-  /** The plan of the last call or return: limits, period, floor. */
-  plan: SubjectPlan;
-  /** rpm/tpm window the requests and room belong to. */
-  window: number;
-  requests: number;
-  requestsUsed: number;
-  /** Token room held in Redis. */
-  tokens: number;
-  /** Tokens settled since the last return. */
-  tokensUsed: number;
-  /** Budget lease member in Redis (`<id>:<held>`), '' when none. */
-  member: string;
-  /** Period (`plan.period`) the member belongs to. */
-  memberPeriod: string;
-  held: number;
-  /** Estimates of calls in flight. */
-  reserved: number;
-  /** Costs settled since the last return. */
-  spent: number;
-  /** Clock ms when the member expires in Redis. */
-  expiresAt: number;
-  /** performance.now() when taken. */
-  takenAtWall: number;
-  lastUsed: number;
-  lastUsedWall: number;
-  /** Limits changed or the key/user was revoked: return, admit nothing more from it. */
-  dropped: boolean;
-  /**
-   * A return or renewal in flight (no call admits from the lease meanwhile); resolves with its refusal, if
-   * Redis refused it.
-   */
-  busy: Promise<LeaseRefusal | undefined> | undefined;
-  /** Calls waiting for `busy`. */
-  waiting: number;
-  /** Calls admitted since `demandSince` (wall ms). */
-  demand: number;
-  demandSince: number;
-  /** Calls per ms over the previous span (so a new span does not start from nothing). */
-  previousRate: number;
-}
-
-/**
- * Redis refused a lease for a call: the subject and limit that refused, the call's estimate (micro-USD), and the
- * refusal as a call of `estimate` would get it now. Calls that waited for that lease call and do not fit the
- * leases get it too, instead of one more round trip each to hear the same answer.
- */
-export interface LeaseRefusal {
-  counterId: string;
-  kind: "rpm" | "tpm" | "budget";
-  estimate: number;
-  refuse(estimate: number): Error;
-}
-
-/** Whether a call of `estimate` micro-USD on `plans` that waited for a refused lease call is refused the same. */
-export function sharesRefusal(refusal: LeaseRefusal, plans: SubjectPlan[], estimate: number): boolean {
-  if (refusal.kind === "budget" && estimate < refusal.estimate) return false;
-  return plans.some((plan) => plan.counterId === refusal.counterId);
-}
-
-/** What was sent for one subject in a lease call: the snapshot that the reply (or its undo) is applied to. */
-export interface LeaseSnapshot {
-  lease: Lease;
-  plan: SubjectPlan;
-  index: number;
-  returned: number;
-  tokensUsed: number;
-  tokenDelta: number;
-  oldMember: string;
-  oldAmount: number;
-  oldPeriod: string;
-  spent: number;
-  carry: number;
-  newId: string;
-  wantRequests: number;
-  wantTokens: number;
-  wantBudget: number;
-  estimate: number;
-}
-
-const sameLimits = (lease: Lease, plan: SubjectPlan) =>
-  lease.plan === plan ||
-  (lease.plan.rpm === plan.rpm &&
-    lease.plan.tpm === plan.tpm &&
-    lease.plan.maxMicros === plan.maxMicros &&
-    lease.plan.period === plan.period);
-
-/**
- * What a lease call is taken for: a call of `estimate` micro-USD and `tokens` tokens, or (`topUp`) more budget for
- * a call in flight (`estimate`: the top-up), which needs no request and no token room.
- */
-export interface Want {
-  estimate: number;
-  tokens: number;
-  topUp?: boolean;
-}
-
-/** A call admitted from leases whose estimate is still reserved on them. */
-export interface InFlight {
-  plans: SubjectPlan[];
-  /** micro-USD reserved on each of its subjects' leases: its estimate plus every top-up granted. */
-  estimate: number;
-  /** Clock ms of the admission. */
-  at: number;
-}
 
 /** The leases of this instance, by subject. */
 export class LeaseBook {
@@ -183,7 +74,11 @@ export class LeaseBook {
         reserved: 0,
         spent: 0,
         expiresAt: 0,
+        ttl: LEASE_TTL_MS,
         takenAtWall: 0,
+        kept: false,
+        lastEstimate: -1,
+        lastTokens: 0,
         lastUsed: 0,
         lastUsedWall: 0,
         dropped: false,
@@ -204,12 +99,15 @@ export class LeaseBook {
     if ((plan.rpm >= 0 || plan.tpm >= 0) && lease.window !== windowIndex(now)) return false;
     return (
       now < lease.expiresAt - LEASE_RENEW_BEFORE_MS &&
-      wall < lease.takenAtWall + LEASE_TTL_MS - LEASE_RENEW_BEFORE_MS
+      wall < lease.takenAtWall + lease.ttl - LEASE_RENEW_BEFORE_MS
     );
   }
 
-  /** The call's admission from the local leases, or undefined when any subject's lease does not cover it. */
-  tryAdmit(plans: SubjectPlan[], estimate: number, now: number): Admission | undefined {
+  /**
+   * The call's admission from the local leases, or undefined when any subject's lease does not cover it.
+   * `estimate` in micro-USD, `tokens` the call's estimated tokens (what a slice kept for the subject holds).
+   */
+  tryAdmit(plans: SubjectPlan[], estimate: number, now: number, tokens = 0): Admission | undefined {
     const wall = performance.now();
     for (const plan of plans) {
       const lease = this.leases.get(plan.counterId);
@@ -218,7 +116,7 @@ export class LeaseBook {
       if (plan.tpm >= 0 && lease.tokensUsed >= lease.tokens) return undefined;
       if (plan.maxMicros >= 0 && lease.held - lease.reserved - lease.spent < estimate) return undefined;
     }
-    return this.commit(plans, estimate, now);
+    return this.commit(plans, estimate, now, tokens);
   }
 
   /**
@@ -226,11 +124,14 @@ export class LeaseBook {
    * The admission settles locally: the estimate (and its top-ups) go back to the lease, the cost and tokens are
    * counted on it. Its top-ups (`Admission.extend`) are answered by the book's `extend`.
    */
-  commit(plans: SubjectPlan[], estimate: number, now: number): Admission {
+  commit(plans: SubjectPlan[], estimate: number, now: number, tokens = 0): Admission {
     const wall = performance.now();
     for (const plan of plans) {
       const lease = this.lease(plan);
       lease.requestsUsed++;
+      lease.kept = false;
+      lease.lastEstimate = estimate;
+      lease.lastTokens = tokens;
       lease.reserved += estimate;
       lease.lastUsed = now;
       lease.lastUsedWall = wall;
@@ -300,7 +201,8 @@ export class LeaseBook {
 
   /**
    * The snapshot to send for `lease`: return its unused part and settle what it spent; when `admitting`, ask for
-   * a new lease sized from demand for a call of `estimate` micro-USD and `tokens` tokens.
+   * a new lease sized from demand for a call of `estimate` micro-USD and `tokens` tokens; else, when `keep` and
+   * {@link keepFor} allows it, ask for one call's slice to keep (the last call's request, tokens and estimate).
    */
   snapshot(
     lease: Lease,
@@ -308,17 +210,29 @@ export class LeaseBook {
     now: number,
     newId: string,
     admitting: Want | undefined,
+    keep = false,
   ): LeaseSnapshot {
     const index = windowIndex(now);
     const sameWindow = lease.window === index;
     const returned = sameWindow ? lease.requests - lease.requestsUsed : 0;
     const tokenDelta = lease.tokensUsed - (sameWindow ? lease.tokens : 0);
     let wantRequests = 0;
+    let ttl = LEASE_TTL_MS;
+    let kept: Want | undefined;
     if (admitting !== undefined) {
       const elapsed = Math.max(DEMAND_SPAN_MS, performance.now() - lease.demandSince);
       const rate = Math.max(lease.demand / elapsed, lease.previousRate);
       wantRequests = 1 + lease.waiting + Math.ceil(rate * LEASE_TTL_MS);
+    } else if (keep) {
+      const keepMs = this.keepFor(lease, now, performance.now());
+      if (keepMs > 0) {
+        wantRequests = 1;
+        kept = { estimate: lease.lastEstimate, tokens: lease.lastTokens };
+        // A call still in flight keeps the member on the short lifetime until it settles.
+        if (lease.reserved <= 0) ttl = keepMs;
+      }
     }
+    const want = admitting ?? kept;
     return {
       lease,
       plan,
@@ -333,10 +247,23 @@ export class LeaseBook {
       carry: Math.max(0, lease.reserved),
       newId,
       wantRequests,
-      wantTokens: wantRequests * Math.max(1, admitting?.tokens ?? 0),
-      wantBudget: wantRequests * (admitting?.estimate ?? 0),
-      estimate: admitting?.estimate ?? 0,
+      wantTokens: wantRequests * Math.max(1, want?.tokens ?? 0),
+      wantBudget: wantRequests * (want?.estimate ?? 0),
+      estimate: want?.estimate ?? 0,
+      keep: kept !== undefined,
+      ttl,
     };
+  }
+
+  /**
+   * How long (ms) a slice kept for `lease` now could live for its holder: until {@link KEEP_IDLE_MS} after the
+   * subject's last call here (clock and wall time); 0 when it must not be kept (dropped, no call yet, or less than
+   * a lease lifetime left).
+   */
+  keepFor(lease: Lease, now: number, wall: number): number {
+    if (lease.dropped || lease.lastEstimate < 0) return 0;
+    const left = Math.min(lease.lastUsed + KEEP_IDLE_MS - now, lease.lastUsedWall + KEEP_IDLE_MS - wall);
+    return left >= LEASE_TTL_MS ? Math.floor(left) : 0;
   }
 
   /** Applies a granted (or returned, all grants 0) lease call to the lease. */
@@ -353,8 +280,10 @@ export class LeaseBook {
     lease.member = lease.held > 0 && s.plan.maxMicros >= 0 ? `${s.newId}:${lease.held}` : "";
     if (lease.member === "") lease.held = 0;
     lease.memberPeriod = s.plan.period;
-    lease.expiresAt = now + LEASE_TTL_MS;
+    lease.ttl = s.ttl;
+    lease.expiresAt = now + s.ttl;
     lease.takenAtWall = performance.now();
+    lease.kept = s.keep && grant.requests + grant.tokens + grant.budget > 0;
     lease.dropped = false;
   }
 
@@ -373,8 +302,9 @@ export class LeaseBook {
   }
 
   /**
-   * Whether the lease should be returned now: it holds something unused or unsettled and is idle, dropped, stale
-   * (window/period over) or near expiry; or it holds a member near expiry (renewed with the carry only).
+   * Whether the lease should be returned (and a slice kept, when the sweep asks for it) now: it holds something
+   * unused or unsettled and is idle (a kept slice no call used: idle {@link KEEP_IDLE_MS}), dropped, stale (its
+   * rpm/tpm window or budget period over) or near expiry; or it holds a member near expiry.
    */
   due(lease: Lease, now: number, wall: number, all: boolean): boolean {
     if (lease.busy !== undefined) return false;
@@ -387,27 +317,52 @@ export class LeaseBook {
     const nearExpiry =
       lease.held > 0 &&
       (now >= lease.expiresAt - LEASE_RENEW_BEFORE_MS ||
-        wall >= lease.takenAtWall + LEASE_TTL_MS - LEASE_RENEW_BEFORE_MS);
+        wall >= lease.takenAtWall + lease.ttl - LEASE_RENEW_BEFORE_MS);
     if (nearExpiry || (all && (unsettled || lease.held > 0))) return true;
     if (!unsettled) return false;
-    const idle = now - lease.lastUsed >= this.idleMs || wall - lease.lastUsedWall >= this.idleMs;
-    const stale = lease.window !== windowIndex(now) || lease.memberPeriod !== lease.plan.period;
+    const idleMs = lease.kept ? KEEP_IDLE_MS : this.idleMs;
+    const idle = now - lease.lastUsed >= idleMs || wall - lease.lastUsedWall >= idleMs;
+    const { plan } = lease;
+    const stale =
+      (lease.window !== windowIndex(now) && (!lease.kept || plan.rpm >= 0 || plan.tpm >= 0)) ||
+      lease.memberPeriod !== plan.period;
     return idle || stale || lease.dropped;
   }
 
-  /** Forgets leases that hold nothing, owe Redis nothing and have no call in flight or waiting. */
-  prune(): void {
+  /**
+   * The leases due now (see {@link due}), in one pass over the book that also forgets the empty ones (see
+   * {@link prune}): the sweep's scan, every 250 ms, so one visit per lease.
+   */
+  collectDue(now: number, wall: number, all: boolean): Lease[] {
+    const due: Lease[] = [];
     for (const [id, lease] of this.leases) {
-      const empty =
-        lease.busy === undefined &&
-        lease.waiting === 0 &&
-        lease.reserved <= 0 &&
-        lease.held === 0 &&
-        lease.requests <= lease.requestsUsed &&
-        lease.tokens === 0 &&
-        lease.tokensUsed === 0 &&
-        lease.spent === 0;
-      if (empty) this.leases.delete(id);
+      if (this.due(lease, now, wall, all)) due.push(lease);
+      else if (empty(lease)) this.leases.delete(id);
+    }
+    return due;
+  }
+
+  /**
+   * Forgets `leases` (by default all) that hold nothing, owe Redis nothing and have no call in flight or
+   * waiting.
+   */
+  prune(leases: Iterable<Lease> = this.leases.values()): void {
+    for (const lease of leases) {
+      if (empty(lease) && this.leases.get(lease.counterId) === lease) this.leases.delete(lease.counterId);
     }
   }
+}
+
+/** Whether the lease holds nothing, owes Redis nothing and has no call in flight or waiting. */
+function empty(lease: Lease): boolean {
+  return (
+    lease.busy === undefined &&
+    lease.waiting === 0 &&
+    lease.reserved <= 0 &&
+    lease.held === 0 &&
+    lease.requests <= lease.requestsUsed &&
+    lease.tokens === 0 &&
+    lease.tokensUsed === 0 &&
+    lease.spent === 0
+  );
 }

@@ -27,48 +27,28 @@
  * `…:budget:<period end ms | lifetime>` (hash), `…:budget:<period>:leases` (sorted set of budget leases) and
  * `<prefix>lease:<lease id>` (a short-lived marker per lease call, read by the undo).
  */
-import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
 import type { RedisConnection } from "../cache/redis.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { Clock } from "../time/clock.js";
-import {
-  type InFlight,
-  LEASE_HOLD_MS,
-  type LEASE_IDLE_MS,
-  LeaseBook,
-  type LeaseRefusal,
-  type LeaseSnapshot,
-  sharesRefusal,
-  type Want,
-} from "./leases.js";
+import { type InFlight, type LEASE_IDLE_MS, type LeaseRefusal, sharesRefusal, type Want } from "./lease.js";
+import { defineScripts, LeaseCalls, refusals } from "./lease-calls.js";
+import { LeaseBook } from "./leases.js";
 import type { InProcessAdmitter } from "./memory-admitter.js";
 import { hasParallel, parallelPlans, RedisSlots } from "./parallel.js";
 import { PatientLink } from "./patient-link.js";
 import {
   BudgetRefusal,
-  budgetError,
   counted,
   EXTENDED,
   NOT_EXTENDED,
   planSubjects,
   RESERVATION_TTL_MS,
-  rateLimitError,
   type SubjectPlan,
   toMicros,
   unlimitedAdmission,
-  WINDOW_MS,
 } from "./rules.js";
-import { LEASE_LUA, leaseArgs, leaseKeys, UNDO_LUA, undoArgs } from "./scripts.js";
 import { SharedFloors } from "./shared-floors.js";
 import type { Admission, AdmissionRequest, Admitter, Extension } from "./types.js";
-
-type ScriptReply = number[];
-
-interface LimitCommands {
-  gatewayLimitsLease(numKeys: number, ...args: Array<string | number>): Promise<ScriptReply>;
-  gatewayLimitsUndo(numKeys: number, ...args: Array<string | number>): Promise<number>;
-}
 
 /** Options of {@link RedisAdmitter}. */
 export interface RedisAdmitterOptions {
@@ -88,12 +68,6 @@ export interface RedisAdmitterOptions {
   outageAfterMs?: number;
 }
 
-/** How one try through Redis ended when it did not answer the call. */
-type Failure = { kind: "late"; error: unknown } | { kind: "gone"; error: unknown };
-
-/** The message of ioredis' `commandTimeout` rejection. */
-const TIMEOUT_MESSAGE = "Command timed out";
-
 /**
  * 503 while Redis answers neither in time nor late, but is not yet shown to be gone: the call is neither admitted
  * blindly nor refused as over a limit. Retryable (`retry-after: 1`).
@@ -106,20 +80,13 @@ export function limitsUnavailable(): GatewayError {
   );
 }
 
-/** A window counter lives two windows (ms), so a settle at the window's edge still finds it. */
-const WINDOW_TTL_MS = 2 * WINDOW_MS;
-
 /** Rate limits and budgets shared through Redis by leases, with an in-process fallback; see the module comment. */
 export class RedisAdmitter implements Admitter {
   private readonly connection: RedisConnection;
-  private readonly client: Redis & LimitCommands;
+  /** The lease calls to Redis. */
+  private readonly calls: LeaseCalls;
   private readonly clock: Clock;
   private readonly fallback: InProcessAdmitter;
-  /** Lease members and markers are `<instance>.<n>`, unique across instances. */
-  private readonly instance = randomBytes(6).toString("hex");
-  private nextLease = 0;
-  private readonly patient: PatientLink;
-  private readonly outageAfterMs: number;
   private readonly sweeper: NodeJS.Timeout;
   private sweeping: Promise<void> | undefined;
   /** The leases this instance holds. */
@@ -136,10 +103,16 @@ export class RedisAdmitter implements Admitter {
     this.book = new LeaseBook(options.reservationTtlMs, options.leaseIdleMs, (call, extra) =>
       this.extendShared(call, extra),
     );
-    this.patient = new PatientLink(options.connection, options.probeTimeoutMs ?? 1000, defineScripts);
-    this.outageAfterMs = options.outageAfterMs ?? 3 * this.patient.timeoutMs;
-    this.client = defineScripts(options.connection.client);
-    this.slots = new RedisSlots(options.connection.client, options.connection.keyPrefix, this.instance);
+    const patient = new PatientLink(options.connection, options.probeTimeoutMs ?? 1000, defineScripts);
+    this.calls = new LeaseCalls({
+      connection: options.connection,
+      clock: options.clock,
+      book: this.book,
+      floors: this.floors,
+      patient,
+      outageAfterMs: options.outageAfterMs ?? 3 * patient.timeoutMs,
+    });
+    this.slots = new RedisSlots(options.connection.client, options.connection.keyPrefix, this.calls.instance);
     this.sweeper = setInterval(() => void this.sweep(false), options.sweepIntervalMs ?? 250);
     this.sweeper.unref();
   }
@@ -156,7 +129,7 @@ export class RedisAdmitter implements Admitter {
     const estimate = toMicros(request.estimatedCost);
     const tokens = Math.max(0, Math.round(request.estimatedTokens));
     if (plans.some(hasParallel)) return this.admitParallel(plans, parallelPlans(plans), estimate, tokens);
-    const local = this.book.tryAdmit(plans, estimate, this.clock.now());
+    const local = this.book.tryAdmit(plans, estimate, this.clock.now(), tokens);
     if (local !== undefined) return Promise.resolve(local);
     return this.admitShared(plans, estimate, tokens);
   }
@@ -189,7 +162,7 @@ export class RedisAdmitter implements Admitter {
       inner =
         rest.length === 0
           ? unlimitedAdmission
-          : (this.book.tryAdmit(rest, estimate, this.clock.now()) ??
+          : (this.book.tryAdmit(rest, estimate, this.clock.now(), tokens) ??
             (await this.admitShared(rest, estimate, tokens)));
     } catch (error) {
       give();
@@ -233,14 +206,14 @@ export class RedisAdmitter implements Admitter {
 
   /** Waits for leases being renewed, then renews the subjects' leases for this call and admits it. */
   private admitShared(plans: SubjectPlan[], estimate: number, tokens: number): Promise<Admission> {
-    const local = () => this.book.tryAdmit(plans, estimate, this.clock.now());
+    const local = () => this.book.tryAdmit(plans, estimate, this.clock.now(), tokens);
     return this.throughLease(
       plans,
       { estimate, tokens },
       {
         local,
         shares: (refusal) => sharesRefusal(refusal, plans, estimate),
-        granted: () => this.book.commit(plans, estimate, this.clock.now()),
+        granted: () => this.book.commit(plans, estimate, this.clock.now(), tokens),
         late: () => {
           throw limitsUnavailable();
         },
@@ -333,10 +306,10 @@ export class RedisAdmitter implements Admitter {
     want: Want,
     on: { granted: () => T; late: () => T; degraded: () => T },
   ): Promise<T> {
-    const first = await this.tryShared(plans, want, false);
+    const first = await this.calls.call(plans, want, false);
     if (first === true) return on.granted();
     if (first.kind === "late") {
-      const retry = await this.tryShared(plans, want, true);
+      const retry = await this.calls.call(plans, want, true);
       if (retry === true) {
         this.connection.metrics.fails.inc({ operation: "admit" });
         return on.granted();
@@ -353,99 +326,6 @@ export class RedisAdmitter implements Admitter {
   }
 
   /**
-   * One lease call for `plans` (each lease returned, and renewed when `admitting`), on the command link or
-   * (`patient`) the patient link: true when Redis granted it (applied to the leases), or how it failed (then
-   * undone behind it on the same link). Throws the script's refusal.
-   */
-  private async tryShared(
-    plans: SubjectPlan[],
-    admitting: Want | undefined,
-    patient: boolean,
-  ): Promise<true | Failure> {
-    const now = this.clock.now();
-    const id = `${this.instance}.${this.nextLease++}`;
-    const snapshots = plans.map((plan) =>
-      this.book.snapshot(this.book.lease(plan), plan, now, id, admitting),
-    );
-    const keys: string[] = [];
-    const args: Array<string | number> = [
-      now,
-      now + LEASE_HOLD_MS,
-      WINDOW_TTL_MS,
-      admitting === undefined ? 0 : admitting.topUp ? 2 : 1,
-      MARKER_TTL_MS,
-    ];
-    for (const s of snapshots) {
-      keys.push(...leaseKeys(this.base(s.plan), s));
-      args.push(...leaseArgs(s, now));
-    }
-    keys.push(`${this.connection.keyPrefix}lease:${id}`);
-
-    const started = performance.now();
-    const client = patient ? (this.patient.client as Redis & LimitCommands) : this.client;
-    const sent = patient
-      ? await this.patient.run(() => client.gatewayLimitsLease(keys.length, ...keys, ...args))
-      : await client.gatewayLimitsLease(keys.length, ...keys, ...args).then(
-          (value) => ({ ok: true as const, value }),
-          (error: unknown) => ({ ok: false as const, error }),
-        );
-    if (!sent.ok) {
-      const { error } = sent;
-      // The script may have run: undo it behind it on the same link (it runs after it, if it runs at all).
-      if (client.status === "ready" || patient) this.undo(snapshots, keys, now, client);
-      const late = patient
-        ? this.patient.silentForMs() < this.outageAfterMs && !isReplyError(error)
-        : client.status === "ready" && (error as Error)?.message === TIMEOUT_MESSAGE;
-      return late ? { kind: "late", error } : { kind: "gone", error };
-    }
-    const reply: ScriptReply = sent.value;
-    this.connection.observe(admitting ? "admit" : "settle", (performance.now() - started) / 1000);
-
-    const [subjectIndex = -1, kind = 0, used = 0, reserved = 0] = reply;
-    const refused = plans[subjectIndex];
-    if (refused !== undefined) {
-      const limit = kind === 3 ? "budget" : kind === 1 ? "rpm" : "tpm";
-      const refuse = (estimate: number) =>
-        limit === "budget"
-          ? budgetError(refused, used, reserved, estimate)
-          : rateLimitError(refused, limit, used, this.clock.now());
-      const error = refuse(admitting?.estimate ?? 0);
-      refusals.set(error, {
-        counterId: refused.counterId,
-        kind: limit,
-        estimate: admitting?.estimate ?? 0,
-        refuse,
-      });
-      throw error;
-    }
-    snapshots.forEach((s, i) => {
-      const at = 1 + i * 7;
-      this.book.granted(
-        s,
-        { requests: reply[at] ?? 0, tokens: reply[at + 1] ?? 0, budget: reply[at + 2] ?? 0 },
-        now,
-      );
-      this.floors.learn(s.plan, s.index, {
-        rpmUsed: reply[at + 3] ?? -1,
-        tpmUsed: reply[at + 4] ?? -1,
-        spentMicros: reply[at + 5] ?? -1,
-        reservedMicros: reply[at + 6] ?? -1,
-      });
-    });
-    return true;
-  }
-
-  /** Undoes a lease call that got no reply (fire-and-forget) and applies that to the leases now. */
-  private undo(snapshots: LeaseSnapshot[], keys: string[], now: number, client: Redis & LimitCommands): void {
-    const args: Array<string | number> = [WINDOW_TTL_MS, now + LEASE_HOLD_MS];
-    for (const s of snapshots) args.push(...undoArgs(s));
-    client
-      .gatewayLimitsUndo(keys.length, ...keys, ...args)
-      .catch((error: unknown) => this.connection.reportFailureIfLinkDown("settle", error));
-    for (const s of snapshots) this.book.undone(s, now);
-  }
-
-  /**
    * Returns the leases that are due (all with something to return when `all`), in batches of one script call
    * each. Runs one at a time; failures are counted (a late reply) or degrade the connection (a link down).
    */
@@ -456,7 +336,7 @@ export class RedisAdmitter implements Admitter {
       if (this.connection.isConnected()) this.slots.renew(now);
       this.book.reclaim(now);
       const wall = performance.now();
-      const due = [...this.book.leases.values()].filter((lease) => this.book.due(lease, now, wall, all));
+      const due = this.book.collectDue(now, wall, all);
       for (let i = 0; i < due.length && this.connection.isConnected(); i += SWEEP_BATCH) {
         const batch = due.slice(i, i + SWEEP_BATCH).filter((lease) => lease.busy === undefined);
         if (batch.length === 0) continue;
@@ -466,10 +346,11 @@ export class RedisAdmitter implements Admitter {
         });
         for (const lease of batch) lease.busy = lock;
         try {
-          const result = await this.tryShared(
+          const result = await this.calls.call(
             batch.map((lease) => lease.plan),
             undefined,
             false,
+            !all,
           );
           if (result !== true) this.connection.reportFailureIfLinkDown("settle", result.error);
         } catch {
@@ -479,35 +360,14 @@ export class RedisAdmitter implements Admitter {
           unlock(undefined);
         }
       }
-      this.book.prune();
+      this.book.prune(due);
     };
     this.sweeping = run().finally(() => {
       this.sweeping = undefined;
     });
     return this.sweeping;
   }
-
-  private base(plan: SubjectPlan): string {
-    return `${this.connection.keyPrefix}${plan.counterId}`;
-  }
 }
-
-/** The refusals thrown by lease calls, for the calls that waited on them. */
-const refusals = new WeakMap<object, LeaseRefusal>();
 
 /** Leases returned per script call by the sweep. */
 const SWEEP_BATCH = 50;
-/** How long the marker of a lease call lives, ms (far longer than any retry of it). */
-const MARKER_TTL_MS = 60_000;
-
-/** Defines the limit scripts on a link (each link needs its own definitions). */
-function defineScripts(client: Redis): Redis & LimitCommands {
-  client.defineCommand("gatewayLimitsLease", { lua: LEASE_LUA });
-  client.defineCommand("gatewayLimitsUndo", { lua: UNDO_LUA });
-  return client as Redis & LimitCommands;
-}
-
-/** Redis answered with an error (e.g. OOM, a script error): it is there but cannot serve the shared counters. */
-function isReplyError(error: unknown): boolean {
-  return error instanceof Error && error.name === "ReplyError";
-}

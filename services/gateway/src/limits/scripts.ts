@@ -17,11 +17,11 @@
  *   after all subjects, one marker key that records the call ran and what it granted (read by {@link UNDO_LUA}).
  */
 
-import type { LeaseSnapshot } from "./leases.js";
+import type { LeaseSnapshot } from "./lease.js";
 import { budgetCounterTtlMs } from "./rules.js";
 
 /** ARGV entries per subject of {@link LEASE_LUA}. */
-export const LEASE_ARGS_PER_SUBJECT = 16;
+export const LEASE_ARGS_PER_SUBJECT = 17;
 /** KEYS per subject of {@link LEASE_LUA}. */
 export const LEASE_KEYS_PER_SUBJECT = 6;
 
@@ -29,18 +29,21 @@ export const LEASE_KEYS_PER_SUBJECT = 6;
  * Returns the previous lease of each subject (settling what it spent) and, when admitting, takes a new one, in
  * one atomic step, all-or-nothing across subjects.
  *
- * ARGV: now, lease expiry (clock ms), window TTL ms, admit (1 = a call needs the new lease, so check the limits
- * and grant at least one request, one token of room and `minBudget`; 2 = a top-up of a call in flight, so check
- * the budgets only and grant at least `minBudget`, requests and token room only as demand and room allow; 0 =
- * return only, never refused), marker TTL
- * ms, then per subject (16 each): rpm limit, tpm limit, budget micro-USD (-1 = none for all three), database
+ * ARGV: now, window TTL ms, admit (1 = a call needs the new lease, so check the limits and grant at least one
+ * request, one token of room and `minBudget`; 2 = a top-up of a call in flight, so check the budgets only and
+ * grant at least `minBudget`, requests and token room only as demand and room allow; 0 = return only; 3 = return
+ * and keep, per subject, exactly the slice wanted (one call's: a request, its tokens, its estimate) when every
+ * amount of it is at most a quarter of what remains, else nothing; 0 and 3 are never refused), marker TTL ms,
+ * then per subject (17 each): rpm limit, tpm limit, budget micro-USD (-1 = none for all three), database
  * spend micro-USD (the budget's floor), budget TTL ms, requests wanted, requests returned (unused, same window),
  * token room wanted, tokens delta (tokens settled minus room returned), previous member ('' = none), its
  * micro-USD, spent micro-USD to add, new member id, carry micro-USD (reservations of calls still in flight, kept
- * held), budget wanted micro-USD, the call's estimate micro-USD (the least budget grant; grants are multiples).
+ * held), budget wanted micro-USD, the call's estimate micro-USD (the least budget grant; grants are multiples),
+ * the new member's expiry (clock ms).
  *
  * A grant is `max(least, min(wanted, floor(remaining / 4)))`: sized from demand, at most a quarter of what
- * remains, so small limits degrade to one request per lease and stay exact.
+ * remains, so small limits degrade to one request per lease and stay exact. A kept slice follows the same
+ * quarter rule, so near a limit nothing is kept and every call goes to Redis.
  *
  * Returns `{-1, then per subject: requests, token room, budget micro-USD granted, rpm used, tpm used, spent,
  * reserved}` (the counters after this call; -1 where the subject has no such limit), else `{subject index, kind,
@@ -49,16 +52,16 @@ export const LEASE_KEYS_PER_SUBJECT = 6;
  */
 export const LEASE_LUA = `
 local now = tonumber(ARGV[1])
-local expiry = ARGV[2]
-local windowTtl = ARGV[3]
-local admit = ARGV[4] ~= '0'
-local topUp = ARGV[4] == '2'
+local windowTtl = ARGV[2]
+local admit = ARGV[3] == '1' or ARGV[3] == '2'
+local topUp = ARGV[3] == '2'
+local keep = ARGV[3] == '3'
 local least = topUp and 0 or 1
 local n = (#KEYS - 1) / 6
 local seen = {}
 for i = 0, n - 1 do
   local k = i * 6
-  local a = 6 + i * 16
+  local a = 5 + i * 17
   local s = {rUsed = -1, tUsed = -1, spent = -1, reserved = -1}
   local rpm = tonumber(ARGV[a])
   if rpm >= 0 then
@@ -107,12 +110,25 @@ local out = {-1}
 local marker = {}
 for i = 0, n - 1 do
   local k = i * 6
-  local a = 6 + i * 16
+  local a = 5 + i * 17
   local s = seen[i]
   local gr, gt, gb = 0, 0, 0
   local rpm = tonumber(ARGV[a])
+  local kr, kt, kb = 0, 0, 0
+  if keep and tonumber(ARGV[a + 5]) > 0 then
+    local fits = true
+    local tpm, max = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+    if rpm >= 0 then kr = tonumber(ARGV[a + 5]); fits = kr <= math.floor((rpm - s.rUsed) / 4) end
+    if fits and tpm >= 0 then kt = tonumber(ARGV[a + 7]); fits = kt <= math.floor((tpm - s.tUsed) / 4) end
+    if fits and max >= 0 then
+      kb = tonumber(ARGV[a + 14])
+      fits = s.spent < max and kb <= math.floor((max - s.spent - s.reserved) / 4)
+    end
+    if not fits then kr, kt, kb = 0, 0, 0 end
+  end
   if rpm >= 0 then
     if admit then gr = math.max(least, math.min(tonumber(ARGV[a + 5]), math.floor((rpm - s.rUsed) / 4))) end
+    if keep then gr = kr end
     local delta = gr - tonumber(ARGV[a + 6])
     if delta ~= 0 then
       redis.call('INCRBY', KEYS[k + 1], delta)
@@ -123,6 +139,7 @@ for i = 0, n - 1 do
   local tpm = tonumber(ARGV[a + 1])
   if tpm >= 0 then
     if admit then gt = math.max(least, math.min(tonumber(ARGV[a + 7]), math.floor((tpm - s.tUsed) / 4))) end
+    if keep then gt = kt end
     local delta = gt + tonumber(ARGV[a + 8])
     if delta ~= 0 then
       redis.call('INCRBY', KEYS[k + 2], delta)
@@ -146,9 +163,10 @@ for i = 0, n - 1 do
       gb = math.max(minBudget, math.min(tonumber(ARGV[a + 14]), math.floor((max - s.spent - s.reserved) / 4)))
       if minBudget > 0 then gb = gb - gb % minBudget end
     end
+    if keep then gb = kb end
     local amount = tonumber(ARGV[a + 13]) + gb
     if amount > 0 then
-      redis.call('ZADD', leases, expiry, ARGV[a + 12] .. ':' .. amount)
+      redis.call('ZADD', leases, ARGV[a + 16], ARGV[a + 12] .. ':' .. amount)
       redis.call('HINCRBY', budget, 'reserved', amount)
       redis.call('PEXPIRE', leases, ARGV[a + 4])
     end
@@ -163,7 +181,7 @@ for i = 0, n - 1 do
   out[#out + 1] = s.reserved
   marker[#marker + 1] = gr .. ',' .. gt .. ',' .. gb
 end
-redis.call('SET', KEYS[#KEYS], table.concat(marker, ' '), 'PX', ARGV[5])
+redis.call('SET', KEYS[#KEYS], table.concat(marker, ' '), 'PX', ARGV[4])
 return out
 `;
 
@@ -248,8 +266,8 @@ export function leaseKeys(base: string, s: LeaseSnapshot): string[] {
   ];
 }
 
-/** {@link LEASE_LUA}'s per-subject ARGV. */
-export function leaseArgs(s: LeaseSnapshot, now: number): Array<string | number> {
+/** {@link LEASE_LUA}'s per-subject ARGV (`now` and the member's expiry in clock ms). */
+export function leaseArgs(s: LeaseSnapshot, now: number, memberExpiry: number): Array<string | number> {
   const { plan } = s;
   const args: Array<string | number> = [
     plan.rpm,
@@ -268,6 +286,7 @@ export function leaseArgs(s: LeaseSnapshot, now: number): Array<string | number>
     s.carry,
     s.wantBudget,
     s.estimate,
+    memberExpiry,
   ];
   if (args.length !== LEASE_ARGS_PER_SUBJECT) throw new Error("lease arguments out of step with the script");
   return args;

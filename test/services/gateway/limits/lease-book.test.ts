@@ -4,7 +4,8 @@
  * sweeps an empty book while idle. No Redis: the book is driven as the Redis admitter drives it.
  */
 import { describe, expect, it } from "vitest";
-import { LEASE_IDLE_MS, LeaseBook } from "../../../../services/gateway/src/limits/leases.js";
+import { LEASE_IDLE_MS } from "../../../../services/gateway/src/limits/lease.js";
+import { LeaseBook } from "../../../../services/gateway/src/limits/leases.js";
 import { planSubjects } from "../../../../services/gateway/src/limits/rules.js";
 import { keySubject, T0 } from "./subjects.js";
 

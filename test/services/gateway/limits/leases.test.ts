@@ -7,7 +7,7 @@ import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import type { GatewayError } from "../../../../services/gateway/src/errors/gateway-error.js";
 import { createLimits, type Limits } from "../../../../services/gateway/src/limits/index.js";
-import { LEASE_HOLD_MS, LEASE_TTL_MS } from "../../../../services/gateway/src/limits/leases.js";
+import { LEASE_HOLD_MS, LEASE_TTL_MS } from "../../../../services/gateway/src/limits/lease.js";
 import { RedisAdmitter } from "../../../../services/gateway/src/limits/redis-admitter.js";
 import type { Admission } from "../../../../services/gateway/src/limits/types.js";
 import type { UserRecord } from "../../../../services/gateway/src/users/records.js";
