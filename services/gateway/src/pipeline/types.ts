@@ -7,7 +7,7 @@
  *   `guardrails/types.ts` and implemented there) and observers of finished calls ({@link CallObserver}, e.g.
  *   tracing). `buildApp(deps)` takes them as `guard` and `observers`; the pipeline calls them at fixed steps:
  *   `guard.checkInput` after admission, before the upstream call (`steps/guard-input.ts`); `guard.checkOutput` /
- *   `guard.streamOutput` on the answer (`steps/answer.ts`); `observer.onCallFinished` once per call that got past
+ *   `guard.streamOutput` on the answer (`steps/answer-stream.ts`, `steps/answer-native.ts`); `observer.onCallFinished` once per call that got past
  *   parsing, after the response (`steps/account.ts`).
  *
  * Shared types live at the level of their lowest user: `Usage` in `usage/types.ts`, `CallerLabels` in
