@@ -1,19 +1,23 @@
 /**
- * A prom-client `Counter` whose series live in a {@link ScalarSeries} (a number per label set in one shared
- * `Float64Array`) instead of prom-client's object per series and its key, for counters with one series per
- * virtual key. Counters with the same label names can share one {@link LabelIndex} (the three token counters),
- * so they share its keys too.
+ * A counter that reads as a prom-client `Counter` but keeps its series in a {@link ScalarSeries} (a number per
+ * label set in one shared `Float64Array`) instead of prom-client's object per series and its key, for counters
+ * with one series per virtual key. It stands alone: it implements prom-client's public `Counter` typings and
+ * joins registries through `registerMetric` (`metric-head.ts`), no prom-client class or private field involved.
+ * Counters with the same label names can share one {@link LabelIndex} (the three token counters), so they share
+ * its keys too.
  *
  * Reads are what a plain prom-client 15 `Counter` given the same calls reads: `get()` and the registry's text and
  * JSON (so cluster aggregation), in the same series order, with the same label objects (those of a series' first
- * `inc`). The prom-client API works unchanged (`inc`, `labels`, `remove`, `reset`); the request path uses
+ * `inc`). prom-client's public API works unchanged (`inc`, `labels`, `remove`, `reset`); the request path uses
  * {@link CompactCounter.series} once per label set and {@link CompactCounter.add} per value: always current, no
  * batch needed. Exemplars are not supported.
  */
 import { format } from "node:util";
-import { Counter, type CounterConfiguration, type LabelValues } from "prom-client";
-import { type MetricFields, runCollect, ScalarSeries } from "./scalar-series.js";
-import { type LabelIndex, type Labels, labelKey } from "./series-store.js";
+import type { Aggregator, Counter, CounterConfiguration, LabelValues } from "prom-client";
+import { labelsOfArgs } from "./label-args.js";
+import { type MetricHead, metricHead, registerMetric, runCollect } from "./metric-head.js";
+import { ScalarSeries } from "./scalar-series.js";
+import type { LabelIndex, Labels } from "./series-store.js";
 
 /** A counter's configuration, and the index of its label sets when shared with other counters. */
 export interface CompactCounterConfiguration<T extends string> extends CounterConfiguration<T> {
@@ -22,18 +26,28 @@ export interface CompactCounterConfiguration<T extends string> extends CounterCo
 }
 
 /** A counter storing its series compactly; see the module comment. */
-export class CompactCounter<T extends string = string> extends Counter<T> {
-  private scalars!: ScalarSeries;
+export class CompactCounter<T extends string = string> implements Counter<T>, MetricHead {
+  name: string;
+  readonly help: string;
+  readonly type = "counter";
+  readonly aggregator: Aggregator;
+  readonly labelNames: readonly string[];
+  readonly collect: MetricHead["collect"];
+  private readonly scalars: ScalarSeries;
 
   /**
-   * @throws Error as prom-client's `Counter`, when `enableExemplars` is set, or when `index` serves other label
-   * names.
+   * @throws Error as prom-client's `Counter` (name, help, label names, a name already registered), when
+   * `enableExemplars` is set, or when `index` serves other label names.
    */
-  constructor({ index, ...config }: CompactCounterConfiguration<T>) {
-    if (config.enableExemplars === true) throw new Error(`${config.name}: exemplars are not supported`);
-    super(config);
-    const fields = this.fields();
-    this.scalars = new ScalarSeries(fields.name, fields.labelNames, index);
+  constructor({ index, registers, ...config }: CompactCounterConfiguration<T>) {
+    const head = metricHead(config, "counter");
+    this.name = head.name;
+    this.help = head.help;
+    this.aggregator = head.aggregator;
+    this.labelNames = head.labelNames;
+    this.collect = head.collect;
+    this.scalars = new ScalarSeries(head.name, head.labelNames, index);
+    registerMetric(this, registers);
   }
 
   /**
@@ -53,37 +67,44 @@ export class CompactCounter<T extends string = string> extends Counter<T> {
     this.addTo(slot, this.scalars.index.labelsOf(slot), value);
   }
 
-  /** prom-client's `inc` (installed as `inc` by its constructor): labels validated, then the value. */
-  incWithoutExemplar(labels?: unknown, value?: unknown): { labelHash: string } {
-    let hash = "";
+  /**
+   * prom-client's `inc(labels, value)` or `inc(value)` (1 when absent): labels validated, then the value.
+   * @throws Error on an unknown label or a negative value; TypeError when the value is not finite.
+   */
+  inc(labels?: unknown, value?: unknown): void {
     let given: Labels = {};
     let amount = value;
-    if (labels !== null && typeof labels === "object") {
-      given = labels as Labels;
-      hash = labelKey(given, this.scalars.index.sortedLabelNames);
-    } else amount = labels;
+    if (labels !== null && typeof labels === "object") given = labels as Labels;
+    else amount = labels;
     this.addTo(this.scalars.slotOf(given), given, amount ?? 1);
-    return { labelHash: hash };
   }
 
-  override remove(...args: unknown[]): void {
+  /**
+   * prom-client's `labels(...values)` or `labels(object)`: `inc` bound to those labels (checked on `inc`).
+   * @throws Error when values are given and their number is not that of the label names.
+   */
+  labels(...args: unknown[]): Counter.Internal {
+    const labels = labelsOfArgs(this.labelNames, args);
+    return { inc: (value?: number) => this.inc(labels, value) };
+  }
+
+  /** prom-client's `remove(...values)` or `remove(object)`. @throws Error on an unknown label. */
+  remove(...args: unknown[]): void {
     this.scalars.remove(args);
   }
 
-  override reset(): void {
-    this.scalars?.reset(); // prom-client's constructor calls it before this one's fields exist
+  /** Drops every series (a counter without labels keeps one, at 0). */
+  reset(): void {
+    this.scalars.reset();
   }
 
-  override async get(): ReturnType<Counter<T>["get"]> {
-    const fields = this.fields();
-    await runCollect(fields);
-    const { name, help, type, aggregator } = fields;
+  /** What prom-client's `Counter.get()` returns for the same calls, the collect hook run first. */
+  async get(): ReturnType<Counter<T>["get"]> {
+    await runCollect(this);
+    const { name, help, type, aggregator } = this;
     const result = { help, name, type, values: this.scalars.values(), aggregator };
+    // prom-client's typings name `type` as an enum and list `collect`; its metrics return the string, as here.
     return result as unknown as Awaited<ReturnType<Counter<T>["get"]>>;
-  }
-
-  private fields(): MetricFields {
-    return this as unknown as MetricFields;
   }
 
   /** prom-client's checks, then the value added (a new series starts at it, with `labels`). */

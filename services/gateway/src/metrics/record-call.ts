@@ -7,13 +7,9 @@
 import type { Deployment } from "../config/types.js";
 import type { LimitSubject } from "../limits/types.js";
 import type { UsageBreakdown } from "../usage/types.js";
-import type { CompactGauge } from "./compact-gauge.js";
 import type { CallerLabels, GatewayMetrics } from "./metrics.js";
+import { type BudgetSeries, MAX_LAST_BUDGETS, recordBudgets } from "./record-budgets.js";
 import { seriesKey } from "./series-store.js";
-
-const MS_PER_HOUR = 3_600_000;
-/** Subjects of a call whose budget series a call's series remembers (a call has a key's and a user's). */
-const MAX_LAST_BUDGETS = 4;
 
 /** Everything about a finished call the metrics need. Times in ms, money in USD. */
 export interface CallMetricFacts {
@@ -68,49 +64,11 @@ interface CallSeries {
   lastBudgets: BudgetSeries[];
 }
 
-/** The series of one key (with an alias), user, or team (with an alias) in its scope's three budget gauges. */
-interface BudgetSeries {
-  scope: LimitSubject["scope"];
-  id: string;
-  alias: string;
-  /** The scope's gauges, and the series' slot in them (they share their slots: `budgetGauges` of metrics.ts). */
-  gauges: BudgetGauges;
-  slot: number;
-}
-
-type BudgetScope = Exclude<LimitSubject["scope"], "team_member">;
-/** A scope's budget gauges: its budget, what is left of it, hours until its reset. */
-type BudgetGauges = readonly [max: CompactGauge, remaining: CompactGauge, hours: CompactGauge];
-
-/** Per scope LiteLLM has budget gauges for: those gauges, and the labels of a subject's series in them. */
-const BUDGET_SCOPES: Record<
-  BudgetScope,
-  {
-    gauges: (m: GatewayMetrics) => BudgetGauges;
-    labels: (id: string, alias: string) => Record<string, string>;
-  }
-> = {
-  key: {
-    gauges: (m) => [m.apiKeyMaxBudget, m.remainingApiKeyBudget, m.apiKeyBudgetRemainingHours],
-    labels: (id, alias) => ({ hashed_api_key: id, api_key_alias: alias }),
-  },
-  user: {
-    gauges: (m) => [m.userMaxBudget, m.remainingUserBudget, m.userBudgetRemainingHours],
-    labels: (id) => ({ user: id }),
-  },
-  team: {
-    gauges: (m) => [m.teamMaxBudget, m.remainingTeamBudget, m.teamBudgetRemainingHours],
-    labels: (id, alias) => ({ team: id, team_alias: alias }),
-  },
-};
-
 interface Caches {
   calls: Map<string, CallSeries>;
   /** The request and failure counters' slots by label set. */
   requests: Map<string, number>;
   failures: Map<string, number>;
-  /** Per scope: the budget series by subject (`seriesKey` of id and alias). */
-  budgets: Record<BudgetScope, Map<string, BudgetSeries>>;
   timeToFirstToken: Map<string, number>;
 }
 
@@ -123,7 +81,6 @@ function cachesOf(metrics: GatewayMetrics): Caches {
       calls: new Map(),
       requests: new Map(),
       failures: new Map(),
-      budgets: { key: new Map(), user: new Map(), team: new Map() },
       timeToFirstToken: new Map(),
     };
     caches.set(metrics, found);
@@ -217,12 +174,10 @@ function recordTokenDetails(metrics: GatewayMetrics, slot: number, b: UsageBreak
 /**
  * Records a finished call.
  *
- * Budget gauges follow LiteLLM: remaining = max budget − (the subject's spend as read with the key + this
- * call's cost); `+Inf` for a subject without a budget; reset hours only for budgets with a period. The
- * `litellm_deployment_state` series of the deployment is created at 0 if the router has not set it yet (the
- * router owns its value; a call that was answered never lowers a state the router raised). Counters and
- * histograms are written by slot (`add`, `observeSeries`), gauges too (`setSeries`); each label set's slots are
- * made once.
+ * The key's, user's and team's budget gauges follow LiteLLM (`record-budgets.ts`). The `litellm_deployment_state`
+ * series of the deployment is created at 0 if the router has not set it yet (the router owns its value; a call
+ * that was answered never lowers a state the router raised). Counters and histograms are written by slot (`add`,
+ * `observeSeries`), gauges too (`setSeries`); each label set's slots are made once.
  */
 export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFacts): void {
   const { caller, deployment: d } = facts;
@@ -249,12 +204,7 @@ export function recordCallMetrics(metrics: GatewayMetrics, facts: CallMetricFact
   );
 
   recordUpstreamLimits(metrics, series, facts.upstreamHeaders);
-  const { subjects } = facts;
-  // Key, user and team budget gauges (LiteLLM has none for a member's budget in a team).
-  for (let i = 0; i < subjects.length; i++) {
-    const subject = subjects[i] as LimitSubject;
-    if (subject.scope !== "team_member") recordBudget(metrics, series, i, subject as BudgetSubject, facts);
-  }
+  recordBudgets(metrics, series.lastBudgets, facts);
 }
 
 /**
@@ -354,51 +304,4 @@ function recordUpstreamLimits(
   const tokens = headerNumber(headers, "x-ratelimit-remaining-tokens");
   if (requests !== undefined) metrics.remainingRequests.setSeries(series.limits, requests);
   if (tokens !== undefined) metrics.remainingTokens.setSeries(series.limits, tokens);
-}
-
-/** A subject with budget gauges (not a team member's). */
-type BudgetSubject = LimitSubject & { scope: BudgetScope };
-
-/** The budget series of `subject` (its `index`-th of the call), made once per label set. */
-function budgetSeriesOf(
-  metrics: GatewayMetrics,
-  call: CallSeries,
-  index: number,
-  subject: BudgetSubject,
-  callerAlias: string,
-  callerKey: string,
-): BudgetSeries {
-  const { scope, id } = subject;
-  const alias = scope === "user" ? "" : id === callerKey ? callerAlias : (subject.alias ?? "");
-  const last = call.lastBudgets[index];
-  if (last !== undefined && last.scope === scope && last.id === id && last.alias === alias) return last;
-  const cache = cachesOf(metrics).budgets[scope];
-  const key = scope === "user" ? id : seriesKey([id, alias]);
-  let series = cache.get(key);
-  if (series === undefined) {
-    const { gauges, labels } = BUDGET_SCOPES[scope];
-    const scopeGauges = gauges(metrics);
-    series = { scope, id, alias, gauges: scopeGauges, slot: scopeGauges[0].series(labels(id, alias)) };
-    cache.set(key, series);
-  }
-  if (index < MAX_LAST_BUDGETS) call.lastBudgets[index] = series;
-  return series;
-}
-
-function recordBudget(
-  metrics: GatewayMetrics,
-  call: CallSeries,
-  index: number,
-  subject: BudgetSubject,
-  facts: CallMetricFacts,
-): void {
-  const max = subject.maxBudget ?? Number.POSITIVE_INFINITY;
-  const remaining = max - (subject.spend + facts.cost);
-  const { hashed_api_key, api_key_alias } = facts.caller;
-  const { gauges, slot } = budgetSeriesOf(metrics, call, index, subject, api_key_alias, hashed_api_key);
-  gauges[0].setSeries(slot, max);
-  gauges[1].setSeries(slot, remaining);
-  if (subject.budgetResetAt !== null) {
-    gauges[2].setSeries(slot, Math.max(0, subject.budgetResetAt - facts.nowEpochMs) / MS_PER_HOUR);
-  }
 }

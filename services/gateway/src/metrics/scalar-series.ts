@@ -7,23 +7,6 @@
 import { checkLabelNames, labelsOfArgs } from "./label-args.js";
 import { LabelIndex, type Labels, SeriesStore } from "./series-store.js";
 
-/** The parts of a prom-client metric the compact metrics read (not in its typings). */
-export interface MetricFields {
-  name: string;
-  help: string;
-  type: string;
-  aggregator: string;
-  labelNames: readonly string[];
-  collect?: () => unknown;
-}
-
-/** Runs `metric`'s collect hook as prom-client does before a read (awaited only when it returns a Promise). */
-export async function runCollect(metric: MetricFields): Promise<void> {
-  if (!metric.collect) return;
-  const pending = metric.collect.call(metric);
-  if (pending instanceof Promise) await pending;
-}
-
 /** One number per label set of one metric; see the module comment. */
 export class ScalarSeries {
   readonly index: LabelIndex;

@@ -7,7 +7,7 @@
  *   `guardrails/types.ts` and implemented there) and observers of finished calls ({@link CallObserver}, e.g.
  *   tracing). `buildApp(deps)` takes them as `guard` and `observers`; the pipeline calls them at fixed steps:
  *   `guard.checkInput` after admission, before the upstream call (`steps/guard-input.ts`); `guard.checkOutput` /
- *   `guard.streamOutput` on the answer (`steps/answer.ts`); `observer.onCallFinished` once per call that got past
+ *   `guard.streamOutput` on the answer (`steps/answer-stream.ts`, `steps/answer-native.ts`); `observer.onCallFinished` once per call that got past
  *   parsing, after the response (`steps/account.ts`).
  *
  * Shared types live at the level of their lowest user: `Usage` in `usage/types.ts`, `CallerLabels` in
@@ -25,7 +25,8 @@ import type { ResponseCache } from "../response-cache/index.js";
 import type { CallCacheState } from "../response-cache/types.js";
 import type { ResponseOwners } from "../response-owners/types.js";
 import type { CallAbort } from "../router/call-abort.js";
-import type { RoutePlan, Router, UpstreamResponse } from "../router/router.js";
+import type { RoutePlan } from "../router/route-plan.js";
+import type { Router, UpstreamResponse } from "../router/router.js";
 import type { SpendRecorder } from "../spend/types.js";
 import type { Clock } from "../time/clock.js";
 import type { Usage } from "../usage/types.js";

@@ -8,46 +8,35 @@
  * - retries with exponential backoff and jitter on 408/409/429/5xx, timeouts and connection errors, then the
  *   alias's fallbacks (`litellm_settings.fallbacks`), and a cooldown for deployments that keep failing
  *   (`allowed_fails`, `cooldown_time`). Retry storms are bounded three ways: at most `1 + num_retries`
- *   attempts per alias, at most {@link MAX_ATTEMPTS} in all, and no waiting longer than
- *   {@link MAX_BACKOFF_MS} between attempts (an upstream asking for a longer `retry-after` moves us to the
- *   next fallback instead);
- * - timeouts: `timeout` bounds a non-streamed call (headers, then each wait for body data); `stream_timeout`
- *   bounds a stream's wait for its headers, its first chunk and each next chunk (LiteLLM docs,
- *   proxy/timeout.md: "maximum time to wait for the first chunk"), 60 s when not configured (or `timeout` if
- *   shorter), so a stream that never starts is retried on another deployment and one that stalls is ended.
+ *   attempts per alias, at most {@link MAX_ATTEMPTS} in all, and no waiting longer than `MAX_BACKOFF_MS`
+ *   between attempts (retry-backoff.ts; an upstream asking for a longer `retry-after` moves us to the next
+ *   fallback instead);
+ * - each attempt (upstream-attempt.ts) waits as long as `timeout`, or a stream's `stream_timeout` (timeouts.ts),
+ *   allows; a call no deployment took gets no-deployment.ts's errors, one every attempt failed the upstream's.
  */
 
-import { once } from "node:events";
 import type { Dispatcher } from "undici";
-import { Agent, errors as undiciErrors } from "undici";
+import { Agent } from "undici";
 import type { Deployment, ModelConfig } from "../config/types.js";
-import { GatewayError } from "../errors/gateway-error.js";
 import type { GatewayMetrics } from "../metrics/metrics.js";
-import { adapterFor, type UpstreamApi } from "../providers/index.js";
-import { type ForwardableJson, upstreamJson } from "../providers/openai-compatible/forward-json.js";
+import type { UpstreamApi } from "../providers/index.js";
+import type { ForwardableJson } from "../providers/openai-compatible/forward-json.js";
 import type { Clock } from "../time/clock.js";
 import { type AbortSource, abortSignalOf } from "./call-abort.js";
 import { CapIgnorers, streamedBody } from "./cap-ignorers.js";
 import { type DeploymentLoad, DeploymentStates } from "./deployment-state.js";
+import { allAtLimit, noDeployment, noTaggedDeployment } from "./no-deployment.js";
 import { type ResourceAnswer, type ResourceRequest, sendResource } from "./resource.js";
+import { retryBackoffMs, sleep } from "./retry-backoff.js";
+import { makeRoutePlan, type RoutePlan } from "./route-plan.js";
 import { choose, shuffleWeights } from "./strategy.js";
-import { deploymentsForTags, requestTags } from "./tags.js";
-import {
-  type AttemptFailure,
-  isRetriable,
-  redact,
-  toClientError,
-  upstreamMessage,
-} from "./upstream-error.js";
-
-/** A stream's idle timeout when no `stream_timeout` is configured, ms (between chunks, and for the first). */
-export const DEFAULT_STREAM_TIMEOUT_MS = 60_000;
+import { deploymentsForTags, requestTags, withoutTags } from "./tags.js";
+import { callTimeoutOf, streamTimeoutOf } from "./timeouts.js";
+import { type Attempt, sendAttempt } from "./upstream-attempt.js";
+import { type AttemptFailure, isRetriable, toClientError } from "./upstream-error.js";
 
 /** Hard cap on upstream attempts for one client request, fallbacks included. */
 export const MAX_ATTEMPTS = 8;
-/** Longest wait between two attempts, ms. */
-export const MAX_BACKOFF_MS = 2000;
-const BASE_BACKOFF_MS = 100;
 
 /** A successful (2xx) upstream response whose body has not been read yet. */
 export interface UpstreamResponse {
@@ -108,23 +97,6 @@ export interface SendOptions {
   assemble?: boolean;
 }
 
-/**
- * Every deployment a call may be sent to, before it is sent: the requested alias, then its fallbacks, in the
- * order the router tries them (`litellm_settings.fallbacks`), unknown aliases left out. Authorization narrows it
- * to the aliases the caller may use; the budget reservation is the worst case over its deployments.
- */
-export interface RoutePlan {
-  /** Aliases in the order they are tried; the requested one first. */
-  aliases: string[];
-  /** The deployments of every alias in {@link aliases}, in that order. */
-  deployments: Deployment[];
-  /**
-   * Only these deployments (ids) may be tried; absent: every deployment of {@link aliases}. Set when a call must
-   * stay where its state is (a `previous_response_id` continues at the organisation that holds the response).
-   */
-  only?: ReadonlySet<string>;
-}
-
 /** Options of the {@link Router} itself. */
 export interface RouterOptions {
   /** Uniform random numbers in [0, 1) for the shuffle (default Math.random; tests seed it). */
@@ -138,51 +110,6 @@ interface Counted {
   deployment: Deployment;
   minute: number;
   tokens: number;
-}
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-
-function retryAfterSeconds(headers: Dispatcher.ResponseData["headers"]): number | undefined {
-  const value = headers["retry-after"];
-  const n = Number(Array.isArray(value) ? value[0] : value);
-  return Number.isFinite(n) && n >= 0 ? n : undefined;
-}
-
-/** The 429 when every deployment of every alias tried is at its rpm/tpm limit (LiteLLM's wording). */
-function allAtLimit(modelName: string, retryAfterMs: number): GatewayError {
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new GatewayError(
-    429,
-    `No deployments available for selected model=${modelName}: every deployment of the model group is at its rpm/tpm limit for this minute. Try again in ${seconds} seconds.`,
-    { type: "rate_limit_error", code: "429", headers: { "retry-after": String(seconds) } },
-  );
-}
-
-/** The body without LiteLLM's `tags` routing field. */
-function withoutTags(body: Record<string, unknown>): Record<string, unknown> {
-  const { tags: _routing, ...rest } = body;
-  return rest;
-}
-
-/** The 400 when tag filtering leaves no deployment for the request's tags. */
-function noTaggedDeployment(modelName: string, tags: readonly string[]): GatewayError {
-  const wanted = tags.length === 0 ? "no tags" : `tags=${tags.join(",")}`;
-  return new GatewayError(
-    400,
-    `No deployment of model=${modelName} matches ${wanted} (tag-based routing is on: router_settings.enable_tag_filtering).`,
-    { type: "invalid_request_error", param: "tags", code: "no_deployments_with_tag_routing" },
-  );
 }
 
 /** Routes chat completions to deployments; one per gateway. */
@@ -219,7 +146,8 @@ export class Router {
     for (const group of this.groups.values()) {
       for (const [d, w] of shuffleWeights(group)) this.weights.set(d, w);
     }
-    for (const alias of this.groups.keys()) this.plans.set(alias, this.makePlan(alias));
+    for (const alias of this.groups.keys())
+      this.plans.set(alias, makeRoutePlan(this.plan(alias), this.groups));
     this.modelList = [...this.groups.entries()].map(([id, ds]) => ({
       id,
       object: "model",
@@ -312,11 +240,9 @@ export class Router {
       const tried = new Set<Deployment>();
       for (let i = 0; i <= this.config.router.numRetries && attempts < MAX_ATTEMPTS; i++) {
         if (i > 0) {
-          const backoff =
-            Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** (i - 1)) * (0.5 + Math.random() / 2);
-          const wanted = (last?.retryAfterSeconds ?? 0) * 1000;
-          if (wanted > MAX_BACKOFF_MS) break; // the upstream wants us gone for longer: try the fallback
-          await sleep(Math.max(backoff, wanted), abortSignalOf(signal));
+          const backoffMs = retryBackoffMs(i, last?.retryAfterSeconds);
+          if (backoffMs === undefined) break; // the upstream wants us gone for longer: try the fallback
+          await sleep(backoffMs, abortSignalOf(signal));
         }
         if (signal.aborted) throw signal.reason;
         const now = this.clock.now();
@@ -330,10 +256,18 @@ export class Router {
         const minute = this.states.start(deployment, tokens, now);
         const sentAt = performance.now();
         const assembled = assemble && this.capIgnorers.ignores(deployment);
-        const outcome = await (assembled
-          ? this.attempt(deployment, streamedBody(upstreamBody), undefined, true, api, signal)
-          : this.attempt(deployment, upstreamBody, json, stream, api, signal)
-        ).catch((error: unknown) => {
+        const sendsStream = stream || assembled;
+        const attempt: Attempt = {
+          deployment,
+          body: assembled ? streamedBody(upstreamBody) : upstreamBody,
+          json: assembled ? undefined : json,
+          stream: sendsStream,
+          api,
+          timeoutMs: sendsStream
+            ? this.streamTimeoutOf(deployment)
+            : callTimeoutOf(this.config.router, deployment),
+        };
+        const outcome = await sendAttempt(this.agent, attempt, signal).catch((error: unknown) => {
           this.states.finish(deployment);
           throw error;
         });
@@ -371,9 +305,7 @@ export class Router {
     if (last !== undefined) throw toClientError(last, attempts);
     if (limitedMs !== undefined) throw allAtLimit(modelName, limitedMs);
     if (!tagMatched && this.groups.has(modelName)) throw noTaggedDeployment(modelName, tags);
-    throw new GatewayError(500, `No deployment registered for model=${modelName}.`, {
-      type: "internal_error",
-    });
+    throw noDeployment(modelName);
   }
 
   /**
@@ -390,16 +322,10 @@ export class Router {
 
   /**
    * A stream's timeout on `deployment`, ms: the longest wait for its headers, its first chunk and each next
-   * chunk. `stream_timeout` (the deployment's, else `router_settings`'), else {@link DEFAULT_STREAM_TIMEOUT_MS}
-   * or the `timeout` that applies when that is shorter.
+   * chunk (timeouts.ts: `stream_timeout`, else 60 s or the `timeout` that applies when that is shorter).
    */
   streamTimeoutOf(deployment: Deployment): number {
-    const settings = this.config.router;
-    return (
-      deployment.streamTimeoutMs ??
-      settings.streamTimeoutMs ??
-      Math.min(DEFAULT_STREAM_TIMEOUT_MS, deployment.timeoutMs ?? settings.timeoutMs)
-    );
+    return streamTimeoutOf(this.config.router, deployment);
   }
 
   /**
@@ -414,84 +340,14 @@ export class Router {
   ): Promise<ResourceAnswer | undefined> {
     const deployment = this.config.deployments.find((d) => d.id === deploymentId);
     if (deployment === undefined) return undefined;
-    const timeoutMs = deployment.timeoutMs ?? this.config.router.timeoutMs;
+    const timeoutMs = callTimeoutOf(this.config.router, deployment);
     return sendResource(this.agent, deployment, request, timeoutMs, signal);
-  }
-
-  /** The route plan of a registered alias: it, then its fallbacks, unknown and repeated aliases left out. */
-  private makePlan(modelName: string): RoutePlan {
-    const aliases: string[] = [];
-    const deployments: Deployment[] = [];
-    for (const alias of this.plan(modelName)) {
-      const group = this.groups.get(alias);
-      if (group === undefined || aliases.includes(alias)) continue;
-      aliases.push(alias);
-      deployments.push(...group);
-    }
-    return { aliases, deployments };
   }
 
   /** Closes the upstream connection pools. */
   close(): Promise<void> {
     this.capIgnorers.close();
     return this.agent.close();
-  }
-
-  private async attempt(
-    deployment: Deployment,
-    body: Record<string, unknown>,
-    json: ForwardableJson | undefined,
-    stream: boolean,
-    api: UpstreamApi,
-    signal: AbortSource,
-  ): Promise<
-    Omit<UpstreamResponse, "deployment" | "attempts" | "sentAt" | "retryMs" | "assembled"> | AttemptFailure
-  > {
-    const model = deployment.upstreamModel;
-    const text = json === undefined ? JSON.stringify({ ...body, model }) : upstreamJson(json, model);
-    const adapter = adapterFor(deployment.provider);
-    const request = adapter.request(api, deployment, text);
-    const settings = this.config.router;
-    const timeout = stream ? this.streamTimeoutOf(deployment) : (deployment.timeoutMs ?? settings.timeoutMs);
-    const target = `${deployment.provider}/${deployment.upstreamModel}`;
-    try {
-      const response = await this.agent.request({
-        origin: request.origin,
-        path: request.path,
-        method: "POST",
-        headers: request.headers,
-        body: request.body,
-        signal,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-      });
-      if (response.statusCode >= 200 && response.statusCode < 300) {
-        // A stream counts as started once its first chunk is there: one that never starts is retried.
-        if (stream) await once(response.body, "readable", { signal: abortSignalOf(signal) });
-        const answer = { statusCode: response.statusCode, headers: response.headers, body: response.body };
-        return request.translateAnswer === undefined ? answer : request.translateAnswer(answer);
-      }
-      const text = await response.body.text().catch(() => "");
-      return {
-        kind: "status",
-        status: response.statusCode,
-        message: redact(adapter.errorMessage?.(text) ?? upstreamMessage(text), [deployment.apiKey]),
-        retryAfterSeconds: retryAfterSeconds(response.headers),
-        target,
-      };
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      const timedOut =
-        error instanceof undiciErrors.HeadersTimeoutError ||
-        error instanceof undiciErrors.BodyTimeoutError ||
-        error instanceof undiciErrors.ConnectTimeoutError;
-      const code = (error as { code?: string }).code ?? (error as Error).name;
-      return {
-        kind: timedOut ? "timeout" : "connection",
-        message: redact(`${code}`, [deployment.apiKey]),
-        target,
-      };
-    }
   }
 
   /**

@@ -44,3 +44,9 @@ export function deploymentsForTags(
     matchAny ? tags.some((t) => d.tags.includes(t)) : tags.every((t) => d.tags.includes(t)),
   );
 }
+
+/** `body` without LiteLLM's `tags` routing field (OpenAI's API refuses it): a copy. */
+export function withoutTags(body: Record<string, unknown>): Record<string, unknown> {
+  const { tags: _routing, ...rest } = body;
+  return rest;
+}

@@ -6,7 +6,7 @@ import {
 } from "../../../../services/gateway/src/endpoints/chat-completions/texts.js";
 import { scannerClient } from "../../../../services/gateway/src/guardrails/injection/scanner-client.js";
 import { GuardrailRefusal } from "../../../../services/gateway/src/guardrails/refusals.js";
-import { decisionHeaders } from "../../../../services/gateway/src/pipeline/steps/answer.js";
+import { decisionHeaders } from "../../../../services/gateway/src/pipeline/steps/decision-headers.js";
 import { type FakeScanner, startFakeScanner } from "../../../fixtures/scanner-service.js";
 import { CARD, call, EMAIL, injectionPolicy, piiPolicy, refusal, testEngine } from "./helpers.js";
 

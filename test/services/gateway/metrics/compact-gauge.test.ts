@@ -51,9 +51,7 @@ describe("CompactGauge", () => {
     both((g) => g.remove("m", "absent"));
     both((g) => g.set({ key: "k3", model: "m" }, 2)); // back, at the end, with these labels
     await expectSameReads(a);
-    expect(
-      (a.compact as unknown as { _getValue(l: object): number })._getValue({ model: "m", key: "k3" }),
-    ).toBe(2);
+    expect(a.compact.valueOf({ model: "m", key: "k3" })).toBe(2);
     both((g) => g.reset());
     await expectSameReads(a);
   });

@@ -13,7 +13,8 @@
  */
 
 import type { Endpoint } from "../../pipeline/endpoint.js";
-import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer-json.js";
+import { answerStream } from "../../pipeline/steps/answer-stream.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
 import { openAiUsage } from "../../usage/provider-usage.js";

@@ -9,7 +9,7 @@
  */
 
 import type { Endpoint } from "../../pipeline/endpoint.js";
-import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer-json.js";
 import { replayAnswer } from "../../pipeline/steps/cache-replay.js";
 import { requireNativeApi } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";

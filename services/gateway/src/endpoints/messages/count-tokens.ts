@@ -16,7 +16,7 @@
 import { formatCost } from "../../accounting/call-accounting.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
-import { decisionHeaders } from "../../pipeline/steps/answer.js";
+import { decisionHeaders } from "../../pipeline/steps/decision-headers.js";
 import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import { messagesInput } from "./index.js";

@@ -13,8 +13,9 @@
  */
 
 import type { Endpoint } from "../../pipeline/endpoint.js";
-import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer-json.js";
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
+import { answerStream } from "../../pipeline/steps/answer-stream.js";
 import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { send } from "../../pipeline/steps/send.js";
 import type { CallContext } from "../../pipeline/types.js";
@@ -47,7 +48,7 @@ export const messageAnswer: JsonAnswerFormat = {
 
 /**
  * A translated call's answer read as a Message: the upstream's `chat.completion` (as it came, or assembled from a
- * stream, `readAssembled` in `pipeline/steps/answer.ts`) turned into a Message before anything reads it.
+ * stream, `readAssembled` in `pipeline/steps/answer-json.ts`) turned into a Message before anything reads it.
  */
 const translatedMessage: JsonAnswerFormat = { ...messageAnswer, translate: fromChatCompletion };
 

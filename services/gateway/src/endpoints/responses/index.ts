@@ -22,8 +22,9 @@
 
 import { invalidRequest } from "../../errors/gateway-error.js";
 import type { Endpoint } from "../../pipeline/endpoint.js";
-import { answerJson, answerStream, type JsonAnswerFormat } from "../../pipeline/steps/answer.js";
+import { answerJson, type JsonAnswerFormat } from "../../pipeline/steps/answer-json.js";
 import { answerNativeStream } from "../../pipeline/steps/answer-native.js";
+import { answerStream } from "../../pipeline/steps/answer-stream.js";
 import { servesNatively } from "../../pipeline/steps/native-api.js";
 import { forwardedCall, send } from "../../pipeline/steps/send.js";
 import { responsesApiUsage } from "../../usage/provider-usage.js";

@@ -13,6 +13,7 @@ import { StreamText } from "../../streaming/stream-text.js";
 import type { CallContext, PipelineDeps } from "../types.js";
 import { finish, settle } from "./account.js";
 import { withTopUp } from "./admit.js";
+import { storeAnswer } from "./cache-store.js";
 import {
   clientIdleOf,
   ensureEventStream,
@@ -20,8 +21,7 @@ import {
   openStream,
   streamDeadline,
   streamEnding,
-} from "./answer.js";
-import { storeAnswer } from "./cache-store.js";
+} from "./relayed-stream.js";
 
 /**
  * How the response cache stores a native stream: the whole answer the stream carried (e.g. the `response` of

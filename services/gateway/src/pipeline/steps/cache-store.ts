@@ -96,7 +96,7 @@ export class StreamCapture {
   }
 }
 
-/** How a stream's answer is stored (`StreamAnswerOptions` of `steps/answer.ts`). */
+/** How a stream's answer is stored (`StreamAnswerOptions` of `steps/answer-stream.ts`). */
 export interface StreamCacheFormat {
   /** The stored answer is whole (not cut, not a refusal): the endpoint's JSON rule. Absent: never stored. */
   cacheable?(answer: Record<string, unknown>): boolean;
