@@ -108,7 +108,8 @@ try {
   const warmup = Number(flags.warmup);
   for (const t of targets) if (warmup > 0) await cannon(t, { seconds: warmup, connections: 16 });
   // Rounds in a rotating order, medians per target (bench/lib/rounds.ts, as npm run bench's fixed-rate table).
-  const { paced } = await pacedRounds(targets, new Set(), {
+  const gateways = new Set(targets.filter((t) => t.name !== "upstream").map((t) => t.name));
+  const { paced, gc } = await pacedRounds(targets, gateways, {
     rates: [rate],
     rounds: Number(flags.rounds),
     duration: seconds,
@@ -164,6 +165,16 @@ try {
     "| target | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | p99 by round | ok | failed | generator lag p99 ms |",
     "|---|---|---|---|---|---|---|---|---|---|",
     ...rows,
+    "",
+    `GC pauses over those rounds (the gateways' own \`nodejs_gc_duration_seconds\`): ${gc
+      .map(
+        (g) =>
+          `${g.target}: ${Object.entries(g.kinds)
+            .filter(([, v]) => v.count > 0)
+            .map(([kind, v]) => `${v.count} ${kind} × ${(v.ms / v.count).toFixed(2)} ms`)
+            .join(", ")}`,
+      )
+      .join("; ")}`,
     "",
     `Soak: ${total} requests at ${soakRate} req/s over ${prompts} prompts (Zipf-like skew): ${hits} hits, ${misses} misses, hit ratio ${((100 * hits) / Math.max(1, hits + misses)).toFixed(1)} %, saved $${saved.toFixed(4)} (model priced $2.50 / $10 per 1M tokens)`,
   ];
