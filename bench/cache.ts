@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { buildGateway } from "./lib/checkout.js";
+import { gatewayEntry as prepareGateway } from "./lib/checkout.js";
 import { repoRoot, type Service, spawnGateway } from "./lib/children.js";
 import { benchGatewayEnv } from "./lib/gateway-env.js";
 import { cannon, type Target } from "./lib/load.js";
@@ -78,13 +78,7 @@ try {
     services.push(service);
     return origin;
   };
-  const gatewayEntry = flags["from-source"]
-    ? "services/gateway/src/server.ts"
-    : "services/gateway/dist/server.js";
-  if (!flags["from-source"]) {
-    say("building services/gateway (npm run build -w services/gateway), as npm start and the image run it");
-    buildGateway();
-  }
+  const gatewayEntry = prepareGateway(Boolean(flags["from-source"]), say);
   say("starting the upstream fake and two gateways (cache off / on)");
   const off = await start("cache off", false);
   const on = await start("cache on", true);

@@ -14,7 +14,7 @@ import { join, relative, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { redactRedisUrl } from "../services/gateway/src/cache/redis.js";
 import { describeDatabase } from "../services/gateway/src/db/pool.js";
-import { buildGateway, commitOf, nodeVersion } from "./lib/checkout.js";
+import { commitOf, nodeVersion, gatewayEntry as prepareGateway } from "./lib/checkout.js";
 import {
   assertAlive,
   readyLine,
@@ -141,13 +141,7 @@ async function main(): Promise<void> {
       `full pipeline: database ${databases.map((d) => new URL(d.url).pathname.slice(1)).join(", ")}, Redis ${redactRedisUrl(redisUrl)}`,
     );
   }
-  const gatewayEntry = flags["from-source"]
-    ? "services/gateway/src/server.ts"
-    : "services/gateway/dist/server.js";
-  if (!flags["from-source"]) {
-    say("building services/gateway (npm run build -w services/gateway), as npm start and the image run it");
-    buildGateway();
-  }
+  const gatewayEntry = prepareGateway(Boolean(flags["from-source"]), say);
   const runId = `${process.pid}-${Date.now()}`;
   /** A gateway on a free port; `databaseUrl` empty means without a database and Redis. */
   const startGateway = async (

@@ -38,3 +38,15 @@ export function nodeVersion(node: string): string {
     throw new Error(`${node} --version failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
+
+/**
+ * The gateway entry a benchmark starts: TypeScript through tsx when `fromSource`, else
+ * `services/gateway/dist/server.js` (what `npm start` and the image run), built first.
+ * @throws when the build fails (buildGateway's message).
+ */
+export function gatewayEntry(fromSource: boolean, say: (line: string) => void): string {
+  if (fromSource) return "services/gateway/src/server.ts";
+  say("building services/gateway (npm run build -w services/gateway), as npm start and the image run it");
+  buildGateway();
+  return "services/gateway/dist/server.js";
+}
