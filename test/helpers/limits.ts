@@ -11,19 +11,20 @@ import { captureLogger, deleteKeys, REDIS_URL, uniquePrefix, waitFor } from "./r
 /**
  * Opens `Limits` on {@link REDIS_URL} under `keyPrefix` and resolves once its connection reports `connected`
  * (closed again if it never does); without a prefix, in-process limits (no Redis). `redisTimings` as in
- * {@link LimitsOptions}.
+ * {@link LimitsOptions}; `registry` receives its metrics (default a fresh one).
  */
 export async function openLimits(
   clock: Clock,
   keyPrefix?: string,
   redisTimings?: LimitsOptions["redisTimings"],
+  registry: Registry = new Registry(),
 ): Promise<Limits> {
   const limits = createLimits({
     ...(keyPrefix === undefined ? {} : { redisUrl: REDIS_URL, keyPrefix }),
     ...(redisTimings === undefined ? {} : { redisTimings }),
     clock,
     log: captureLogger(),
-    registry: new Registry(),
+    registry,
   });
   if (keyPrefix === undefined) return limits;
   try {
@@ -33,6 +34,24 @@ export async function openLimits(
     throw error;
   }
   return limits;
+}
+
+/**
+ * {@link openLimits} on Redis under `keyPrefix`, with `leaseCalls()`: the lease calls it has made for admissions
+ * so far (the count of `litellm_redis_latency{operation="admit"}`).
+ */
+export async function openCountedLimits(
+  clock: Clock,
+  keyPrefix: string,
+): Promise<{ limits: Limits; leaseCalls(): Promise<number> }> {
+  const registry = new Registry();
+  const limits = await openLimits(clock, keyPrefix, undefined, registry);
+  const leaseCalls = async () =>
+    ((await registry.getSingleMetric("litellm_redis_latency")?.get())?.values ?? [])
+      .filter((v) => (v as { metricName?: string }).metricName === "litellm_redis_latency_count")
+      .filter((v) => v.labels.operation === "admit")
+      .reduce((sum, v) => sum + v.value, 0);
+  return { limits, leaseCalls };
 }
 
 /**

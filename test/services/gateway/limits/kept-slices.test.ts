@@ -4,20 +4,12 @@
  * lease call; the slice is renewed in the batched sweep (after a call, at a window's rollover), given back after
  * 60 s idle or on a change message, and a dead instance's kept slices stop counting after their lifetime.
  */
-import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLimits, type Limits } from "../../../../services/gateway/src/limits/index.js";
+import type { Limits } from "../../../../services/gateway/src/limits/index.js";
 import { RedisAdmitter } from "../../../../services/gateway/src/limits/redis-admitter.js";
 import type { LimitSubject } from "../../../../services/gateway/src/limits/types.js";
-import {
-  captureLogger,
-  deleteKeys,
-  inspector,
-  ManualClock,
-  REDIS_URL,
-  uniquePrefix,
-  waitFor,
-} from "../../../helpers/redis.js";
+import { openCountedLimits } from "../../../helpers/limits.js";
+import { deleteKeys, inspector, ManualClock, uniquePrefix, waitFor } from "../../../helpers/redis.js";
 import { keySubject, refusal, request, T0 } from "./subjects.js";
 
 /** How long a dead instance's kept slice can stay counted after its key's last call there, ms (85 s). */
@@ -34,22 +26,9 @@ afterEach(async () => {
 
 /** An instance on `prefix` and the number of lease calls it made for admissions (`litellm_redis_latency`). */
 async function instance(clock: ManualClock, prefix: string) {
-  const registry = new Registry();
-  const limits = createLimits({
-    redisUrl: REDIS_URL,
-    keyPrefix: prefix,
-    clock,
-    log: captureLogger(),
-    registry,
-  });
-  open.push(limits);
-  await waitFor("connected", async () => (await limits.readiness()).status === "connected");
-  const leaseCalls = async () =>
-    ((await registry.getSingleMetric("litellm_redis_latency")?.get())?.values ?? [])
-      .filter((v) => (v as { metricName?: string }).metricName === "litellm_redis_latency_count")
-      .filter((v) => v.labels.operation === "admit")
-      .reduce((sum, v) => sum + v.value, 0);
-  return { limits, leaseCalls };
+  const counted = await openCountedLimits(clock, prefix);
+  open.push(counted.limits);
+  return counted;
 }
 
 /** Two instances on one fresh prefix. */

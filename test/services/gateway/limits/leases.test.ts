@@ -11,13 +11,12 @@ import { LEASE_HOLD_MS, LEASE_TTL_MS } from "../../../../services/gateway/src/li
 import { RedisAdmitter } from "../../../../services/gateway/src/limits/redis-admitter.js";
 import type { Admission } from "../../../../services/gateway/src/limits/types.js";
 import type { UserRecord } from "../../../../services/gateway/src/users/records.js";
-import { openLimits } from "../../../helpers/limits.js";
+import { openCountedLimits, openLimits } from "../../../helpers/limits.js";
 import {
   captureLogger,
   deleteKeys,
   inspector,
   ManualClock,
-  REDIS_URL,
   uniquePrefix,
   waitFor,
 } from "../../../helpers/redis.js";
@@ -84,22 +83,9 @@ async function budgetHash(prefix: string, counterId: string, period = "lifetime"
 async function countedLimits(clock: ManualClock) {
   const prefix = uniquePrefix("limits-leases");
   prefixes.push(prefix);
-  const registry = new Registry();
-  const limits = createLimits({
-    redisUrl: REDIS_URL,
-    keyPrefix: prefix,
-    clock,
-    log: captureLogger(),
-    registry,
-  });
-  open.push(limits);
-  await waitFor("connected", async () => (await limits.readiness()).status === "connected");
-  const leaseCalls = async () =>
-    ((await registry.getSingleMetric("litellm_redis_latency")?.get())?.values ?? [])
-      .filter((v) => (v as { metricName?: string }).metricName === "litellm_redis_latency_count")
-      .filter((v) => v.labels.operation === "admit")
-      .reduce((sum, v) => sum + v.value, 0);
-  return { limits, leaseCalls };
+  const counted = await openCountedLimits(clock, prefix);
+  open.push(counted.limits);
+  return counted;
 }
 
 describe("leases across two instances", () => {
